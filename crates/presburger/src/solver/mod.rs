@@ -1,0 +1,1 @@
+//! Integer and rational solvers over plain constraint systems.
