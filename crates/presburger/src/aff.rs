@@ -1,0 +1,1 @@
+//! Quasi-affine functions and their piecewise forms.

@@ -1,0 +1,1 @@
+//! Enumeration and counting of the points of bounded sets.

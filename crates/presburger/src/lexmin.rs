@@ -1,0 +1,1 @@
+//! Parametric lexicographic optimisation.

@@ -1,0 +1,1 @@
+//! The isl text syntax: parser and printer.
