@@ -1,2 +1,73 @@
-//! Placeholder.
-fn main() {}
+//! The workspace's maintenance commands, run as `cargo xtask <command>`.
+//!
+//! - `tidy`: checks the conventions of the code base that the compiler and clippy do not
+//!   (see [`tidy`]);
+//! - `fuzz <target> [args...]`: runs one cargo-fuzz target of `fuzz/` on the stable
+//!   toolchain (see [`fuzz`]);
+//! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds.
+//!
+//! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
+//! non-zero status when a check fails.
+
+mod fuzz;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  tidy                      check the code base's conventions (file docs, no ignored
+                            tests, no crate-wide lint allows, layering of crates, no
+                            floating point in the arithmetic and Presburger crates)
+  fuzz <target> [args...]   run a cargo-fuzz target of fuzz/ (args go to `cargo fuzz run`,
+                            e.g. `cargo xtask fuzz parse -- -max_total_time=60`)
+  fuzz-smoke [seconds]      run every fuzz target briefly (default 5 seconds each)
+  help                      print this message";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let root = workspace_root();
+    match args.first().map(String::as_str) {
+        Some("tidy") => tidy::run(&root),
+        Some("fuzz") => match args.get(1) {
+            Some(target) => fuzz::run(&root, target, &args[2..]),
+            None => bail!("`fuzz` needs a target name; `cargo xtask fuzz-smoke` runs them all"),
+        },
+        Some("fuzz-smoke") => {
+            let seconds = match args.get(1) {
+                Some(s) => s
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("expected a number of seconds, found `{s}`"))?,
+                None => 5,
+            };
+            fuzz::smoke(&root, seconds)
+        }
+        Some("help" | "-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown command `{other}`\n\n{USAGE}"),
+        None => bail!("no command given\n\n{USAGE}"),
+    }
+}
+
+/// The workspace root: the parent of this crate's directory.
+fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
+}
