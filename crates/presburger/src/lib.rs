@@ -12,6 +12,8 @@ pub mod enumerate;
 pub mod error;
 pub mod lexmin;
 pub mod map;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod oracle;
 pub mod ops;
 pub mod set;
 pub mod solver;

@@ -1,0 +1,190 @@
+//! Property tests: every operation of the library against brute-force enumeration inside
+//! a box (the oracle of `pollen_presburger::oracle`), on random small sets and maps with
+//! parameters, existentials and floor divisions, plus the algebraic laws.
+//!
+//! Each property runs a fixed number of cases from a fixed seed, so that `cargo test` is
+//! deterministic and takes a few seconds; set `POLLEN_QC_SEED` to explore other inputs
+//! and `QUICKCHECK_TESTS` is ignored on purpose.
+
+use pollen_presburger::oracle::{
+    self, ArbChain, ArbMap, ArbPair, ArbSet, ArbSetNoParams, Entropy, SplitMix,
+};
+use pollen_presburger::DimKind;
+use quickcheck::{Gen, QuickCheck, TestResult, Testable};
+
+/// Runs `prop` on `cases` random inputs from the fixed (or `POLLEN_QC_SEED`) seed.
+fn check<F: Testable>(cases: u64, prop: F) {
+    let seed = std::env::var("POLLEN_QC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_2024_u64);
+    QuickCheck::new()
+        .rng(Gen::from_size_and_seed(100, seed))
+        .tests(cases)
+        .max_tests(cases * 4)
+        .quickcheck(prop);
+}
+
+fn verdict(r: Result<(), String>) -> TestResult {
+    match r {
+        Ok(()) => TestResult::passed(),
+        Err(message) => TestResult::error(message),
+    }
+}
+
+/// A random choice derived from a quickcheck-supplied seed.
+fn pick(seed: u64, n: usize) -> usize {
+    SplitMix::new(seed).below(n.max(1) as u64) as usize
+}
+
+// ----- construction, emptiness, counting -----
+
+#[test]
+fn construction_keeps_points() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(oracle::check_construction(&a.0))
+    }
+    check(60, prop as fn(ArbMap) -> TestResult);
+    fn prop_set(a: ArbSet) -> TestResult {
+        verdict(oracle::check_construction(&a.0))
+    }
+    check(60, prop_set as fn(ArbSet) -> TestResult);
+}
+
+#[test]
+fn is_empty_and_sample() {
+    fn prop(a: ArbSet) -> TestResult {
+        verdict(oracle::check_emptiness(&a.0))
+    }
+    check(80, prop as fn(ArbSet) -> TestResult);
+    fn prop_map(a: ArbMap) -> TestResult {
+        verdict(oracle::check_emptiness(&a.0))
+    }
+    check(40, prop_map as fn(ArbMap) -> TestResult);
+}
+
+#[test]
+fn card_and_points() {
+    fn prop(a: ArbSetNoParams) -> TestResult {
+        verdict(oracle::check_card(&a.0))
+    }
+    check(60, prop as fn(ArbSetNoParams) -> TestResult);
+}
+
+// ----- boolean algebra -----
+
+#[test]
+fn intersect() {
+    fn prop(p: ArbPair) -> TestResult {
+        verdict(oracle::check_binary_op(
+            &p.0,
+            &p.1,
+            "intersect",
+            |a, b| a.intersect(b),
+            |x, y| x && y,
+        ))
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
+#[test]
+fn union() {
+    fn prop(p: ArbPair) -> TestResult {
+        verdict(oracle::check_binary_op(
+            &p.0,
+            &p.1,
+            "union",
+            |a, b| a.union(b),
+            |x, y| x || y,
+        ))
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
+// ----- projections and structure -----
+
+#[test]
+fn project_out() {
+    fn prop(a: ArbMap, seed: u64) -> TestResult {
+        let s = &a.0.space;
+        let kinds: Vec<DimKind> = [DimKind::Param, DimKind::In, DimKind::Out]
+            .into_iter()
+            .filter(|k| s.n(*k) > 0)
+            .collect();
+        let kind = kinds[pick(seed, kinds.len())];
+        let total = s.n(kind);
+        let first = pick(seed >> 8, total);
+        let n = 1 + pick(seed >> 16, total - first);
+        verdict(oracle::check_project_out(&a.0, kind, first, n))
+    }
+    check(60, prop as fn(ArbMap, u64) -> TestResult);
+    fn prop_set(a: ArbSet, seed: u64) -> TestResult {
+        let total = a.0.space.n_out();
+        let first = pick(seed, total);
+        let n = 1 + pick(seed >> 16, total - first);
+        verdict(oracle::check_project_out(&a.0, DimKind::Out, first, n))
+    }
+    check(60, prop_set as fn(ArbSet, u64) -> TestResult);
+}
+
+#[test]
+fn reverse_domain_range_params_deltas() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(oracle::check_map_structure(&a.0))
+    }
+    check(60, prop as fn(ArbMap) -> TestResult);
+}
+
+#[test]
+fn apply_range() {
+    fn prop(c: ArbChain) -> TestResult {
+        verdict(oracle::check_apply_range(&c.0, &c.1))
+    }
+    check(60, prop as fn(ArbChain) -> TestResult);
+}
+
+#[test]
+fn products() {
+    fn prop(a: ArbMap, seed: u64) -> TestResult {
+        // Keep the products within four variables of brute force per side.
+        if a.0.space.n_dims() > 3 {
+            return TestResult::discard();
+        }
+        let mut g = SplitMix::new(seed);
+        let b = oracle::gen_map_spec(&mut g, &a.0.space, &oracle::GenConfig::default());
+        verdict(oracle::check_products(&a.0, &b))
+    }
+    check(40, prop as fn(ArbMap, u64) -> TestResult);
+}
+
+#[test]
+fn fix_and_bounds() {
+    fn prop(a: ArbMap, seed: u64, value: i8) -> TestResult {
+        let s = &a.0.space;
+        let kinds: Vec<DimKind> = [DimKind::Param, DimKind::In, DimKind::Out]
+            .into_iter()
+            .filter(|k| s.n(*k) > 0)
+            .collect();
+        let kind = kinds[pick(seed, kinds.len())];
+        let pos = pick(seed >> 8, s.n(kind));
+        let value = i64::from(value % 5);
+        verdict(oracle::check_bounds(&a.0, kind, pos, value))
+    }
+    check(60, prop as fn(ArbMap, u64, i8) -> TestResult);
+}
+
+// ----- laws -----
+
+#[test]
+fn intersect_is_invariant_under_permutation() {
+    fn prop(p: ArbPair, seed: u64) -> TestResult {
+        verdict(oracle::check_permutation(
+            &p.0,
+            &p.1,
+            seed,
+            "intersect",
+            |a, b| a.intersect(b),
+        ))
+    }
+    check(40, prop as fn(ArbPair, u64) -> TestResult);
+}
