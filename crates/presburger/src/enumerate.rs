@@ -141,13 +141,18 @@ impl Map {
 /// Where the scanner reports points: a counter, and optionally a callback.
 struct Sink<'f> {
     count: Int,
-    emit: Option<&'f mut dyn FnMut(&[Int]) -> Result<()>>,
+    emit: Option<&'f mut PointFn<'f>>,
 }
+
+/// The callback receiving points.
+type PointFn<'f> = dyn FnMut(&[Int]) -> Result<()> + 'f;
 
 /// One basic map prepared for scanning: its full constraint system (div definitions
 /// included) over the variables `[dims | locals]`, and the locals' definitions.
 struct Part {
     sys: System,
+    /// Number of space dimensions (the scanned ones).
+    n_space_dims: usize,
     /// For every local: `Some((num, den))` over the columns `[const | dims | locals]`.
     defs: Vec<Option<(Vec<Int>, Int)>>,
 }
@@ -230,13 +235,18 @@ impl<'b> Scanner<'b> {
             .map(|s| s.lo.clone())
             .min()
             .expect("non-empty");
+        let mut misses = 0;
         loop {
-            let here: Vec<&Slice> = slices
-                .iter()
-                .filter(|s| s.lo <= value && value <= s.hi)
+            let here: Vec<usize> = (0..slices.len())
+                .filter(|&i| slices[i].lo <= value && value <= slices[i].hi)
                 .collect();
             if here.is_empty() {
-                match slices.iter().filter(|s| s.lo > value).map(|s| &s.lo).min() {
+                let next = slices
+                    .iter()
+                    .filter(|s| s.lo > value && s.lo <= s.hi)
+                    .map(|s| &s.lo)
+                    .min();
+                match next {
                     Some(next) => {
                         value = next.clone();
                         continue;
@@ -245,18 +255,41 @@ impl<'b> Scanner<'b> {
                 }
             }
             prefix.push(value.clone());
-            if last && here.iter().any(|s| s.exact) {
+            let before = sink.count.clone();
+            if last && here.iter().any(|&i| slices[i].exact) {
                 report(prefix, sink, self.budget)?;
             } else {
-                let parts: Vec<usize> = here.iter().map(|s| s.part).collect();
+                let parts: Vec<usize> = here.iter().map(|&i| slices[i].part).collect();
                 self.scan(prefix, &parts, sink)?;
             }
             prefix.pop();
-            value = value + Int::one();
+            if sink.count != before {
+                misses = 0;
+            } else {
+                misses += 1;
+                if misses >= JUMP_AFTER_MISSES {
+                    // A long run of values without points: skip to the next value where
+                    // each part has an integer point, so that a sparse slice (a stride of
+                    // 2^70, say) costs one search rather than one visit per integer.
+                    misses = 0;
+                    for &i in &here {
+                        let s = &mut slices[i];
+                        let next =
+                            self.parts[s.part].next_value(prefix, &value, &s.hi, self.budget)?;
+                        s.lo = next.unwrap_or_else(|| &s.hi + Int::one());
+                    }
+                }
+            }
+            value += Int::one();
         }
         Ok(())
     }
 }
+
+/// Consecutive values without points after which the scan searches for the next value
+/// with a point instead of trying the values one by one. An integer search costs
+/// dozens of emptiness tests, so only long gaps are worth it.
+const JUMP_AFTER_MISSES: u32 = 4096;
 
 /// Counts (and passes on) one point.
 fn report(point: &[Int], sink: &mut Sink<'_>, budget: &mut Budget) -> Result<()> {
@@ -298,6 +331,7 @@ impl Part {
             .collect();
         Part {
             sys: b.to_system(),
+            n_space_dims: b.n_dims(),
             defs,
         }
     }
@@ -316,7 +350,7 @@ impl Part {
                     continue;
                 }
                 match v {
-                    Some(v) => sum = sum + c * v,
+                    Some(v) => sum += c * v,
                     None => {
                         known = false;
                         break;
@@ -339,7 +373,7 @@ impl Part {
             let mut constant = row[0].clone();
             for (c, v) in row[1..].iter().zip(values) {
                 if let (false, Some(v)) = (c.is_zero(), v) {
-                    constant = constant + c * v;
+                    constant += c * v;
                 }
             }
             out.push(constant);
@@ -416,6 +450,37 @@ impl Part {
                 exact: sys.n_vars == 1,
             })
         }))
+    }
+
+    /// The smallest value `> after` and `≤ hi` of dimension `prefix.len()` at which the
+    /// part has an integer point extending `prefix`, if any.
+    fn next_value(
+        &self,
+        prefix: &[Int],
+        after: &Int,
+        hi: &Int,
+        budget: &mut Budget,
+    ) -> Result<Option<Int>> {
+        let values = self.known_values(prefix, self.n_space_dims);
+        let Some(mut reduced) = self.reduce(&values) else {
+            return Ok(None);
+        };
+        let n = reduced.sys.n_vars;
+        // x - (after + 1) >= 0 and hi - x >= 0 on the first free variable.
+        let mut lower = vec![Int::zero(); n + 1];
+        lower[0] = -(after + Int::one());
+        lower[1] = Int::one();
+        let mut upper = vec![Int::zero(); n + 1];
+        upper[0] = hi.clone();
+        upper[1] = -Int::one();
+        reduced.sys.ineqs.push(lower);
+        reduced.sys.ineqs.push(upper);
+        let mut objective = vec![Int::zero(); n + 1];
+        objective[1] = Int::one();
+        match solver::integer_min(&reduced.sys, &objective, budget)? {
+            Optimum::Bounded((value, _)) => Ok(Some(value)),
+            Optimum::Empty | Optimum::Unbounded => Ok(None),
+        }
     }
 }
 

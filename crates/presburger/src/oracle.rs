@@ -305,14 +305,14 @@ pub fn gen_part<E: Entropy + ?Sized>(e: &mut E, space: &Space, cfg: &GenConfig) 
     if e.chance(1, 4) {
         eqs.push(row(e));
     }
-    for k in 0..locals.len() {
+    for (k, local) in locals.iter().enumerate() {
         let col = 1 + n_dims + k;
         let mut r = row(e);
-        if locals[k] == LocalSpec::Exists && e.chance(1, 2) {
+        if *local == LocalSpec::Exists && e.chance(1, 2) {
             // A stride: d·e = affine form.
             r[col] = -e.range(2, 3);
             eqs.push(r);
-        } else if locals[k] == LocalSpec::Exists {
+        } else if *local == LocalSpec::Exists {
             // Bounds of the existential on both sides by affine forms.
             r[col] = e.range(1, 3);
             let mut q = row(e);
@@ -711,7 +711,7 @@ impl<'a> Prepared<'a> {
             let mut rest = r[0].clone();
             for (c, x) in r[1..=v].iter().zip(vals) {
                 if !c.is_zero() {
-                    rest = rest + c * x;
+                    rest += c * x;
                 }
             }
             let a = &r[1 + v];
@@ -762,7 +762,7 @@ impl<'a> Prepared<'a> {
                 let mut sum = def.num[0].clone();
                 for (c, x) in def.num[1..].iter().zip(vals.iter()) {
                     if !c.is_zero() {
-                        sum = sum + c * x;
+                        sum += c * x;
                     }
                 }
                 let q = sum.floor_div(&def.den);
@@ -785,7 +785,7 @@ impl<'a> Prepared<'a> {
                     if found {
                         return true;
                     }
-                    x = x + Int::one();
+                    x += Int::one();
                 }
                 false
             }
@@ -1083,6 +1083,26 @@ pub fn check_binary_op(
         expected
     };
     compare_points(name, &result, &expected, &ranges, &inputs)
+}
+
+/// Every integer point of the ranges.
+pub fn box_points(ranges: &Ranges) -> PointSet {
+    let mut out = BTreeSet::new();
+    enumerate_ranges(ranges, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The complement: inside the box widened by one, exactly the points not in `A`.
+pub fn check_complement(
+    a: &MapSpec,
+    op: impl Fn(&Map) -> crate::Result<Map>,
+) -> Result<(), String> {
+    let ranges = Ranges::of_box(&a.space, 1);
+    let inputs = describe(&[("A", a)]);
+    let result = op(&a.to_map()).map_err(|e| lib_err("complement", e, &inputs))?;
+    let pa = spec_points(a, &ranges);
+    let expected: PointSet = box_points(&ranges).difference(&pa).cloned().collect();
+    compare_points("complement", &result, &expected, &ranges, &inputs)
 }
 
 fn enumerate_ranges(ranges: &Ranges, cur: &mut Vec<i64>, out: &mut BTreeSet<Vec<i64>>) {
@@ -1446,6 +1466,12 @@ pub fn check_bounds(a: &MapSpec, kind: DimKind, pos: usize, value: i64) -> Resul
     )
 }
 
+/// A set of brute-force points.
+pub type PointSet = BTreeSet<Vec<i64>>;
+
+/// Combines a point of each operand into a point of a product, if they match.
+type Combine<'a> = dyn Fn(&[i64], &[i64]) -> Option<Vec<i64>> + 'a;
+
 /// `product`, `range_product`, `domain_product` of two maps in the same space, and the
 /// set product of their domains.
 pub fn check_products(a: &MapSpec, b: &MapSpec) -> Result<(), String> {
@@ -1456,7 +1482,7 @@ pub fn check_products(a: &MapSpec, b: &MapSpec) -> Result<(), String> {
     let pa = spec_points(a, &ra);
     let pb = spec_points(b, &ra);
     let (ma, mb) = (a.to_map(), b.to_map());
-    let pairs = |combine: &dyn Fn(&[i64], &[i64]) -> Option<Vec<i64>>| {
+    let pairs = |combine: &Combine<'_>| {
         let mut out = BTreeSet::new();
         for p in &pa {
             for q in &pb {
@@ -1472,7 +1498,7 @@ pub fn check_products(a: &MapSpec, b: &MapSpec) -> Result<(), String> {
     let x = |p: &[i64]| p[np..np + ni].to_vec();
     let y = |p: &[i64]| p[np + ni..np + ni + no].to_vec();
     let build = |parts: Vec<Vec<i64>>| -> Vec<i64> { parts.concat() };
-    let cases: Vec<(&str, crate::Result<Map>, BTreeSet<Vec<i64>>)> = vec![
+    let cases: Vec<(&str, crate::Result<Map>, PointSet)> = vec![
         (
             "product",
             ma.product(&mb),

@@ -9,7 +9,7 @@
 use pollen_presburger::oracle::{
     self, ArbChain, ArbMap, ArbPair, ArbSet, ArbSetNoParams, Entropy, SplitMix,
 };
-use pollen_presburger::DimKind;
+use pollen_presburger::{DimKind, Map};
 use quickcheck::{Gen, QuickCheck, TestResult, Testable};
 
 /// Runs `prop` on `cases` random inputs from the fixed (or `POLLEN_QC_SEED`) seed.
@@ -184,6 +184,167 @@ fn intersect_is_invariant_under_permutation() {
             seed,
             "intersect",
             |a, b| a.intersect(b),
+        ))
+    }
+    check(40, prop as fn(ArbPair, u64) -> TestResult);
+}
+
+// ----- operations of the ops module -----
+
+#[test]
+fn subtract() {
+    fn prop(p: ArbPair) -> TestResult {
+        verdict(oracle::check_binary_op(
+            &p.0,
+            &p.1,
+            "subtract",
+            |a, b| a.subtract(b),
+            |x, y| x && !y,
+        ))
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
+#[test]
+fn complement() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(oracle::check_complement(&a.0, |m| m.complement()))
+    }
+    check(40, prop as fn(ArbMap) -> TestResult);
+    fn prop_set(a: ArbSet) -> TestResult {
+        verdict(oracle::check_complement(&a.0, |m| m.complement()))
+    }
+    check(40, prop_set as fn(ArbSet) -> TestResult);
+}
+
+#[test]
+fn is_subset_is_equal_is_disjoint() {
+    fn prop(p: ArbPair) -> TestResult {
+        let all = [
+            oracle::check_relation(
+                &p.0,
+                &p.1,
+                "is_subset",
+                |a, b| a.is_subset(b),
+                |x, y| x.is_subset(y),
+            ),
+            oracle::check_relation(&p.0, &p.1, "is_equal", |a, b| a.is_equal(b), |x, y| x == y),
+            oracle::check_relation(
+                &p.0,
+                &p.1,
+                "is_disjoint",
+                |a, b| a.is_disjoint(b),
+                |x, y| x.is_disjoint(y),
+            ),
+            // Pairs that are related, so that `true` answers are exercised too.
+            oracle::check_relation(
+                &p.0,
+                &p.1,
+                "is_subset(A * B, A)",
+                |a, b| a.intersect(b)?.is_subset(a),
+                |_, _| true,
+            ),
+            oracle::check_relation(
+                &p.0,
+                &p.1,
+                "is_equal(A + B, B + A)",
+                |a, b| a.union(b)?.is_equal(&b.union(a)?),
+                |_, _| true,
+            ),
+            oracle::check_relation(
+                &p.0,
+                &p.1,
+                "is_disjoint(A - B, B)",
+                |a, b| a.subtract(b)?.is_disjoint(b),
+                |_, _| true,
+            ),
+        ];
+        verdict(all.into_iter().collect())
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
+#[test]
+fn coalesce_keeps_points() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(oracle::check_same_points(&a.0, "coalesce", |m| {
+            m.coalesce()
+        }))
+    }
+    check(60, prop as fn(ArbMap) -> TestResult);
+    fn prop_union(p: ArbPair) -> TestResult {
+        verdict(oracle::check_binary_op(
+            &p.0,
+            &p.1,
+            "coalesce of a union",
+            |a, b| a.union(b)?.coalesce(),
+            |x, y| x || y,
+        ))
+    }
+    check(60, prop_union as fn(ArbPair) -> TestResult);
+}
+
+#[test]
+fn detect_equalities_and_remove_redundancies_keep_points() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(
+            oracle::check_same_points(&a.0, "detect_equalities", |m| m.detect_equalities())
+                .and_then(|()| {
+                    oracle::check_same_points(&a.0, "remove_redundancies", |m| {
+                        m.remove_redundancies()
+                    })
+                }),
+        )
+    }
+    check(60, prop as fn(ArbMap) -> TestResult);
+}
+
+#[test]
+fn gist() {
+    fn prop(p: ArbPair) -> TestResult {
+        verdict(oracle::check_binary_op(
+            &p.0,
+            &p.1,
+            "gist(A, B) * B",
+            |a, b| a.gist(b)?.intersect(b),
+            |x, y| x && y,
+        ))
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
+#[test]
+fn hulls_contain_the_set() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(
+            oracle::check_superset(&a.0, "simple_hull", |m| {
+                Ok(Map::from_basic(m.simple_hull()?))
+            })
+            .and_then(|()| {
+                oracle::check_superset(&a.0, "box_hull", |m| Ok(Map::from_basic(m.box_hull()?)))
+            }),
+        )
+    }
+    check(60, prop as fn(ArbMap) -> TestResult);
+}
+
+#[test]
+fn subtract_and_intersect_give_back_the_set() {
+    fn prop(p: ArbPair) -> TestResult {
+        verdict(oracle::check_laws(&p.0, &p.1, |a, b| a.subtract(b)))
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
+#[test]
+fn subtract_is_invariant_under_permutation() {
+    fn prop(p: ArbPair, seed: u64) -> TestResult {
+        verdict(oracle::check_permutation(
+            &p.0,
+            &p.1,
+            seed,
+            "subtract",
+            |a, b| a.subtract(b),
         ))
     }
     check(40, prop as fn(ArbPair, u64) -> TestResult);
