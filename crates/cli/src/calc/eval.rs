@@ -1,0 +1,605 @@
+//! Evaluation of `pollen calc` expressions over the `pollen-presburger` library.
+//!
+//! Values are sets, maps, union sets, union maps, booleans and integers. Every operator
+//! is one or two library calls; this module only decides which, from the operands'
+//! kinds:
+//!
+//! - a set and a map in one space stay a [`Set`]/[`Map`] when both operands live in the
+//!   same tuples; operands in different tuples, or a union operand, promote both sides to
+//!   [`UnionSet`]/[`UnionMap`] (as iscc, whose values are all unions, would compute);
+//! - sets never mix with maps, except on the left of `.` (the image of a set) and on
+//!   the right of `*` (`map * set` restricts the map's domain, as in iscc);
+//! - an operator applied to the wrong kind (`dom` of a set, `^-1` of a set, `card` of a
+//!   map, ...) is an error located at the operator.
+//!
+//! # Invariants
+//! - A [`Value::Set`] or [`Value::UnionSet`] never holds a map space, and a
+//!   [`Value::Map`] always holds a map space (the library's newtypes enforce the first;
+//!   [`Value::from_map`] the second).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use pollen_presburger::text::{parse_object_at, Parsed};
+use pollen_presburger::{DimKind, Error, Int, Map, Set, UnionMap, UnionSet};
+
+use super::lexer::Span;
+use super::parser::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
+
+/// The value of an expression.
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// A set in one space.
+    Set(Set),
+    /// A map in one space.
+    Map(Map),
+    /// Sets in several spaces.
+    UnionSet(UnionSet),
+    /// Maps in several spaces.
+    UnionMap(UnionMap),
+    /// The answer of a comparison or of `is_empty`.
+    Bool(bool),
+    /// A number of points.
+    Int(Int),
+}
+
+impl Value {
+    /// A set or a map, whichever the space of `m` is.
+    pub fn from_map(m: Map) -> Value {
+        if m.space().is_map() {
+            Value::Map(m)
+        } else {
+            Value::Set(Set::from_map(m).expect("a map without a map space is a set"))
+        }
+    }
+
+    /// What the value is, for error messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Value::Set(_) => "a set",
+            Value::Map(_) => "a map",
+            Value::UnionSet(_) => "a union set",
+            Value::UnionMap(_) => "a union map",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// isl syntax for sets and maps, `True`/`False` for booleans, decimal integers.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Set(s) => write!(f, "{s}"),
+            Value::Map(m) => write!(f, "{m}"),
+            Value::UnionSet(u) => write!(f, "{u}"),
+            Value::UnionMap(u) => write!(f, "{u}"),
+            Value::Bool(true) => write!(f, "True"),
+            Value::Bool(false) => write!(f, "False"),
+            Value::Int(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// An evaluation error, located in the script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl EvalError {
+    /// An error at byte `offset` of `src`.
+    pub fn at(src: &str, offset: usize, message: String) -> EvalError {
+        let (line, column) = super::line_column(src, offset);
+        EvalError {
+            line,
+            column,
+            message,
+        }
+    }
+}
+
+type EResult<T> = Result<T, EvalError>;
+
+/// The variables of a running script.
+#[derive(Default)]
+pub struct Env {
+    vars: HashMap<String, Value>,
+}
+
+impl Env {
+    /// An environment without variables.
+    pub fn new() -> Env {
+        Env::default()
+    }
+
+    /// Runs one statement; returns the value to print, if the statement prints one.
+    pub fn exec(&mut self, src: &str, stmt: &Stmt) -> EResult<Option<Value>> {
+        match stmt {
+            Stmt::Assign { name, expr } => {
+                let value = self.eval(src, expr)?;
+                self.vars.insert(name.clone(), value);
+                Ok(None)
+            }
+            Stmt::Print(expr) => Ok(Some(self.eval(src, expr)?)),
+        }
+    }
+
+    /// Evaluates an expression; `src` is the script, for locating errors.
+    pub fn eval(&self, src: &str, expr: &Expr) -> EResult<Value> {
+        let error = |message| EvalError::at(src, expr.span.start, message);
+        match &expr.kind {
+            ExprKind::Literal(text) => literal(src, text, expr.span),
+            ExprKind::Var(name) => self
+                .vars
+                .get(name)
+                .cloned()
+                .ok_or_else(|| error(format!("undefined variable `{name}`"))),
+            ExprKind::Unary(op, operand) => {
+                let value = self.eval(src, operand)?;
+                unary(*op, value).map_err(error)
+            }
+            ExprKind::Binary(op, left, right) => {
+                let left = self.eval(src, left)?;
+                let right = self.eval(src, right)?;
+                binary(*op, left, right).map_err(error)
+            }
+        }
+    }
+}
+
+/// Parses a literal; the parser reports its errors in script coordinates.
+fn literal(src: &str, text: &str, span: Span) -> EResult<Value> {
+    let (line, column) = super::line_column(src, span.start);
+    match parse_object_at(text, line, column) {
+        Ok(Parsed::Set(s)) => Ok(Value::Set(s)),
+        Ok(Parsed::Map(m)) => Ok(Value::Map(m)),
+        Ok(Parsed::UnionSet(u)) => Ok(Value::UnionSet(u)),
+        Ok(Parsed::UnionMap(u)) => Ok(Value::UnionMap(u)),
+        Err(Error::Parse {
+            line,
+            column,
+            message,
+        }) => Err(EvalError {
+            line,
+            column,
+            message,
+        }),
+        Err(other) => Err(EvalError {
+            line,
+            column,
+            message: other.to_string(),
+        }),
+    }
+}
+
+type OpResult = Result<Value, String>;
+
+/// Turns a library error into an error message.
+fn lib<T>(r: pollen_presburger::Result<T>) -> Result<T, String> {
+    r.map_err(|e| e.to_string())
+}
+
+/// A set-like or map-like operand in one space or several.
+enum Rel {
+    One(Map),
+    Union(UnionMap),
+}
+
+/// Splits a value into its relation and whether it is a set; `None` for numbers and
+/// booleans.
+fn rel(value: Value) -> Option<(bool, Rel)> {
+    match value {
+        Value::Set(s) => Some((true, Rel::One(s.into_map()))),
+        Value::Map(m) => Some((false, Rel::One(m))),
+        Value::UnionSet(u) => Some((true, Rel::Union(u.as_union_map().clone()))),
+        Value::UnionMap(u) => Some((false, Rel::Union(u))),
+        Value::Bool(_) | Value::Int(_) => None,
+    }
+}
+
+impl Rel {
+    fn into_union(self) -> UnionMap {
+        match self {
+            Rel::One(m) => UnionMap::from_map(m),
+            Rel::Union(u) => u,
+        }
+    }
+}
+
+/// Rebuilds a value from a relation of the given kind.
+fn unrel(is_set: bool, r: Rel) -> Value {
+    match r {
+        Rel::One(m) => Value::from_map(m),
+        Rel::Union(u) if is_set => Value::UnionSet(as_union_set(u)),
+        Rel::Union(u) => Value::UnionMap(u),
+    }
+}
+
+fn as_union_set(u: UnionMap) -> UnionSet {
+    u.into_union_set()
+        .expect("operations on union sets yield union sets")
+}
+
+fn binary(op: BinaryOp, left: Value, right: Value) -> OpResult {
+    match (op, &left, &right) {
+        (BinaryOp::Equal, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(a == b)),
+        (BinaryOp::Equal, Value::Int(a), Value::Int(b)) => return Ok(Value::Bool(a == b)),
+        _ => {}
+    }
+    let (left_kind, right_kind) = (left.kind_name(), right.kind_name());
+    let (Some((left_set, a)), Some((right_set, b))) = (rel(left), rel(right)) else {
+        return Err(format!(
+            "`{}` needs sets or maps, found {left_kind} and {right_kind}",
+            op.spelling()
+        ));
+    };
+    if op == BinaryOp::Compose {
+        return compose(left_set, a, right_set, b, left_kind, right_kind);
+    }
+    if op == BinaryOp::Intersect && !left_set && right_set {
+        return intersect_domain(a, b);
+    }
+    if left_set != right_set {
+        return Err(format!(
+            "`{}` needs two sets or two maps, found {left_kind} and {right_kind}",
+            op.spelling()
+        ));
+    }
+    match (a, b) {
+        (Rel::One(a), Rel::One(b)) if a.space().tuples_match(b.space()) => one_space(op, &a, &b),
+        (Rel::One(a), Rel::One(b))
+            if op == BinaryOp::Intersect && (a.space().is_params() || b.space().is_params()) =>
+        {
+            let (params, other) = if a.space().is_params() {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            Ok(Value::from_map(lib(other.intersect_params(&params))?))
+        }
+        (Rel::One(a), Rel::One(b)) if a.space().is_params() || b.space().is_params() => {
+            Err(format!(
+                "`{}` cannot combine a parameter domain with a set (`*` restricts a set to \
+                 a parameter domain)",
+                op.spelling()
+            ))
+        }
+        (a, b) => {
+            let (a, b) = (a.into_union(), b.into_union());
+            several_spaces(op, left_set, &a, &b)
+        }
+    }
+}
+
+/// A binary set operation on two operands with the same tuples.
+fn one_space(op: BinaryOp, a: &Map, b: &Map) -> OpResult {
+    Ok(match op {
+        BinaryOp::Union => Value::from_map(lib(a.union(b))?),
+        BinaryOp::Intersect => Value::from_map(lib(a.intersect(b))?),
+        BinaryOp::Subtract => Value::from_map(lib(a.subtract(b))?),
+        BinaryOp::Equal => Value::Bool(lib(a.is_equal(b))?),
+        BinaryOp::Subset => Value::Bool(lib(a.is_subset(b))?),
+        BinaryOp::StrictSubset => Value::Bool(lib(a.is_strict_subset(b))?),
+        BinaryOp::Compose => unreachable!("composition is dispatched by `compose`"),
+    })
+}
+
+/// A binary set operation on unions.
+fn several_spaces(op: BinaryOp, is_set: bool, a: &UnionMap, b: &UnionMap) -> OpResult {
+    let r = match op {
+        BinaryOp::Union => lib(a.union(b))?,
+        BinaryOp::Intersect => lib(a.intersect(b))?,
+        BinaryOp::Subtract => lib(a.subtract(b))?,
+        BinaryOp::Equal => return Ok(Value::Bool(lib(a.is_equal(b))?)),
+        BinaryOp::Subset => return Ok(Value::Bool(lib(a.is_subset(b))?)),
+        BinaryOp::StrictSubset => {
+            let strict = lib(a.is_subset(b))? && !lib(b.is_subset(a))?;
+            return Ok(Value::Bool(strict));
+        }
+        BinaryOp::Compose => unreachable!("composition is dispatched by `compose`"),
+    };
+    Ok(unrel(is_set, Rel::Union(r)))
+}
+
+/// `map * set`: the map restricted to the domain points in the set (or to the parameter
+/// values of a parameter domain), as in iscc.
+fn intersect_domain(map: Rel, set: Rel) -> OpResult {
+    match (map, set) {
+        (Rel::One(m), Rel::One(s)) if s.space().is_params() => {
+            Ok(Value::from_map(lib(m.intersect_params(&s))?))
+        }
+        (Rel::One(m), Rel::One(s)) if m.space().domain_tuple() == s.space().range_tuple() => {
+            Ok(Value::from_map(lib(m.intersect_domain(&s))?))
+        }
+        (m, s) => {
+            let (m, s) = (m.into_union(), as_union_set(s.into_union()));
+            Ok(Value::UnionMap(lib(m.intersect_domain(&s))?))
+        }
+    }
+}
+
+/// `a . b`: the composition of two maps, or the image of a set under a map.
+fn compose(
+    left_set: bool,
+    a: Rel,
+    right_set: bool,
+    b: Rel,
+    left_kind: &str,
+    right_kind: &str,
+) -> OpResult {
+    if right_set {
+        return Err(format!(
+            "`.` needs a map on its right, found {left_kind} and {right_kind}"
+        ));
+    }
+    // The tuple of a set, or the range tuple of a map, against the map's domain tuple.
+    let matching = |a: &Map, b: &Map| {
+        let middle = a.space().range_tuple();
+        middle.is_some() && middle == b.space().domain_tuple()
+    };
+    match (a, b) {
+        (Rel::One(a), Rel::One(b)) if matching(&a, &b) => {
+            if left_set {
+                Ok(Value::from_map(lib(b.apply_to_set(&a))?))
+            } else {
+                Ok(Value::from_map(lib(a.apply_range(&b))?))
+            }
+        }
+        (a, b) => {
+            let (a, b) = (a.into_union(), b.into_union());
+            if left_set {
+                let image = lib(b.apply_to(&as_union_set(a)))?;
+                Ok(Value::UnionSet(image))
+            } else {
+                Ok(Value::UnionMap(lib(a.apply_range(&b))?))
+            }
+        }
+    }
+}
+
+fn unary(op: UnaryOp, value: Value) -> OpResult {
+    let kind = value.kind_name();
+    let spelling = op.spelling();
+    let Some((is_set, r)) = rel(value) else {
+        return Err(format!("`{spelling}` needs a set or a map, found {kind}"));
+    };
+    let needs_map = || Err(format!("`{spelling}` needs a map, found {kind}"));
+    match (op, r) {
+        (UnaryOp::IsEmpty, Rel::One(m)) => Ok(Value::Bool(lib(m.is_empty())?)),
+        (UnaryOp::IsEmpty, Rel::Union(u)) => Ok(Value::Bool(lib(u.is_empty())?)),
+        (UnaryOp::Domain | UnaryOp::Range | UnaryOp::Deltas | UnaryOp::Reverse, _) if is_set => {
+            needs_map()
+        }
+        (UnaryOp::Domain, Rel::One(m)) => Ok(Value::Set(m.domain_set())),
+        (UnaryOp::Domain, Rel::Union(u)) => Ok(Value::UnionSet(u.domain())),
+        (UnaryOp::Range, Rel::One(m)) => Ok(Value::Set(m.range_set())),
+        (UnaryOp::Range, Rel::Union(u)) => Ok(Value::UnionSet(u.range())),
+        (UnaryOp::Deltas, Rel::One(m)) => Ok(Value::Set(lib(m.deltas_set())?)),
+        (UnaryOp::Deltas, Rel::Union(u)) => Ok(Value::UnionSet(lib(u.deltas())?)),
+        (UnaryOp::Reverse, Rel::One(m)) => Ok(Value::Map(m.reverse())),
+        (UnaryOp::Reverse, Rel::Union(u)) => Ok(Value::UnionMap(u.reverse())),
+        (UnaryOp::Lexmin, r) => each(is_set, r, |m| m.lexmin()),
+        (UnaryOp::Lexmax, r) => each(is_set, r, |m| m.lexmax()),
+        (UnaryOp::Coalesce, r) => each(is_set, r, |m| m.coalesce()),
+        (UnaryOp::Complement, Rel::One(m)) => Ok(Value::from_map(lib(m.complement())?)),
+        (UnaryOp::Complement, Rel::Union(_)) => Err(format!(
+            "`complement` needs a set or a map in one space, found {kind}"
+        )),
+        (UnaryOp::Params, Rel::One(m)) => Ok(Value::Set(m.params_set())),
+        (UnaryOp::Params, Rel::Union(u)) => union_params(&u),
+        (UnaryOp::Sample, r) => sample(r),
+        (UnaryOp::Card, _) if !is_set => Err(format!("`card` needs a set, found {kind}")),
+        (UnaryOp::Card, r) => card(r),
+    }
+}
+
+/// Applies a per-space operation to a value in one space or to each space of a union.
+fn each(is_set: bool, r: Rel, f: impl Fn(&Map) -> pollen_presburger::Result<Map>) -> OpResult {
+    let r = match r {
+        Rel::One(m) => Rel::One(lib(f(&m))?),
+        Rel::Union(u) => Rel::Union(lib(u.map_each(f))?),
+    };
+    Ok(unrel(is_set, r))
+}
+
+/// The parameter domain of a union: the union of its members' parameter domains.
+fn union_params(u: &UnionMap) -> OpResult {
+    let mut params = Set::empty(pollen_presburger::Space::params(u.param_names().to_vec()));
+    for m in u.maps() {
+        params = lib(params.union(&m.params_set()))?;
+    }
+    Ok(Value::Set(params))
+}
+
+/// One point of the operand, as a set or map of one point; the empty set or map of the
+/// operand's space (the empty union for a union) when there is none.
+fn sample(r: Rel) -> OpResult {
+    let members: Vec<Map> = match r {
+        Rel::One(m) => vec![m],
+        Rel::Union(u) => {
+            let members: Vec<Map> = u.maps().cloned().collect();
+            if members.is_empty() {
+                return Ok(unrel(true, Rel::Union(u)));
+            }
+            members
+        }
+    };
+    for m in &members {
+        if let Some(point) = lib(m.sample())? {
+            return Ok(Value::from_map(lib(single_point(m, &point))?));
+        }
+    }
+    Ok(Value::from_map(Map::empty(members[0].space().clone())))
+}
+
+/// The subset of `m`'s space holding only `point` (params, then in, then out).
+fn single_point(m: &Map, point: &[Int]) -> pollen_presburger::Result<Map> {
+    let space = m.space();
+    let mut result = Map::universe(space.clone());
+    let mut values = point.iter();
+    for kind in [DimKind::Param, DimKind::In, DimKind::Out] {
+        for pos in 0..space.n(kind) {
+            if let Some(v) = values.next() {
+                result = result.fix_val(kind, pos, v)?;
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// The number of points of a bounded set (or union set) without parameters.
+fn card(r: Rel) -> OpResult {
+    let members: Vec<Map> = match r {
+        Rel::One(m) => vec![m],
+        Rel::Union(u) => u.maps().cloned().collect(),
+    };
+    let mut total = Int::zero();
+    for m in members {
+        let set = lib(Set::from_map(m))?;
+        total += lib(set.card())?;
+    }
+    Ok(Value::Int(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calc::parser::parse_script;
+
+    /// Runs every statement of `src` and returns the outcome of the last one.
+    fn last(src: &str) -> EResult<Option<Value>> {
+        let mut env = Env::new();
+        let mut outcome = Ok(None);
+        for statement in parse_script(src) {
+            let statement = statement.expect("the script parses");
+            outcome = env.exec(src, &statement);
+        }
+        outcome
+    }
+
+    fn value(src: &str) -> Value {
+        last(src)
+            .expect("evaluates")
+            .expect("the last statement prints")
+    }
+
+    fn error(src: &str) -> EvalError {
+        last(src).expect_err("fails")
+    }
+
+    #[test]
+    fn values_keep_the_most_specific_kind() {
+        let kind = |src: &str| value(src).kind_name();
+        assert_eq!(kind("{ [i] } + { [i] : i > 0 };"), "a set");
+        assert_eq!(kind("{ A[i] } + { B[i] };"), "a union set");
+        assert_eq!(kind("{ [i] -> [j] } . { [j] -> [k] };"), "a map");
+        assert_eq!(kind("{ A[i] -> B[i] } . { C[j] -> D[k] };"), "a union map");
+        assert_eq!(kind("{ [i] : i >= 0 } . { [i] -> [i + 1] };"), "a set");
+        assert_eq!(kind("{ A[i] } . { B[i] -> C[i] };"), "a union set");
+        assert_eq!(kind("dom { [i] -> [j] };"), "a set");
+        assert_eq!(
+            kind("dom ({ A[i] -> B[i] } + { C[i] -> D[i] });"),
+            "a union set"
+        );
+        assert_eq!(kind("{ [i] -> [j] } * { [i] : i > 0 };"), "a map");
+        assert_eq!(kind("card { [i] : 0 <= i < 4 };"), "an integer");
+        assert_eq!(kind("{ [i] } = { [i] };"), "a boolean");
+        assert_eq!(kind("params { [i] -> [j] };"), "a set");
+        assert_eq!(kind("sample { A[i] -> B[j] : i = j };"), "a map");
+    }
+
+    #[test]
+    fn scalars_print_as_iscc_does() {
+        assert_eq!(value("{ [i] } = { [i] };").to_string(), "True");
+        assert_eq!(value("{ [i] } < { [i] };").to_string(), "False");
+        assert_eq!(value("card { [i] : 0 <= i < 4 };").to_string(), "4");
+        assert_eq!(
+            value("card { [i] : 0 <= i < 4 } = card { [i] : 1 <= i <= 4 };").to_string(),
+            "True"
+        );
+        assert_eq!(
+            value("is_empty { [i] : 1 = 0 } = is_empty { [i] };").to_string(),
+            "False"
+        );
+    }
+
+    #[test]
+    fn assignment_binds_and_prints_nothing() {
+        assert!(last("A := { [i] : i = 3 };").expect("assigns").is_none());
+        assert_eq!(
+            value("A := { [i] : 0 <= i < 3 };\nB := A * A;\ncard B;").to_string(),
+            "3"
+        );
+    }
+
+    #[test]
+    fn type_errors_point_at_the_operator() {
+        let e = error("S := { [i] };\nM := { [i] -> [j] };\n  S + M;");
+        assert_eq!((e.line, e.column), (3, 5));
+        assert_eq!(
+            e.message,
+            "`+` needs two sets or two maps, found a set and a map"
+        );
+
+        let e = error("x := { [i] };\nran x;");
+        assert_eq!((e.line, e.column), (2, 1));
+        assert_eq!(e.message, "`ran` needs a map, found a set");
+
+        let e = error("{ [i] }^-1;");
+        assert_eq!((e.line, e.column), (1, 8));
+        assert_eq!(e.message, "`^-1` needs a map, found a set");
+
+        let e = error("deltas { [i] } . { [i] -> [i] };");
+        assert_eq!((e.line, e.column), (1, 1));
+
+        let e = error("card { [i] -> [j] };");
+        assert_eq!(e.message, "`card` needs a set, found a map");
+
+        let e = error("(card { [i] : i = 0 }) + { [i] };");
+        assert_eq!((e.line, e.column), (1, 24));
+        assert_eq!(
+            e.message,
+            "`+` needs sets or maps, found an integer and a set"
+        );
+
+        let e = error("{ [i] -> [j] } . { [i] };");
+        assert_eq!((e.line, e.column), (1, 16));
+        assert_eq!(
+            e.message,
+            "`.` needs a map on its right, found a map and a set"
+        );
+
+        let e = error("dom (is_empty { [i] });");
+        assert_eq!(e.message, "`dom` needs a set or a map, found a boolean");
+    }
+
+    #[test]
+    fn undefined_variables_point_at_the_name() {
+        let e = error("A := { [i] };\nA + \n   Missing;");
+        assert_eq!((e.line, e.column), (3, 4));
+        assert_eq!(e.message, "undefined variable `Missing`");
+    }
+
+    #[test]
+    fn literal_errors_are_in_script_coordinates() {
+        let e = error("A := { [i] };\n  B := [N] -> { [i] :\n    i < M };");
+        assert_eq!((e.line, e.column), (3, 9), "{}", e.message);
+        let e = error("{ [i] : i >= };");
+        assert_eq!((e.line, e.column), (1, 14), "{}", e.message);
+    }
+
+    #[test]
+    fn library_errors_point_at_the_operator() {
+        let e = error("A := [N] -> { [i] : 0 <= i < N };\n card A;");
+        assert_eq!((e.line, e.column), (2, 2));
+        assert!(e.message.contains("parameters"), "{}", e.message);
+        let e = error("deltas { [i] -> [j, k] };");
+        assert_eq!((e.line, e.column), (1, 1));
+    }
+}
