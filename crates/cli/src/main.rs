@@ -13,9 +13,15 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-/// Pollen: a polyhedral loop optimizer built on an exact Presburger library.
+/// The command line: one subcommand.
 #[derive(Parser, Debug)]
-#[command(name = "pollen", version, about, long_about = None)]
+#[command(
+    name = "pollen",
+    version,
+    about = "Pollen, a polyhedral loop optimizer built on exact integer sets and maps",
+    long_about = POLLEN_HELP,
+    after_help = "Run `pollen <COMMAND> --help` for the details of a command."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -31,6 +37,16 @@ enum Command {
     },
 }
 
+const POLLEN_HELP: &str = "\
+Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
+
+Its Presburger library computes exactly over the integers with parametric sets and maps
+written in isl's syntax; `pollen calc` evaluates scripts of such expressions.
+
+Examples:
+  pollen calc examples/calc/tour.iscc
+  echo 'card { [i, j] : 0 <= j <= i < 10 };' | pollen calc";
+
 const CALC_HELP: &str = "\
 Evaluate a script of integer set and map expressions, like isl's iscc.
 
@@ -39,15 +55,31 @@ in isl syntax (booleans as True/False, counts as integers). `#` starts a comment
 
 Literals are isl sets and maps, e.g. `[N] -> { S[i, j] -> S[i, j + 1] : 0 <= i, j < N }`.
 Operators, from the tightest to the loosest binding:
-  A^-1                         inverse of a map
-  dom ran lexmin lexmax deltas coalesce sample card params complement is_empty A
-  A . B                        composition (A then B); image of a set A under a map B
-  A * B                        intersection; a map * a set restricts the map's domain
-  A + B, A - B                 union, difference
-  A = B, A <= B, A < B         equality, subset, strict subset
+  A^-1                   inverse of a map
+  dom A, ran A           domain, range of a map
+  lexmin A, lexmax A     lexicographic minimum, maximum (for each domain point of a map)
+  deltas A               the differences y - x of the pairs x -> y of a map
+  coalesce A             the same points in fewer pieces
+  sample A               one point of A, or the empty set
+  card A                 the number of points of a bounded set without parameters
+  params A               the parameter values for which A is not empty
+  complement A           the points of A's space that are not in A
+  is_empty A             True or False
+  A . B                  composition (A then B); the image of a set A under a map B
+  A * B                  intersection; a map * a set restricts the map's domain,
+                         a set or map * a parameter domain restricts the parameters
+  A + B, A - B           union, difference
+  A = B, A <= B, A < B   equality, subset, strict subset
+Operands in different spaces (e.g. `{ A[i] } + { B[i] }`) make union sets and maps.
 
 A statement with an error is reported as `file:line:column: error: message` on standard
-error; the remaining statements still run and the exit status is 1.";
+error; the remaining statements still run and the exit status is 1.
+
+Example:
+  A := [N] -> { S[i, j] : 0 <= j <= i < N };
+  lexmin A;                               # the point (0, 0), where N >= 1
+  A * { S[i, j] : i = j };                # the diagonal
+  card { S[i, j] : 0 <= j <= i < 10 };    # 55";
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
