@@ -9,7 +9,8 @@
 //!   and not already taken (by a parameter or an earlier dimension); otherwise fresh names
 //!   are generated: `i0, i1, …` for set and input dimensions, `o0, …` for output
 //!   dimensions, `e0, …` for existentials, each made unique with a `_k` suffix if needed;
-//! - known floor divisions are printed inline as `floor((expr)/d)`; existential locals are
+//! - known floor divisions are printed inline as `floor((expr)/d)`, or as `(expr) mod d`
+//!   when a constraint holds `expr - d·floor((expr)/d)`; existential locals are
 //!   bound by one `exists (e0, e1: …)` per disjunct that holds exactly the constraints that
 //!   depend on them;
 //! - every constraint is solved for its last variable (column order: parameters, inputs,
@@ -374,12 +375,37 @@ fn basic_conjuncts(b: &BasicMap, dim_names: &[String]) -> Vec<String> {
             outer.push((row.clone(), is_eq));
         }
     }
+    // Names and rows extended by one `(num) mod den` column per local (unused for
+    // existentials), so that `i - 4*floor((i)/4) = 0` prints as `(i) mod 4 = 0`.
+    let mut ext_names = names.clone();
+    for (k, d) in b.divs().iter().enumerate() {
+        ext_names.push(match d {
+            Some(d) => format!(
+                "({}) mod {}",
+                affine_to_string(&d.num[..(1 + n_dims + k).min(d.num.len())], &names),
+                d.den
+            ),
+            None => format!("_mod{k}"),
+        });
+    }
+    let extend = |rows: Vec<(Vec<Int>, bool)>| -> Vec<(Vec<Int>, bool)> {
+        rows.into_iter()
+            .map(|(r, is_eq)| (with_mod_terms(&r, b), is_eq))
+            .collect()
+    };
+    let (outer, inner) = (extend(outer), extend(inner));
+    let names = ext_names;
     let mut out = constraints_to_strings(&outer, &names, n_dims);
     if !inner.is_empty() {
         // The existentials that the inner constraints need, directly or through divisions.
         let uses = |row: &[Int], k: usize| !row.get(1 + n_dims + k).is_none_or(Int::is_zero);
+        let n_cols = b.n_cols();
         let mut needed: Vec<bool> = (0..b.n_div())
-            .map(|k| inner.iter().any(|(row, _)| uses(row, k)))
+            .map(|k| {
+                inner
+                    .iter()
+                    .any(|(row, _)| uses(row, k) || !row.get(n_cols + k).is_none_or(Int::is_zero))
+            })
             .collect();
         for k in (0..b.n_div()).rev() {
             if let (true, Some(d)) = (needed[k], &b.divs()[k]) {
@@ -400,6 +426,40 @@ fn basic_conjuncts(b: &BasicMap, dim_names: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+/// `row` extended by one column per local of `b`, where a term `±(num - den·q)` of a
+/// known local `q = floor(num/den)` is moved to the local's `mod` column whenever that
+/// leaves fewer terms.
+fn with_mod_terms(row: &[Int], b: &BasicMap) -> Vec<Int> {
+    let n = row.len();
+    let mut best: Vec<Int> = row.to_vec();
+    best.resize(n + b.n_div(), Int::zero());
+    let terms = |r: &[Int]| r.iter().skip(1).filter(|c| !c.is_zero()).count();
+    for (k, d) in b.divs().iter().enumerate() {
+        let Some(d) = d else { continue };
+        let col = b.div_col(k);
+        if col >= n || d.num.len() > n {
+            continue;
+        }
+        let sign = if best[col] == -&d.den {
+            Int::one()
+        } else if best[col] == d.den {
+            -Int::one()
+        } else {
+            continue;
+        };
+        let mut cand = best.clone();
+        for (c, v) in cand.iter_mut().zip(&d.num) {
+            *c = &*c - &(&sign * v);
+        }
+        cand[col] = Int::zero();
+        cand[n + k] = sign;
+        if terms(&cand) < terms(&best) {
+            best = cand;
+        }
+    }
+    best
 }
 
 /// Writes a tuple, taking its dimension names from `names`.

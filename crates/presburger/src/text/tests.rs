@@ -265,6 +265,16 @@ fn printed_forms() {
         ("{ [i, i] }", "{ [i, i1] : i1 = i }"),
         ("{ [i] -> [i] }", "{ [i] -> [o0] : o0 = i }"),
         ("{ [i] : floor(i/3) = 2 }", "{ [i] : floor((i)/3) = 2 }"),
+        ("{ [i] : i mod 3 = 1 }", "{ [i] : (i) mod 3 = 1 }"),
+        (
+            "{ [i] : 3*floor((i)/3) <= i - 1 }",
+            "{ [i] : (i) mod 3 >= 1 }",
+        ),
+        (
+            "{ [i, j] : exists (k: i = 4k) and (i + j) mod 3 = 0 }",
+            "{ [i, j] : (i) mod 4 = 0 and (i + j) mod 3 = 0 }",
+        ),
+        ("{ [i] -> [i mod 4] }", "{ [i] -> [o0] : o0 = (i) mod 4 }"),
         (
             "{ [i] -> [o] : o = floor(i/2) }",
             "{ [i] -> [o] : o = floor((i)/2) }",
