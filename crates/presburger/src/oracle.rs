@@ -38,6 +38,8 @@ use std::fmt;
 use pollen_arith::Int;
 
 use crate::bmap::{BasicMap, DivDef};
+use crate::error::Budget;
+use crate::lexmin::LexOptResult;
 use crate::map::Map;
 use crate::set::Set;
 use crate::space::{DimKind, Space, Tuple, Tuples};
@@ -359,6 +361,45 @@ impl MapSpec {
     /// The same spec as a [`Set`]; the space must be a set space.
     pub fn to_set(&self) -> Set {
         Set::from_map(self.to_map()).expect("a set spec")
+    }
+
+    /// Rust code rebuilding this spec (for turning a counter-example into a table test).
+    pub fn to_rust_code(&self) -> String {
+        let n_in = if self.space.is_map() {
+            format!("Some({})", self.space.n_in())
+        } else {
+            "None".to_string()
+        };
+        let rows = |rows: &[Vec<i64>]| {
+            let inner: Vec<String> = rows.iter().map(|r| format!("vec!{r:?}")).collect();
+            format!("vec![{}]", inner.join(", "))
+        };
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|p| {
+                let locals: Vec<String> = p
+                    .locals
+                    .iter()
+                    .map(|l| match l {
+                        LocalSpec::Div(num, den) => format!("LocalSpec::Div(vec!{num:?}, {den})"),
+                        LocalSpec::Exists => "LocalSpec::Exists".to_string(),
+                    })
+                    .collect();
+                format!(
+                    "PartSpec {{ locals: vec![{}], eqs: {}, ineqs: {} }}",
+                    locals.join(", "),
+                    rows(&p.eqs),
+                    rows(&p.ineqs)
+                )
+            })
+            .collect();
+        format!(
+            "MapSpec {{ space: make_space({}, {n_in}, {}), parts: vec![{}] }}",
+            self.space.n_params(),
+            self.space.n_out(),
+            parts.join(", ")
+        )
     }
 
     /// Candidate simplifications for shrinking a counter-example.
@@ -1034,7 +1075,10 @@ pub fn compare_points(
 }
 
 fn describe(specs: &[(&str, &MapSpec)]) -> String {
-    specs.iter().map(|(n, s)| format!("{n} = {s}\n")).collect()
+    specs
+        .iter()
+        .map(|(n, s)| format!("{n} = {s}\n  (as a spec: {})\n", s.to_rust_code()))
+        .collect()
 }
 
 fn lib_err(name: &str, e: crate::error::Error, inputs: &str) -> String {
@@ -1668,9 +1712,144 @@ pub fn spec_from_bytes(bytes: &[u8], shape: Shape) -> MapSpec {
     gen_map_spec(&mut src, &space, &GenConfig::default())
 }
 
-/// The checks the `set_ops` fuzz target runs on two specs decoded from `bytes`: the
-/// structural operations and every binary operation given in `ops` against enumeration.
-pub fn fuzz_set_ops(bytes: &[u8], ops: &[(&str, BinaryOpFn, TruthFn)]) -> Result<(), String> {
+// ----------------------------------------------------------------------------------
+// Lexicographic optimisation, text round trip, fuzz entry points
+// ----------------------------------------------------------------------------------
+
+/// The budget that property tests and fuzz targets give each library call: generous for
+/// inputs of this size, so that exceeding it points at a performance bug (or a loop)
+/// rather than hanging the test.
+pub const OP_BUDGET: u64 = 20_000_000;
+
+/// A fresh [`OP_BUDGET`].
+pub fn op_budget() -> Budget {
+    Budget::new(OP_BUDGET)
+}
+
+/// Parametric lexicographic optimisation as a piecewise function: at every parameter
+/// value and domain point of the box widened by one, `optimum` evaluates to the
+/// brute-force lexmin (or lexmax) of the image, `empty` holds exactly where the image is
+/// empty, and `unbounded` nowhere (generated sets are bounded).
+pub fn check_lexopt_pw(
+    a: &MapSpec,
+    max: bool,
+    op: impl Fn(&Map) -> crate::Result<LexOptResult>,
+) -> Result<(), String> {
+    let name = if max { "lexmax_pw" } else { "lexmin_pw" };
+    let ranges = Ranges::of_box(&a.space, 1);
+    let inputs = describe(&[("A", a)]);
+    let result = op(&a.to_map()).map_err(|e| lib_err(name, e, &inputs))?;
+    let split = a.space.n_params() + a.space.n_in();
+    let images = group_by_prefix(&spec_points(a, &ranges), split);
+    let domain_ranges = Ranges(ranges.0[..split].to_vec());
+    for d in box_points(&domain_ranges) {
+        let expected = images.get(&d).map(|outs| {
+            let best = if max { outs.last() } else { outs.first() };
+            best.expect("non-empty image").clone()
+        });
+        let point: Vec<Int> = d.iter().map(|&v| Int::from(v)).collect();
+        let got = result
+            .optimum
+            .eval(&point)
+            .map_err(|e| lib_err(name, e, &inputs))?;
+        let got: Option<Vec<i64>> =
+            got.map(|p| p.iter().map(|x| x.to_i64().unwrap_or(i64::MAX)).collect());
+        if got != expected {
+            return Err(format!(
+                "{name}: at the domain point {} (params first) the optimum is {got:?}, brute force says {expected:?}\n{inputs}",
+                fmt_point(&d)
+            ));
+        }
+        let in_empty = contains_by_search(result.empty.as_map(), &d, CONFIRM_WINDOW);
+        if in_empty != expected.is_none() {
+            return Err(format!(
+                "{name}: the domain point {} is {} the `empty` set, but its image has {} points\n{inputs}empty: {}",
+                fmt_point(&d),
+                if in_empty { "in" } else { "not in" },
+                images.get(&d).map_or(0, Vec::len),
+                format_map(result.empty.as_map())
+            ));
+        }
+        if contains_by_search(result.unbounded.as_map(), &d, CONFIRM_WINDOW) {
+            return Err(format!(
+                "{name}: the domain point {} is in the `unbounded` set of a bounded map\n{inputs}",
+                fmt_point(&d)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `parse(print(x)) = x`: the library's text of the map parses back (as a map, and as a
+/// set for set spaces) to the same points, and printing is stable under the round trip.
+pub fn check_print_parse(a: &MapSpec) -> Result<(), String> {
+    let ranges = Ranges::of_box(&a.space, 1);
+    let inputs = describe(&[("A", a)]);
+    let m = a.to_map();
+    let text = m.to_string();
+    let parsed = crate::text::parse_map(&text).map_err(|e| {
+        format!("parse(print(A)): the printed text does not parse: {e}\ntext: {text}\n{inputs}")
+    })?;
+    if parsed.space() != m.space() {
+        return Err(format!(
+            "parse(print(A)): the space changed from {} to {}\ntext: {text}\n{inputs}",
+            m.space(),
+            parsed.space()
+        ));
+    }
+    compare_points(
+        "parse(print(A))",
+        &parsed,
+        &spec_points(a, &ranges),
+        &ranges,
+        &format!("{inputs}text: {text}\n"),
+    )?;
+    if a.space.is_set() {
+        let s = crate::text::parse_set(&text).map_err(|e| {
+            format!(
+                "parse_set(print(A)): the printed set does not parse: {e}\ntext: {text}\n{inputs}"
+            )
+        })?;
+        if s.as_map().space() != m.space() {
+            return Err(format!(
+                "parse_set(print(A)): the space changed\ntext: {text}\n{inputs}"
+            ));
+        }
+    }
+    let again = parsed.to_string();
+    let reparsed = crate::text::parse_map(&again).map_err(|e| {
+        format!("print(parse(print(A))) does not parse: {e}\ntext: {again}\n{inputs}")
+    })?;
+    compare_points(
+        "parse(print(parse(print(A))))",
+        &reparsed,
+        &spec_points(a, &ranges),
+        &ranges,
+        &format!("{inputs}text: {again}\n"),
+    )
+}
+
+/// The `parse` fuzz target: the parser never panics on any text; when it accepts the
+/// text, what it prints parses again.
+pub fn fuzz_parse(bytes: &[u8]) -> Result<(), String> {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Ok(());
+    };
+    let Ok(parsed) = crate::text::parse_object(text) else {
+        return Ok(());
+    };
+    let printed = parsed.to_string();
+    match crate::text::parse_object(&printed) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "the printed form of an accepted text does not parse: {e}\ninput: {text:?}\nprinted: {printed:?}"
+        )),
+    }
+}
+
+/// The `set_ops` fuzz target: decodes two small specs in one space from `bytes` and
+/// checks every binary operation, the comparisons and the laws against enumeration.
+pub fn fuzz_set_ops(bytes: &[u8]) -> Result<(), String> {
     let mut src = ByteSource::new(bytes);
     let shape = if src.below(3) < 2 {
         Shape::Set
@@ -1682,13 +1861,192 @@ pub fn fuzz_set_ops(bytes: &[u8], ops: &[(&str, BinaryOpFn, TruthFn)]) -> Result
     check_emptiness(&a)?;
     check_binary_op(&a, &b, "intersect", |x, y| x.intersect(y), |p, q| p && q)?;
     check_binary_op(&a, &b, "union", |x, y| x.union(y), |p, q| p || q)?;
-    for (name, op, truth) in ops {
-        check_binary_op(&a, &b, name, op, truth)?;
-    }
-    Ok(())
+    check_binary_op(
+        &a,
+        &b,
+        "subtract",
+        |x, y| x.subtract_with(y, &mut op_budget()),
+        |p, q| p && !q,
+    )?;
+    check_binary_op(
+        &a,
+        &b,
+        "coalesce of a union",
+        |x, y| x.union(y)?.coalesce_with(&mut op_budget()),
+        |p, q| p || q,
+    )?;
+    check_binary_op(
+        &a,
+        &b,
+        "gist(A, B) * B",
+        |x, y| x.gist_with(y, &mut op_budget())?.intersect(y),
+        |p, q| p && q,
+    )?;
+    check_relation(
+        &a,
+        &b,
+        "is_subset",
+        |x, y| x.is_subset_with(y, &mut op_budget()),
+        |x, y| x.is_subset(y),
+    )?;
+    check_relation(
+        &a,
+        &b,
+        "is_equal",
+        |x, y| x.is_equal_with(y, &mut op_budget()),
+        |x, y| x == y,
+    )?;
+    check_relation(
+        &a,
+        &b,
+        "is_disjoint",
+        |x, y| x.is_disjoint_with(y, &mut op_budget()),
+        |x, y| x.is_disjoint(y),
+    )?;
+    check_complement(&a, |x| x.complement_with(&mut op_budget()))?;
+    check_laws(&a, &b, |x, y| x.subtract_with(y, &mut op_budget()))
 }
 
-/// A binary operation on maps, as passed to [`fuzz_set_ops`].
-pub type BinaryOpFn = fn(&Map, &Map) -> crate::Result<Map>;
-/// The pointwise truth of a binary operation.
-pub type TruthFn = fn(bool, bool) -> bool;
+/// The `lexmin` fuzz target: decodes one small set or map from `bytes` and checks
+/// lexmin and lexmax (as maps and as piecewise functions) against enumeration.
+pub fn fuzz_lexmin(bytes: &[u8]) -> Result<(), String> {
+    let mut src = ByteSource::new(bytes);
+    let shape = if src.below(2) == 0 {
+        Shape::Set
+    } else {
+        Shape::Map
+    };
+    let space = gen_space(&mut src, shape);
+    let a = gen_map_spec(&mut src, &space, &GenConfig::default());
+    check_lexopt(&a, "lexmin", false, |m| m.lexmin_with(&mut op_budget()))?;
+    check_lexopt(&a, "lexmax", true, |m| m.lexmax_with(&mut op_budget()))?;
+    check_lexopt_pw(&a, false, |m| m.lexmin_pw_with(&mut op_budget()))?;
+    check_lexopt_pw(&a, true, |m| m.lexmax_pw_with(&mut op_budget()))
+}
+
+/// Tokens of the isl syntax, for building parser inputs.
+const ISL_TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    "->",
+    ":",
+    ";",
+    ",",
+    "=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "and",
+    "or",
+    "not",
+    "exists",
+    "floor",
+    "mod",
+    "min",
+    "max",
+    "implies",
+    "N",
+    "M",
+    "i",
+    "j",
+    "e",
+    "0",
+    "1",
+    "2",
+    "3",
+    "17",
+    "-5",
+    "1000000000000000000000",
+    " ",
+    "true",
+    "false",
+    "S",
+    "@",
+    "//",
+    "%",
+    "\n",
+    "ceil",
+];
+
+/// A deterministic corpus of parser inputs: printed random sets and maps, mutated
+/// copies of them, token soups and raw bytes.
+pub fn parse_corpus(seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut rng = SplitMix::new(seed);
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let input = match i % 4 {
+            0 | 1 => {
+                let shape = if rng.chance(1, 2) {
+                    Shape::Set
+                } else {
+                    Shape::Map
+                };
+                let space = gen_space(&mut rng, shape);
+                let text = gen_map_spec(&mut rng, &space, &GenConfig::default())
+                    .to_map()
+                    .to_string()
+                    .into_bytes();
+                if i % 4 == 0 {
+                    text
+                } else {
+                    mutate(&mut rng, text)
+                }
+            }
+            2 => {
+                let n = rng.below(40) as usize;
+                (0..n)
+                    .map(|_| ISL_TOKENS[rng.below(ISL_TOKENS.len() as u64) as usize])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .into_bytes()
+            }
+            _ => {
+                let n = rng.below(64) as usize;
+                rng.bytes(n)
+            }
+        };
+        out.push(input);
+    }
+    out
+}
+
+/// A few random byte edits (replace, insert, delete).
+fn mutate(rng: &mut SplitMix, mut bytes: Vec<u8>) -> Vec<u8> {
+    for _ in 0..1 + rng.below(4) {
+        if bytes.is_empty() {
+            break;
+        }
+        let at = rng.below(bytes.len() as u64) as usize;
+        match rng.below(3) {
+            0 => bytes[at] = b"{}[]():;,=<>+-*/ 0123456789abcdefxyz"[rng.below(36) as usize],
+            1 => {
+                bytes.remove(at);
+            }
+            _ => {
+                let tok = ISL_TOKENS[rng.below(ISL_TOKENS.len() as u64) as usize];
+                bytes.splice(at..at, tok.bytes());
+            }
+        }
+    }
+    bytes
+}
+
+/// A deterministic corpus of raw byte strings for the generator-driven targets.
+pub fn byte_corpus(seed: u64, count: usize) -> Vec<Vec<u8>> {
+    let mut rng = SplitMix::new(seed);
+    (0..count)
+        .map(|_| {
+            let n = 16 + rng.below(112) as usize;
+            rng.bytes(n)
+        })
+        .collect()
+}

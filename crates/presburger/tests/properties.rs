@@ -7,7 +7,7 @@
 //! and `QUICKCHECK_TESTS` is ignored on purpose.
 
 use pollen_presburger::oracle::{
-    self, ArbChain, ArbMap, ArbPair, ArbSet, ArbSetNoParams, Entropy, SplitMix,
+    self, op_budget, ArbChain, ArbMap, ArbPair, ArbSet, ArbSetNoParams, Entropy, SplitMix,
 };
 use pollen_presburger::{DimKind, Map};
 use quickcheck::{Gen, QuickCheck, TestResult, Testable};
@@ -198,7 +198,7 @@ fn subtract() {
             &p.0,
             &p.1,
             "subtract",
-            |a, b| a.subtract(b),
+            |a, b| a.subtract_with(b, &mut op_budget()),
             |x, y| x && !y,
         ))
     }
@@ -208,11 +208,15 @@ fn subtract() {
 #[test]
 fn complement() {
     fn prop(a: ArbMap) -> TestResult {
-        verdict(oracle::check_complement(&a.0, |m| m.complement()))
+        verdict(oracle::check_complement(&a.0, |m| {
+            m.complement_with(&mut op_budget())
+        }))
     }
     check(40, prop as fn(ArbMap) -> TestResult);
     fn prop_set(a: ArbSet) -> TestResult {
-        verdict(oracle::check_complement(&a.0, |m| m.complement()))
+        verdict(oracle::check_complement(&a.0, |m| {
+            m.complement_with(&mut op_budget())
+        }))
     }
     check(40, prop_set as fn(ArbSet) -> TestResult);
 }
@@ -225,15 +229,21 @@ fn is_subset_is_equal_is_disjoint() {
                 &p.0,
                 &p.1,
                 "is_subset",
-                |a, b| a.is_subset(b),
+                |a, b| a.is_subset_with(b, &mut op_budget()),
                 |x, y| x.is_subset(y),
             ),
-            oracle::check_relation(&p.0, &p.1, "is_equal", |a, b| a.is_equal(b), |x, y| x == y),
+            oracle::check_relation(
+                &p.0,
+                &p.1,
+                "is_equal",
+                |a, b| a.is_equal_with(b, &mut op_budget()),
+                |x, y| x == y,
+            ),
             oracle::check_relation(
                 &p.0,
                 &p.1,
                 "is_disjoint",
-                |a, b| a.is_disjoint(b),
+                |a, b| a.is_disjoint_with(b, &mut op_budget()),
                 |x, y| x.is_disjoint(y),
             ),
             // Pairs that are related, so that `true` answers are exercised too.
@@ -241,21 +251,24 @@ fn is_subset_is_equal_is_disjoint() {
                 &p.0,
                 &p.1,
                 "is_subset(A * B, A)",
-                |a, b| a.intersect(b)?.is_subset(a),
+                |a, b| a.intersect(b)?.is_subset_with(a, &mut op_budget()),
                 |_, _| true,
             ),
             oracle::check_relation(
                 &p.0,
                 &p.1,
                 "is_equal(A + B, B + A)",
-                |a, b| a.union(b)?.is_equal(&b.union(a)?),
+                |a, b| a.union(b)?.is_equal_with(&b.union(a)?, &mut op_budget()),
                 |_, _| true,
             ),
             oracle::check_relation(
                 &p.0,
                 &p.1,
                 "is_disjoint(A - B, B)",
-                |a, b| a.subtract(b)?.is_disjoint(b),
+                |a, b| {
+                    a.subtract_with(b, &mut op_budget())?
+                        .is_disjoint_with(b, &mut op_budget())
+                },
                 |_, _| true,
             ),
         ];
@@ -268,7 +281,7 @@ fn is_subset_is_equal_is_disjoint() {
 fn coalesce_keeps_points() {
     fn prop(a: ArbMap) -> TestResult {
         verdict(oracle::check_same_points(&a.0, "coalesce", |m| {
-            m.coalesce()
+            m.coalesce_with(&mut op_budget())
         }))
     }
     check(60, prop as fn(ArbMap) -> TestResult);
@@ -277,7 +290,7 @@ fn coalesce_keeps_points() {
             &p.0,
             &p.1,
             "coalesce of a union",
-            |a, b| a.union(b)?.coalesce(),
+            |a, b| a.union(b)?.coalesce_with(&mut op_budget()),
             |x, y| x || y,
         ))
     }
@@ -288,12 +301,14 @@ fn coalesce_keeps_points() {
 fn detect_equalities_and_remove_redundancies_keep_points() {
     fn prop(a: ArbMap) -> TestResult {
         verdict(
-            oracle::check_same_points(&a.0, "detect_equalities", |m| m.detect_equalities())
-                .and_then(|()| {
-                    oracle::check_same_points(&a.0, "remove_redundancies", |m| {
-                        m.remove_redundancies()
-                    })
-                }),
+            oracle::check_same_points(&a.0, "detect_equalities", |m| {
+                m.detect_equalities_with(&mut op_budget())
+            })
+            .and_then(|()| {
+                oracle::check_same_points(&a.0, "remove_redundancies", |m| {
+                    m.remove_redundancies_with(&mut op_budget())
+                })
+            }),
         )
     }
     check(60, prop as fn(ArbMap) -> TestResult);
@@ -306,7 +321,7 @@ fn gist() {
             &p.0,
             &p.1,
             "gist(A, B) * B",
-            |a, b| a.gist(b)?.intersect(b),
+            |a, b| a.gist_with(b, &mut op_budget())?.intersect(b),
             |x, y| x && y,
         ))
     }
@@ -318,10 +333,12 @@ fn hulls_contain_the_set() {
     fn prop(a: ArbMap) -> TestResult {
         verdict(
             oracle::check_superset(&a.0, "simple_hull", |m| {
-                Ok(Map::from_basic(m.simple_hull()?))
+                Ok(Map::from_basic(m.simple_hull_with(&mut op_budget())?))
             })
             .and_then(|()| {
-                oracle::check_superset(&a.0, "box_hull", |m| Ok(Map::from_basic(m.box_hull()?)))
+                oracle::check_superset(&a.0, "box_hull", |m| {
+                    Ok(Map::from_basic(m.box_hull_with(&mut op_budget())?))
+                })
             }),
         )
     }
@@ -331,7 +348,9 @@ fn hulls_contain_the_set() {
 #[test]
 fn subtract_and_intersect_give_back_the_set() {
     fn prop(p: ArbPair) -> TestResult {
-        verdict(oracle::check_laws(&p.0, &p.1, |a, b| a.subtract(b)))
+        verdict(oracle::check_laws(&p.0, &p.1, |a, b| {
+            a.subtract_with(b, &mut op_budget())
+        }))
     }
     check(60, prop as fn(ArbPair) -> TestResult);
 }
@@ -344,8 +363,82 @@ fn subtract_is_invariant_under_permutation() {
             &p.1,
             seed,
             "subtract",
-            |a, b| a.subtract(b),
+            |a, b| a.subtract_with(b, &mut op_budget()),
         ))
     }
     check(40, prop as fn(ArbPair, u64) -> TestResult);
+}
+
+// ----- lexicographic optimisation -----
+
+#[test]
+fn lexmin_and_lexmax() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(
+            oracle::check_lexopt(&a.0, "lexmin", false, |m| m.lexmin_with(&mut op_budget()))
+                .and_then(|()| {
+                    oracle::check_lexopt(&a.0, "lexmax", true, |m| m.lexmax_with(&mut op_budget()))
+                }),
+        )
+    }
+    check(40, prop as fn(ArbMap) -> TestResult);
+    fn prop_set(a: ArbSet) -> TestResult {
+        verdict(
+            oracle::check_lexopt(&a.0, "lexmin", false, |m| m.lexmin_with(&mut op_budget()))
+                .and_then(|()| {
+                    oracle::check_lexopt(&a.0, "lexmax", true, |m| m.lexmax_with(&mut op_budget()))
+                }),
+        )
+    }
+    check(40, prop_set as fn(ArbSet) -> TestResult);
+}
+
+#[test]
+fn lexmin_pw_per_parameter_value() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(
+            oracle::check_lexopt_pw(&a.0, false, |m| m.lexmin_pw_with(&mut op_budget())).and_then(
+                |()| oracle::check_lexopt_pw(&a.0, true, |m| m.lexmax_pw_with(&mut op_budget())),
+            ),
+        )
+    }
+    check(40, prop as fn(ArbMap) -> TestResult);
+    fn prop_set(a: ArbSet) -> TestResult {
+        verdict(oracle::check_lexopt_pw(&a.0, false, |m| {
+            m.lexmin_pw_with(&mut op_budget())
+        }))
+    }
+    check(40, prop_set as fn(ArbSet) -> TestResult);
+}
+
+#[test]
+fn lexmin_of_translated_set_is_translated_lexmin() {
+    fn prop(a: ArbMap, shift: (i8, i8)) -> TestResult {
+        let shift = [i64::from(shift.0 % 4), i64::from(shift.1 % 4)];
+        verdict(oracle::check_lexopt_translation(&a.0, &shift, |m| {
+            m.lexmin_with(&mut op_budget())
+        }))
+    }
+    check(40, prop as fn(ArbMap, (i8, i8)) -> TestResult);
+    fn prop_set(a: ArbSet, shift: (i8, i8)) -> TestResult {
+        let shift = [i64::from(shift.0 % 4), i64::from(shift.1 % 4)];
+        verdict(oracle::check_lexopt_translation(&a.0, &shift, |m| {
+            m.lexmax_with(&mut op_budget())
+        }))
+    }
+    check(40, prop_set as fn(ArbSet, (i8, i8)) -> TestResult);
+}
+
+// ----- text -----
+
+#[test]
+fn parse_of_print_is_identity() {
+    fn prop(a: ArbMap) -> TestResult {
+        verdict(oracle::check_print_parse(&a.0))
+    }
+    check(60, prop as fn(ArbMap) -> TestResult);
+    fn prop_set(a: ArbSet) -> TestResult {
+        verdict(oracle::check_print_parse(&a.0))
+    }
+    check(60, prop_set as fn(ArbSet) -> TestResult);
 }
