@@ -1,11 +1,137 @@
 //! Subtraction and complement.
+//!
+//! `A ∖ B` for a basic map `B` whose locals are all known divs (see
+//! [`BasicMap::compute_divs`]) is the disjoint union over `B`'s constraints
+//! `c_1, ..., c_n` (an equality counting as its two inequalities) of
+//! `A ∧ c_1 ∧ ... ∧ c_{k-1} ∧ ¬c_k`, with `¬(r ≥ 0) = (-r - 1 ≥ 0)`; `B`'s divs are added
+//! to `A` first and their defining constraints are never negated (they are definitions,
+//! true everywhere). This is isl's `isl_map_subtract` scheme.
+//!
+//! To keep answers small: a part of `A` proven disjoint from `B` is kept whole; a piece
+//! proven empty by the integer solver is dropped, and its constraint `c_k`, then implied,
+//! is not added to the later pieces. For a union `B = B_1 ∪ ... ∪ B_m` the pieces are
+//! subtracted from one `B_j` after the other. The proofs are searched within the solver
+//! cap of [`super::capped`]: a piece whose emptiness is not settled in time is kept.
+//!
+//! # Invariants
+//! - the result has exactly the integer points of `A` not in `B`;
+//! - its parts are pairwise disjoint pieces of the parts of `A`; every piece was found
+//!   non-empty or left undecided by a capped emptiness test.
 
-use crate::error::{Error, Result};
+use crate::bmap::BasicMap;
+use crate::error::{Budget, Result};
 use crate::map::Map;
+use crate::set::Set;
+
+use super::{
+    align_same_space, explicit_parts, import_constraints, map_with_parts, negate, proven_empty,
+};
 
 impl Map {
-    /// `self ∖ other`.
-    pub fn subtract(&self, _other: &Map) -> Result<Map> {
-        Err(Error::Unsupported("subtract".into()))
+    /// `self ∖ other`: the points of `self` not in `other`.
+    ///
+    /// Parameters are aligned by name; the tuples must agree
+    /// ([`crate::Error::SpaceMismatch`] otherwise).
+    pub fn subtract(&self, other: &Map) -> Result<Map> {
+        self.subtract_with(other, &mut Budget::unlimited())
     }
+
+    /// [`Map::subtract`] within a budget.
+    pub fn subtract_with(&self, other: &Map, budget: &mut Budget) -> Result<Map> {
+        let (a, b) = align_same_space(self, other, "subtract")?;
+        let b_parts = explicit_parts(&b, budget)?;
+        let parts = subtract_parts(a.basic_maps().to_vec(), &b_parts, budget)?;
+        map_with_parts(&a, parts)
+    }
+
+    /// The complement: every point of the space not in `self`.
+    pub fn complement(&self) -> Result<Map> {
+        self.complement_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::complement`] within a budget.
+    pub fn complement_with(&self, budget: &mut Budget) -> Result<Map> {
+        Map::universe(self.space().clone()).subtract_with(self, budget)
+    }
+}
+
+impl Set {
+    /// `self ∖ other`.
+    pub fn subtract(&self, other: &Set) -> Result<Set> {
+        self.subtract_with(other, &mut Budget::unlimited())
+    }
+
+    /// [`Set::subtract`] within a budget.
+    pub fn subtract_with(&self, other: &Set, budget: &mut Budget) -> Result<Set> {
+        Ok(Set::wrap_map(
+            self.as_map().subtract_with(other.as_map(), budget)?,
+        ))
+    }
+
+    /// The complement in the set's space.
+    pub fn complement(&self) -> Result<Set> {
+        self.complement_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::complement`] within a budget.
+    pub fn complement_with(&self, budget: &mut Budget) -> Result<Set> {
+        Ok(Set::wrap_map(self.as_map().complement_with(budget)?))
+    }
+}
+
+/// `∪ parts ∖ ∪ others`, where every local of `others` is a known div. Parts of `parts`
+/// proven empty are dropped first.
+pub(crate) fn subtract_parts(
+    parts: Vec<BasicMap>,
+    others: &[BasicMap],
+    budget: &mut Budget,
+) -> Result<Vec<BasicMap>> {
+    let mut current = Vec::with_capacity(parts.len());
+    for p in parts {
+        if !proven_empty(&p, budget)? {
+            current.push(p);
+        }
+    }
+    for b in others {
+        let mut next = Vec::with_capacity(current.len());
+        for a in &current {
+            next.extend(subtract_basic(a, b, budget)?);
+        }
+        current = next;
+        if current.is_empty() {
+            break;
+        }
+    }
+    Ok(current)
+}
+
+/// `a ∖ b` for a `b` whose locals are all known divs: disjoint pieces, none proven
+/// empty (`[a]` itself when `a` and `b` are proven disjoint).
+pub(crate) fn subtract_basic(
+    a: &BasicMap,
+    b: &BasicMap,
+    budget: &mut Budget,
+) -> Result<Vec<BasicMap>> {
+    debug_assert!(!b.has_existentials());
+    budget.tick(1)?;
+    let mut current = a.clone();
+    let constraints = import_constraints(&mut current, b);
+    let mut both = current.clone();
+    for c in &constraints {
+        both.add_ineq(c.clone());
+    }
+    if proven_empty(&both.simplify(), budget)? {
+        return Ok(vec![a.clone()]);
+    }
+    let mut out = Vec::new();
+    for c in constraints {
+        let mut piece = current.clone();
+        piece.add_ineq(negate(&c));
+        let piece = piece.simplify();
+        if !proven_empty(&piece, budget)? {
+            out.push(piece);
+            current.add_ineq(c);
+        }
+    }
+    Ok(out)
 }
