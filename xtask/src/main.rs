@@ -4,11 +4,14 @@
 //!   (see [`tidy`]);
 //! - `fuzz <target> [args...]`: runs one cargo-fuzz target of `fuzz/` on the stable
 //!   toolchain (see [`fuzz`]);
-//! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds.
+//! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
+//! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
+//!   and in isl, side by side (see [`bench`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
 
+mod bench;
 mod fuzz;
 mod tidy;
 
@@ -27,6 +30,9 @@ commands:
   fuzz <target> [args...]   run a cargo-fuzz target of fuzz/ (args go to `cargo fuzz run`,
                             e.g. `cargo xtask fuzz parse -- -max_total_time=60`)
   fuzz-smoke [seconds]      run every fuzz target briefly (default 5 seconds each)
+  bench presburger [--pollen-only]
+                            time the Presburger benchmark corpus in Pollen and in isl
+                            (islpy, installed into target/islpy-venv on first use)
   help                      print this message";
 
 fn main() -> ExitCode {
@@ -57,6 +63,7 @@ fn run(args: &[String]) -> Result<()> {
             };
             fuzz::smoke(&root, seconds)
         }
+        Some("bench") => bench::run(&root, &args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

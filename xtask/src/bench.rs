@@ -1,0 +1,336 @@
+//! `cargo xtask bench presburger`: the Presburger benchmark corpus timed in Pollen and,
+//! side by side in the same run, in isl.
+//!
+//! The corpus is `benches/presburger/corpus.txt` (`class | operation | operands`). Two
+//! runners time every entry the same way and print `<index> <seconds per operation>`:
+//! `benches/presburger` (a Rust program over `pollen-presburger`, a workspace of its own
+//! built in release mode) and `benches/presburger/isl_bench.py` (isl through the `islpy`
+//! package, installed on first use into a private virtual environment under
+//! `target/islpy-venv`; isl is never a dependency of any crate). This module joins the
+//! two, prints the times and, per class, the median of `isl time / Pollen time` (at least
+//! 1 means Pollen is at least as fast), and the peak memory of the Pollen run.
+//!
+//! `--pollen-only` skips isl (no Python needed).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+/// The memory the whole Pollen corpus run may use.
+const PEAK_MEMORY_TARGET_MIB: u64 = 200;
+
+/// One corpus entry: its class and operation.
+struct Entry {
+    class: String,
+    operation: String,
+}
+
+/// What a runner said about an entry.
+type Timings = BTreeMap<usize, std::result::Result<f64, String>>;
+
+/// Runs `cargo xtask bench <suite> [--pollen-only]`.
+pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    let (suite, flags) = match args.split_first() {
+        Some((suite, flags)) => (suite.as_str(), flags),
+        None => bail!("`bench` needs a suite name; the suites are: presburger"),
+    };
+    if suite != "presburger" {
+        bail!("no benchmark suite `{suite}`; the suites are: presburger");
+    }
+    let mut with_isl = true;
+    for flag in flags {
+        match flag.as_str() {
+            "--pollen-only" => with_isl = false,
+            other => bail!("unknown option `{other}` (known: --pollen-only)"),
+        }
+    }
+    let dir = root.join("benches/presburger");
+    let corpus = dir.join("corpus.txt");
+    let text = std::fs::read_to_string(&corpus)
+        .with_context(|| format!("cannot read {}", corpus.display()))?;
+    let entries = entries(&text);
+
+    println!("bench: timing {} operations with Pollen", entries.len());
+    let mut pollen = Command::new(cargo());
+    pollen
+        .args(["run", "--release", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .arg("--")
+        .arg(&corpus);
+    let (pollen, peak_kib) = parse_timings(&output(pollen, "the Pollen runner")?)?;
+
+    let isl = if with_isl {
+        let python = islpy_python(root)?;
+        println!("bench: timing {} operations with isl", entries.len());
+        let mut isl = Command::new(python);
+        isl.arg(dir.join("isl_bench.py")).arg(&corpus);
+        Some(parse_timings(&output(isl, "the isl runner")?)?.0)
+    } else {
+        None
+    };
+
+    print!("{}", report(&entries, &pollen, isl.as_ref(), peak_kib));
+    Ok(())
+}
+
+/// The entries of a corpus, skipping blank lines and `#` comments, in order.
+fn entries(corpus: &str) -> Vec<Entry> {
+    corpus
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut fields = l.split('|').map(str::trim);
+            Entry {
+                class: fields.next().unwrap_or_default().to_string(),
+                operation: fields.next().unwrap_or_default().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Reads `<index> <seconds>`, `<index> error <message>` and `peak-kib <n>` lines.
+fn parse_timings(out: &str) -> Result<(Timings, Option<u64>)> {
+    let mut timings = Timings::new();
+    let mut peak = None;
+    for line in out.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (first, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if first == "peak-kib" {
+            peak = rest.trim().parse().ok();
+            continue;
+        }
+        let index: usize = first
+            .parse()
+            .with_context(|| format!("unexpected runner output `{line}`"))?;
+        let value = match rest.strip_prefix("error ") {
+            Some(message) => Err(message.to_string()),
+            None => Ok(rest
+                .trim()
+                .parse::<f64>()
+                .with_context(|| format!("unexpected runner output `{line}`"))?),
+        };
+        timings.insert(index, value);
+    }
+    Ok((timings, peak))
+}
+
+/// The table of times, the per-class medians and the memory line.
+fn report(
+    entries: &[Entry],
+    pollen: &Timings,
+    isl: Option<&Timings>,
+    peak_kib: Option<u64>,
+) -> String {
+    let mut out = String::new();
+    let micros = |t: Option<&std::result::Result<f64, String>>| match t {
+        Some(Ok(s)) => format!("{:.2}", s * 1e6),
+        Some(Err(_)) => "error".to_string(),
+        None => "-".to_string(),
+    };
+    out.push_str(&format!(
+        "\n{:<4} {:<10} {:<12} {:>12} {:>12} {:>10}\n",
+        "#", "class", "operation", "pollen (us)", "isl (us)", "isl/pollen"
+    ));
+    let mut ratios: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let p = pollen.get(&i);
+        let q = isl.and_then(|t| t.get(&i));
+        let ratio = match (p, q) {
+            (Some(Ok(p)), Some(Ok(q))) if *p > 0.0 => Some(q / p),
+            _ => None,
+        };
+        if let Some(r) = ratio {
+            ratios.entry(entry.class.as_str()).or_default().push(r);
+        }
+        for (who, t) in [("pollen", p), ("isl", q)] {
+            if let Some(Err(message)) = t {
+                errors.push(format!("#{i} {} ({who}): {message}", entry.operation));
+            }
+        }
+        out.push_str(&format!(
+            "{:<4} {:<10} {:<12} {:>12} {:>12} {:>10}\n",
+            i,
+            entry.class,
+            entry.operation,
+            micros(p),
+            micros(q),
+            ratio.map_or("-".to_string(), |r| format!("{r:.2}"))
+        ));
+    }
+    if isl.is_some() {
+        out.push_str(
+            "\nper class, median of isl time / Pollen time (>= 1: Pollen at least as fast):\n",
+        );
+        for (class, mut rs) in ratios {
+            let median = median(&mut rs);
+            let verdict = if median >= 1.0 {
+                "ok"
+            } else {
+                "SLOWER than isl"
+            };
+            out.push_str(&format!(
+                "  {class:<10} {median:>8.2}   ({} operations) {verdict}\n",
+                rs.len()
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        out.push_str("\nfailed operations:\n");
+        for e in errors {
+            out.push_str(&format!("  {e}\n"));
+        }
+    }
+    if let Some(kib) = peak_kib {
+        let mib = kib / 1024;
+        let verdict = if mib < PEAK_MEMORY_TARGET_MIB {
+            "ok"
+        } else {
+            "OVER the target"
+        };
+        out.push_str(&format!(
+            "\npeak memory of the Pollen run: {mib} MiB (target: below {PEAK_MEMORY_TARGET_MIB} MiB) {verdict}\n"
+        ));
+    }
+    out
+}
+
+/// The median of non-empty `values` (the mean of the two middle ones for an even count).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// The Python of the private virtual environment with `islpy`, created on first use.
+fn islpy_python(root: &Path) -> Result<PathBuf> {
+    let venv = root.join("target").join("islpy-venv");
+    let python = venv.join("bin").join("python");
+    let has_islpy = |python: &Path| {
+        Command::new(python)
+            .args(["-c", "import islpy"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if python.exists() && has_islpy(&python) {
+        return Ok(python);
+    }
+    println!("bench: installing islpy into {}", venv.display());
+    let mut create = Command::new("python3");
+    create.args(["-m", "venv"]).arg(&venv);
+    status(
+        create,
+        "python3 -m venv (Debian: apt-get install python3-venv)",
+    )?;
+    let mut install = Command::new(&python);
+    install.args(["-m", "pip", "install", "--quiet", "islpy"]);
+    status(install, "pip install islpy")?;
+    if !has_islpy(&python) {
+        bail!("islpy is still missing from {}", venv.display());
+    }
+    Ok(python)
+}
+
+/// The cargo that runs this command, or `cargo` from the path.
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
+}
+
+/// Runs a command, failing unless it succeeds; returns its standard output.
+fn output(mut cmd: Command, what: &str) -> Result<String> {
+    let out = cmd
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("cannot run {what}"))?;
+    if !out.status.success() {
+        bail!("{what} failed ({})", out.status);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Runs a command and fails unless it succeeds.
+fn status(mut cmd: Command, what: &str) -> Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run `{what}`"))?;
+    if !status.success() {
+        bail!("`{what}` failed ({status})");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runner_output_is_read() {
+        let (t, peak) = parse_timings("0 0.000001500\n1 error unsupported: x\npeak-kib 2048\n")
+            .expect("parses");
+        assert_eq!(t[&0], Ok(0.0000015));
+        assert_eq!(t[&1], Err("unsupported: x".to_string()));
+        assert_eq!(peak, Some(2048));
+        assert!(parse_timings("garbage").is_err());
+    }
+
+    #[test]
+    fn corpus_entries_skip_comments() {
+        let e = entries("# c\n\ndeps | apply_range | { [i] -> [j] } | { [j] -> [k] }\nempty | is_empty | { [i] }\n");
+        assert_eq!(e.len(), 2);
+        assert_eq!(
+            (e[0].class.as_str(), e[0].operation.as_str()),
+            ("deps", "apply_range")
+        );
+        assert_eq!(
+            (e[1].class.as_str(), e[1].operation.as_str()),
+            ("empty", "is_empty")
+        );
+    }
+
+    #[test]
+    fn report_has_ratios_medians_and_memory() {
+        let e = entries("a | x | {}\na | y | {}\na | z | {}\nb | w | {}\n");
+        let pollen: Timings = [
+            (0, Ok(1.0)),
+            (1, Ok(1.0)),
+            (2, Ok(4.0)),
+            (3, Err("boom".into())),
+        ]
+        .into_iter()
+        .collect();
+        let isl: Timings = [(0, Ok(2.0)), (1, Ok(3.0)), (2, Ok(1.0)), (3, Ok(1.0))]
+            .into_iter()
+            .collect();
+        let r = report(&e, &pollen, Some(&isl), Some(300 * 1024));
+        assert!(
+            r.contains("  a              2.00   (3 operations) ok"),
+            "{r}"
+        );
+        assert!(r.contains("#3 w (pollen): boom"), "{r}");
+        assert!(
+            r.contains("300 MiB (target: below 200 MiB) OVER the target"),
+            "{r}"
+        );
+        let slow: Timings = [(0, Ok(0.5)), (1, Ok(0.5)), (2, Ok(1.0))]
+            .into_iter()
+            .collect();
+        assert!(report(&e, &pollen, Some(&slow), None).contains("SLOWER than isl"));
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+}
