@@ -37,6 +37,7 @@ use std::fmt;
 
 use pollen_arith::Int;
 
+use crate::aff::PwAff;
 use crate::bmap::{BasicMap, DivDef};
 use crate::error::Budget;
 use crate::lexmin::LexOptResult;
@@ -1726,10 +1727,11 @@ pub fn op_budget() -> Budget {
     Budget::new(OP_BUDGET)
 }
 
-/// Parametric lexicographic optimisation as a piecewise function: at every parameter
-/// value and domain point of the box widened by one, `optimum` evaluates to the
-/// brute-force lexmin (or lexmax) of the image, `empty` holds exactly where the image is
-/// empty, and `unbounded` nowhere (generated sets are bounded).
+/// Parametric lexicographic optimisation as a piecewise function, in the box widened
+/// by one: the graph of `optimum` is the brute-force lexmin (or lexmax) of every image,
+/// `empty` holds exactly the domain points (parameters included) with an empty image,
+/// `unbounded` is empty (generated sets are bounded), and `optimum.eval` agrees at a
+/// spread of domain points.
 pub fn check_lexopt_pw(
     a: &MapSpec,
     max: bool,
@@ -1740,10 +1742,41 @@ pub fn check_lexopt_pw(
     let inputs = describe(&[("A", a)]);
     let result = op(&a.to_map()).map_err(|e| lib_err(name, e, &inputs))?;
     let split = a.space.n_params() + a.space.n_in();
-    let images = group_by_prefix(&spec_points(a, &ranges), split);
+    let points = spec_points(a, &ranges);
+    let expected = brute_lexopt(&points, split, max);
+    let graph = result.optimum.to_map();
+    compare_points(
+        &format!("{name}: graph of the optimum"),
+        &graph,
+        &expected,
+        &ranges,
+        &inputs,
+    )?;
     let domain_ranges = Ranges(ranges.0[..split].to_vec());
-    for d in box_points(&domain_ranges) {
-        let expected = images.get(&d).map(|outs| {
+    let images = group_by_prefix(&points, split);
+    let domain = box_points(&domain_ranges);
+    let expected_empty: PointSet = domain
+        .iter()
+        .filter(|d| !images.contains_key(*d))
+        .cloned()
+        .collect();
+    compare_points(
+        &format!("{name}: the empty set"),
+        result.empty.as_map(),
+        &expected_empty,
+        &domain_ranges,
+        &inputs,
+    )?;
+    compare_points(
+        &format!("{name}: the unbounded set"),
+        result.unbounded.as_map(),
+        &BTreeSet::new(),
+        &domain_ranges,
+        &inputs,
+    )?;
+    let step = (domain.len() / 16).max(1);
+    for d in domain.iter().step_by(step) {
+        let want = images.get(d).map(|outs| {
             let best = if max { outs.last() } else { outs.first() };
             best.expect("non-empty image").clone()
         });
@@ -1751,29 +1784,16 @@ pub fn check_lexopt_pw(
         let got = result
             .optimum
             .eval(&point)
-            .map_err(|e| lib_err(name, e, &inputs))?;
-        let got: Option<Vec<i64>> =
-            got.map(|p| p.iter().map(|x| x.to_i64().unwrap_or(i64::MAX)).collect());
-        if got != expected {
+            .map_err(|e| lib_err(name, e, &inputs))?
+            .map(|p| {
+                p.iter()
+                    .map(|x| x.to_i64().unwrap_or(i64::MAX))
+                    .collect::<Vec<i64>>()
+            });
+        if got != want {
             return Err(format!(
-                "{name}: at the domain point {} (params first) the optimum is {got:?}, brute force says {expected:?}\n{inputs}",
-                fmt_point(&d)
-            ));
-        }
-        let in_empty = contains_by_search(result.empty.as_map(), &d, CONFIRM_WINDOW);
-        if in_empty != expected.is_none() {
-            return Err(format!(
-                "{name}: the domain point {} is {} the `empty` set, but its image has {} points\n{inputs}empty: {}",
-                fmt_point(&d),
-                if in_empty { "in" } else { "not in" },
-                images.get(&d).map_or(0, Vec::len),
-                format_map(result.empty.as_map())
-            ));
-        }
-        if contains_by_search(result.unbounded.as_map(), &d, CONFIRM_WINDOW) {
-            return Err(format!(
-                "{name}: the domain point {} is in the `unbounded` set of a bounded map\n{inputs}",
-                fmt_point(&d)
+                "{name}: at the domain point {} (params first) `eval` gives {got:?}, brute force {want:?}\n{inputs}",
+                fmt_point(d)
             ));
         }
     }
@@ -2049,4 +2069,129 @@ pub fn byte_corpus(seed: u64, count: usize) -> Vec<Vec<u8>> {
             rng.bytes(n)
         })
         .collect()
+}
+
+// ----------------------------------------------------------------------------------
+// More structural operations
+// ----------------------------------------------------------------------------------
+
+/// `intersect_domain` and `intersect_range` of a map with sets over its domain and range.
+pub fn check_intersect_domain_range(
+    a: &MapSpec,
+    dom: &MapSpec,
+    ran: &MapSpec,
+) -> Result<(), String> {
+    let ranges = Ranges::of_box(&a.space, 1);
+    let inputs = describe(&[("A", a), ("D", dom), ("R", ran)]);
+    let np = a.space.n_params();
+    let (ni, no) = (a.space.n_in(), a.space.n_out());
+    let pa = spec_points(a, &ranges);
+    let pd = spec_points(dom, &Ranges::of_box(&dom.space, 1));
+    let pr = spec_points(ran, &Ranges::of_box(&ran.space, 1));
+    let m = a.to_map();
+    let result = m
+        .intersect_domain(&dom.to_map())
+        .map_err(|e| lib_err("intersect_domain", e, &inputs))?;
+    let expected: PointSet = pa
+        .iter()
+        .filter(|p| pd.contains(&p[..np + ni]))
+        .cloned()
+        .collect();
+    compare_points("intersect_domain", &result, &expected, &ranges, &inputs)?;
+    let result = m
+        .intersect_range(&ran.to_map())
+        .map_err(|e| lib_err("intersect_range", e, &inputs))?;
+    let expected: PointSet = pa
+        .iter()
+        .filter(|p| {
+            let mut q = p[..np].to_vec();
+            q.extend_from_slice(&p[np + ni..np + ni + no]);
+            pr.contains(&q)
+        })
+        .cloned()
+        .collect();
+    compare_points("intersect_range", &result, &expected, &ranges, &inputs)
+}
+
+/// `eliminate`: the dimensions stay but lose every constraint.
+pub fn check_eliminate(a: &MapSpec, kind: DimKind, first: usize, n: usize) -> Result<(), String> {
+    let off = a.space.offset(kind) + first;
+    let ranges = Ranges::of_box(&a.space, 1);
+    let all = box_points(&ranges);
+    check_unary_op(
+        a,
+        "eliminate",
+        |m| m.eliminate(kind, first, n),
+        |pts| {
+            let strip = |p: &Vec<i64>| {
+                let mut q = p[..off].to_vec();
+                q.extend_from_slice(&p[off + n..]);
+                q
+            };
+            let kept: PointSet = pts.iter().map(strip).collect();
+            all.iter()
+                .filter(|p| kept.contains(&strip(p)))
+                .cloned()
+                .collect()
+        },
+        |s| Ranges::of_box(s, 1),
+    )
+}
+
+/// `apply_domain` of `A: X -> Y` and `B: X -> Z`: `{ z -> y : ∃x: x -> y ∈ A, x -> z ∈ B }`.
+pub fn check_apply_domain(a: &MapSpec, b: &MapSpec) -> Result<(), String> {
+    let inputs = describe(&[("A", a), ("B", b)]);
+    let np = a.space.n_params();
+    let nx = a.space.n_in();
+    let result = a
+        .to_map()
+        .apply_domain(&b.to_map())
+        .map_err(|e| lib_err("apply_domain", e, &inputs))?;
+    let pa = spec_points(a, &Ranges::of_box(&a.space, 0));
+    let pb = group_by_prefix(&spec_points(b, &Ranges::of_box(&b.space, 0)), np + nx);
+    let mut expected = BTreeSet::new();
+    for p in &pa {
+        if let Some(zs) = pb.get(&p[..np + nx]) {
+            for z in zs {
+                let mut q = p[..np].to_vec();
+                q.extend_from_slice(z);
+                q.extend_from_slice(&p[np + nx..]);
+                expected.insert(q);
+            }
+        }
+    }
+    let rr = Ranges::of_box(result.space(), 1);
+    compare_points("apply_domain", &result, &expected, &rr, &inputs)
+}
+
+/// `dim_min` / `dim_max` of a set dimension: the graph of the piecewise affine result
+/// maps every parameter value to the brute-force extreme of that coordinate.
+pub fn check_dim_opt(
+    a: &MapSpec,
+    pos: usize,
+    max: bool,
+    op: impl Fn(&Set) -> crate::Result<PwAff>,
+) -> Result<(), String> {
+    let name = if max { "dim_max" } else { "dim_min" };
+    let np = a.space.n_params();
+    let ranges = Ranges::of_box(&a.space, 1);
+    let inputs = describe(&[("A", a)]);
+    let pw = op(&a.to_set()).map_err(|e| lib_err(name, e, &inputs))?;
+    let graph = pw.to_map().map_err(|e| lib_err(name, e, &inputs))?;
+    let mut best: BTreeMap<Vec<i64>, i64> = BTreeMap::new();
+    for p in spec_points(a, &ranges) {
+        let v = p[np + pos];
+        best.entry(p[..np].to_vec())
+            .and_modify(|b| *b = if max { (*b).max(v) } else { (*b).min(v) })
+            .or_insert(v);
+    }
+    let expected: PointSet = best
+        .into_iter()
+        .map(|(mut k, v)| {
+            k.push(v);
+            k
+        })
+        .collect();
+    let rr = Ranges::of_box(graph.space(), 1);
+    compare_points(name, &graph, &expected, &rr, &inputs)
 }

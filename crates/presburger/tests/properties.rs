@@ -257,6 +257,13 @@ fn is_subset_is_equal_is_disjoint() {
             oracle::check_relation(
                 &p.0,
                 &p.1,
+                "is_subset(A, A + B)",
+                |a, b| a.is_subset_with(&a.union(b)?, &mut op_budget()),
+                |_, _| true,
+            ),
+            oracle::check_relation(
+                &p.0,
+                &p.1,
                 "is_equal(A + B, B + A)",
                 |a, b| a.union(b)?.is_equal_with(&b.union(a)?, &mut op_budget()),
                 |_, _| true,
@@ -441,4 +448,64 @@ fn parse_of_print_is_identity() {
         verdict(oracle::check_print_parse(&a.0))
     }
     check(60, prop_set as fn(ArbSet) -> TestResult);
+}
+
+// ----- more structural operations -----
+
+#[test]
+fn intersect_domain_and_range() {
+    fn prop(a: ArbMap, seed: u64) -> TestResult {
+        let mut g = SplitMix::new(seed);
+        let cfg = oracle::GenConfig::default();
+        let d = oracle::gen_map_spec(&mut g, &a.0.space.domain_space(), &cfg);
+        let r = oracle::gen_map_spec(&mut g, &a.0.space.range_space(), &cfg);
+        verdict(oracle::check_intersect_domain_range(&a.0, &d, &r))
+    }
+    check(40, prop as fn(ArbMap, u64) -> TestResult);
+}
+
+#[test]
+fn eliminate() {
+    fn prop(a: ArbMap, seed: u64) -> TestResult {
+        let s = &a.0.space;
+        let kinds: Vec<DimKind> = [DimKind::Param, DimKind::In, DimKind::Out]
+            .into_iter()
+            .filter(|k| s.n(*k) > 0)
+            .collect();
+        let kind = kinds[pick(seed, kinds.len())];
+        let total = s.n(kind);
+        let first = pick(seed >> 8, total);
+        let n = 1 + pick(seed >> 16, total - first);
+        verdict(oracle::check_eliminate(&a.0, kind, first, n))
+    }
+    check(40, prop as fn(ArbMap, u64) -> TestResult);
+}
+
+#[test]
+fn apply_domain() {
+    fn prop(a: ArbMap, seed: u64) -> TestResult {
+        let s = &a.0.space;
+        let mut g = SplitMix::new(seed);
+        let nz = 1 + g.below(2) as usize;
+        let space = oracle::make_space(s.n_params(), Some(s.n_in()), nz);
+        let b = oracle::gen_map_spec(&mut g, &space, &oracle::GenConfig::default());
+        verdict(oracle::check_apply_domain(&a.0, &b))
+    }
+    check(40, prop as fn(ArbMap, u64) -> TestResult);
+}
+
+#[test]
+fn dim_min_and_dim_max() {
+    fn prop(a: ArbSet, seed: u64) -> TestResult {
+        let pos = pick(seed, a.0.space.n_out());
+        verdict(
+            oracle::check_dim_opt(&a.0, pos, false, |s| s.dim_min_with(pos, &mut op_budget()))
+                .and_then(|()| {
+                    oracle::check_dim_opt(&a.0, pos, true, |s| {
+                        s.dim_max_with(pos, &mut op_budget())
+                    })
+                }),
+        )
+    }
+    check(40, prop as fn(ArbSet, u64) -> TestResult);
 }
