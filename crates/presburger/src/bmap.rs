@@ -375,10 +375,11 @@ impl BasicMap {
     /// The result describes the same integer points.
     pub fn simplify(mut self) -> BasicMap {
         for _round in 0..8 {
-            if !self.normalize_rows() {
+            if !self.normalize_rows() || !self.gauss() {
                 return BasicMap::empty(self.space);
             }
-            let mut changed = self.eliminate_unit_existentials();
+            let mut changed = self.merge_duplicate_divs();
+            changed |= self.eliminate_unit_existentials();
             changed |= self.detect_divs();
             changed |= self.drop_one_sided_existentials();
             changed |= self.eliminate_exact_existentials();
@@ -392,6 +393,51 @@ impl BasicMap {
         }
         self.sort_rows();
         self
+    }
+
+    /// Brings the equalities into reduced echelon form, pivoting on the highest
+    /// column first (so that locals are expressed through dimensions), and eliminates
+    /// every pivot column from the other equalities and from the inequalities.
+    /// Returns `false` when the equalities are contradictory.
+    ///
+    /// Elimination from an inequality multiplies it by a positive factor before adding a
+    /// multiple of the equality, so the integer points are unchanged.
+    fn gauss(&mut self) -> bool {
+        let n = self.n_cols();
+        let mut rows = std::mem::take(&mut self.eqs);
+        let mut done = 0;
+        for col in (1..n).rev() {
+            let Some(p) = (done..rows.len())
+                .filter(|&r| !rows[r][col].is_zero())
+                .min_by(|&a, &b| rows[a][col].abs().cmp(&rows[b][col].abs()))
+            else {
+                continue;
+            };
+            rows.swap(done, p);
+            let pivot = rows[done].clone();
+            for (r, row) in rows.iter_mut().enumerate() {
+                if r != done && !row[col].is_zero() {
+                    if !eliminate(row, &pivot, col, true) {
+                        self.eqs = Vec::new();
+                        return false;
+                    }
+                }
+            }
+            for row in self.ineqs.iter_mut() {
+                if !row[col].is_zero() {
+                    eliminate(row, &pivot, col, false);
+                }
+            }
+            done += 1;
+        }
+        for r in &rows[done..] {
+            if !r[0].is_zero() {
+                return false;
+            }
+        }
+        rows.truncate(done);
+        self.eqs = rows;
+        true
     }
 
     /// Normalises rows; returns `false` when a contradiction was found.
@@ -489,6 +535,33 @@ impl BasicMap {
     fn sort_rows(&mut self) {
         self.eqs.sort();
         self.ineqs.sort();
+    }
+
+    /// Merges known divs with identical definitions into the first of them.
+    fn merge_duplicate_divs(&mut self) -> bool {
+        let mut changed = false;
+        let mut k2 = 1;
+        while k2 < self.n_div() {
+            let dup = self.divs[k2].as_ref().and_then(|d2| {
+                (0..k2).find(|&k1| self.divs[k1].as_ref() == Some(d2))
+            });
+            let Some(k1) = dup else {
+                k2 += 1;
+                continue;
+            };
+            let (c1, c2) = (self.div_col(k1), self.div_col(k2));
+            let rows = self.eqs.iter_mut().chain(self.ineqs.iter_mut());
+            let nums = self.divs.iter_mut().flatten().map(|d| &mut d.num);
+            for r in rows.chain(nums) {
+                if !r[c2].is_zero() {
+                    let v = std::mem::take(&mut r[c2]);
+                    r[c1] = &r[c1] + &v;
+                }
+            }
+            self.remove_div(k2);
+            changed = true;
+        }
+        changed
     }
 
     /// Substitutes away existentials that an equality fixes with a unit coefficient.
@@ -681,13 +754,6 @@ impl BasicMap {
         debug_assert_eq!(space.n_dims(), self.space.n_dims());
         self.space = space;
     }
-
-    /// Mutable access for algorithms of this crate.
-    pub(crate) fn parts_mut(
-        &mut self,
-    ) -> (&mut Vec<Option<DivDef>>, &mut Vec<Vec<Int>>, &mut Vec<Vec<Int>>) {
-        (&mut self.divs, &mut self.eqs, &mut self.ineqs)
-    }
 }
 
 /// Reduces a div definition by the gcd of its numerator and denominator.
@@ -714,6 +780,44 @@ fn substitute(r: &mut [Int], e: &[Int], col: usize) {
         *c = &*c + &(&f * x);
     }
     r[col] = Int::zero();
+}
+
+/// Eliminates `col` from `row` with the equality `pivot`: `row := m·row - k·pivot` with
+/// `m > 0`, then divides by the gcd of the coefficients (for an inequality the constant is
+/// rounded down). Returns `false` when an equality becomes `c = 0` with `c ≠ 0` or loses
+/// integrality.
+fn eliminate(row: &mut [Int], pivot: &[Int], col: usize, is_eq: bool) -> bool {
+    let a = &pivot[col];
+    let b = row[col].clone();
+    let g = a.gcd(&b);
+    let m = a.abs().exact_div(&g);
+    let k = if a.is_negative() {
+        -b.exact_div(&g)
+    } else {
+        b.exact_div(&g)
+    };
+    for (x, p) in row.iter_mut().zip(pivot) {
+        *x = &m * &*x - &k * p;
+    }
+    debug_assert!(row[col].is_zero());
+    let g = gcd_slice(&row[1..]);
+    if g.is_zero() {
+        return !is_eq || row[0].is_zero();
+    }
+    if is_eq {
+        if !g.divides(&row[0]) {
+            return false;
+        }
+        for x in row.iter_mut() {
+            *x = x.exact_div(&g);
+        }
+    } else if !g.is_one() {
+        row[0] = row[0].floor_div(&g);
+        for x in row[1..].iter_mut() {
+            *x = x.exact_div(&g);
+        }
+    }
+    true
 }
 
 /// Copies a row into a row of length `n`, moving entry `i` to `col_of[i]` (adding up).
