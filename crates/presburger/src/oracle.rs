@@ -817,9 +817,12 @@ impl<'a> Prepared<'a> {
                 found
             }
             None => {
-                let lo = lo.unwrap_or_else(|| Int::from(-window));
-                let hi = hi.unwrap_or_else(|| Int::from(window));
-                let mut x = lo;
+                // The search never leaves [-window, window], even where the rows bound
+                // the existential more loosely.
+                let lo = clamp_bound(lo.as_ref(), -window, window, true);
+                let hi = clamp_bound(hi.as_ref(), -window, window, false);
+                let mut x = Int::from(lo);
+                let hi = Int::from(hi);
                 while x <= hi {
                     vals.push(x.clone());
                     let found = self.witness(vals, window);
@@ -853,13 +856,37 @@ impl<'a> Prepared<'a> {
             return;
         };
         let (rlo, rhi) = ranges.0[v];
-        let lo = lo.map_or(rlo, |l| l.to_i64().map_or(i64::MAX, |l| l.max(rlo)));
-        let hi = hi.map_or(rhi, |h| h.to_i64().map_or(i64::MIN, |h| h.min(rhi)));
+        let lo = clamp_bound(lo.as_ref(), rlo, rhi, true);
+        let hi = clamp_bound(hi.as_ref(), rlo, rhi, false);
         for x in lo..=hi {
             vals.push(Int::from(x));
             self.collect(ranges, vals, window, out);
             vals.pop();
         }
+    }
+}
+
+/// A narrowed bound (`None`: open) clipped to `[lo, hi]`: a lower bound becomes at least
+/// `lo` (and `hi + 1`, an empty range, when it exceeds `hi`); an upper bound at most `hi`
+/// (and `lo - 1` when it is below `lo`).
+fn clamp_bound(bound: Option<&Int>, lo: i64, hi: i64, lower: bool) -> i64 {
+    let Some(b) = bound else {
+        return if lower { lo } else { hi };
+    };
+    if *b < Int::from(lo) {
+        if lower {
+            lo
+        } else {
+            lo - 1
+        }
+    } else if *b > Int::from(hi) {
+        if lower {
+            hi + 1
+        } else {
+            hi
+        }
+    } else {
+        b.to_i64().expect("between two i64 values")
     }
 }
 
@@ -2194,4 +2221,84 @@ pub fn check_dim_opt(
         .collect();
     let rr = Ranges::of_box(graph.space(), 1);
     compare_points(name, &graph, &expected, &rr, &inputs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn multiples_of_three() -> MapSpec {
+        MapSpec {
+            space: make_space(0, None, 1),
+            parts: vec![PartSpec {
+                locals: vec![LocalSpec::Exists],
+                eqs: vec![vec![0, 1, -3]],
+                ineqs: vec![],
+            }],
+        }
+    }
+
+    #[test]
+    fn brute_force_decides_existentials() {
+        let pts = spec_points(
+            &multiples_of_three(),
+            &Ranges::of_box(&make_space(0, None, 1), 1),
+        );
+        let expect: PointSet = [-3, 0, 3].iter().map(|&v| vec![v]).collect();
+        assert_eq!(pts, expect);
+        assert!(contains_by_search(&multiples_of_three().to_map(), &[3], 10));
+        assert!(!contains_by_search(
+            &multiples_of_three().to_map(),
+            &[4],
+            10
+        ));
+    }
+
+    #[test]
+    fn brute_force_evaluates_known_divs() {
+        // { [x] : x - 2 floor(x / 2) = 1 } within the box: the odd numbers.
+        let spec = MapSpec {
+            space: make_space(0, None, 1),
+            parts: vec![PartSpec {
+                locals: vec![LocalSpec::Div(vec![0, 1, 0], 2)],
+                eqs: vec![vec![-1, 1, -2]],
+                ineqs: vec![],
+            }],
+        };
+        let pts = spec_points(&spec, &Ranges::of_box(&spec.space, 0));
+        let expect: PointSet = [-3, -1, 1, 3].iter().map(|&v| vec![v]).collect();
+        assert_eq!(pts, expect);
+    }
+
+    #[test]
+    fn a_wrong_operation_is_caught() {
+        let a = multiples_of_three();
+        let b = MapSpec {
+            space: a.space.clone(),
+            parts: vec![PartSpec {
+                locals: vec![],
+                eqs: vec![],
+                ineqs: vec![vec![0, 1]],
+            }],
+        };
+        let wrong = check_binary_op(&a, &b, "intersect", |x, y| x.union(y), |p, q| p && q);
+        let message = wrong.expect_err("union is not intersection");
+        assert!(message.contains("intersect"), "{message}");
+        assert!(check_binary_op(&a, &b, "union", |x, y| x.union(y), |p, q| p || q).is_ok());
+    }
+
+    #[test]
+    fn generation_is_deterministic_and_well_formed() {
+        for seed in 0..50 {
+            let bytes = SplitMix::new(seed).bytes(64);
+            let a = spec_from_bytes(&bytes, Shape::Map);
+            let b = spec_from_bytes(&bytes, Shape::Map);
+            assert!(a == b);
+            for c in a.shrink_candidates() {
+                let _ = c.to_map();
+            }
+        }
+        // Exhausted input still generates.
+        let _ = spec_from_bytes(&[], Shape::Set).to_map();
+    }
 }
