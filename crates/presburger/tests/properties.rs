@@ -509,3 +509,33 @@ fn dim_min_and_dim_max() {
     }
     check(40, prop as fn(ArbSet, u64) -> TestResult);
 }
+
+#[test]
+fn card_and_emptiness_are_invariant_under_permutation() {
+    fn prop(a: ArbSetNoParams, seed: u64) -> TestResult {
+        let n = a.0.space.n_out();
+        let mut perm: Vec<usize> = (0..n).collect();
+        let mut g = SplitMix::new(seed);
+        for i in (1..n).rev() {
+            let j = g.below(i as u64 + 1) as usize;
+            perm.swap(i, j);
+        }
+        let permuted = a.0.permute_dims(&perm, a.0.space.clone());
+        let (x, y) = (a.0.to_set(), permuted.to_set());
+        let result = (|| -> Result<(), String> {
+            let cx = x.card().map_err(|e| e.to_string())?;
+            let cy = y.card().map_err(|e| e.to_string())?;
+            let ex = x.is_empty().map_err(|e| e.to_string())?;
+            let ey = y.is_empty().map_err(|e| e.to_string())?;
+            if cx != cy || ex != ey {
+                return Err(format!(
+                    "card {cx} vs {cy}, is_empty {ex} vs {ey} under the permutation {perm:?}\nA = {}",
+                    a.0
+                ));
+            }
+            Ok(())
+        })();
+        verdict(result)
+    }
+    check(40, prop as fn(ArbSetNoParams, u64) -> TestResult);
+}
