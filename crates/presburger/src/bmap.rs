@@ -253,10 +253,7 @@ impl BasicMap {
     pub fn is_obviously_empty(&self) -> bool {
         let constant = |r: &Vec<Int>| r[1..].iter().all(Int::is_zero);
         self.eqs.iter().any(|r| constant(r) && !r[0].is_zero())
-            || self
-                .ineqs
-                .iter()
-                .any(|r| constant(r) && r[0].is_negative())
+            || self.ineqs.iter().any(|r| constant(r) && r[0].is_negative())
     }
 
     /// Whether the integer point `point` (space dimensions, params first) belongs to the set.
@@ -416,11 +413,9 @@ impl BasicMap {
             rows.swap(done, p);
             let pivot = rows[done].clone();
             for (r, row) in rows.iter_mut().enumerate() {
-                if r != done && !row[col].is_zero() {
-                    if !eliminate(row, &pivot, col, true) {
-                        self.eqs = Vec::new();
-                        return false;
-                    }
+                if r != done && !row[col].is_zero() && !eliminate(row, &pivot, col, true) {
+                    self.eqs = Vec::new();
+                    return false;
                 }
             }
             for row in self.ineqs.iter_mut() {
@@ -460,7 +455,11 @@ impl BasicMap {
                 }
             }
             // Canonical sign: first non-zero coefficient positive.
-            if r[1..].iter().find(|c| !c.is_zero()).is_some_and(Int::is_negative) {
+            if r[1..]
+                .iter()
+                .find(|c| !c.is_zero())
+                .is_some_and(Int::is_negative)
+            {
                 for c in r.iter_mut() {
                     *c = -&*c;
                 }
@@ -504,7 +503,11 @@ impl BasicMap {
                     keep[i] = false;
                     keep[j] = false;
                     let mut e = ineqs[i].clone();
-                    if e[1..].iter().find(|c| !c.is_zero()).is_some_and(Int::is_negative) {
+                    if e[1..]
+                        .iter()
+                        .find(|c| !c.is_zero())
+                        .is_some_and(Int::is_negative)
+                    {
                         e = ineqs[j].clone();
                     }
                     if !eqs.contains(&e) {
@@ -522,8 +525,7 @@ impl BasicMap {
             .filter(|r| {
                 !eqs.iter().any(|e| {
                     (e[1..] == r[1..] && r[0] >= e[0])
-                        || (e[1..].iter().zip(&r[1..]).all(|(a, b)| *a == -b)
-                            && r[0] >= -&e[0])
+                        || (e[1..].iter().zip(&r[1..]).all(|(a, b)| *a == -b) && r[0] >= -&e[0])
                 })
             })
             .collect();
@@ -542,9 +544,9 @@ impl BasicMap {
         let mut changed = false;
         let mut k2 = 1;
         while k2 < self.n_div() {
-            let dup = self.divs[k2].as_ref().and_then(|d2| {
-                (0..k2).find(|&k1| self.divs[k1].as_ref() == Some(d2))
-            });
+            let dup = self.divs[k2]
+                .as_ref()
+                .and_then(|d2| (0..k2).find(|&k1| self.divs[k1].as_ref() == Some(d2)));
             let Some(k1) = dup else {
                 k2 += 1;
                 continue;
@@ -720,7 +722,11 @@ impl BasicMap {
                 for u in &uppers {
                     let a = &l[col];
                     let b = -&u[col];
-                    let row: Vec<Int> = l.iter().zip(u.iter()).map(|(x, y)| &b * x + a * y).collect();
+                    let row: Vec<Int> = l
+                        .iter()
+                        .zip(u.iter())
+                        .map(|(x, y)| &b * x + a * y)
+                        .collect();
                     new_rows.push(row);
                 }
             }

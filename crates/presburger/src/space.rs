@@ -113,9 +113,10 @@ impl Tuple {
         Tuple {
             name: self.name.clone(),
             dim_names: vec![None; self.dim_names.len()],
-            nested: self.nested.as_ref().map(|p| {
-                Box::new((p.0.without_dim_names(), p.1.without_dim_names()))
-            }),
+            nested: self
+                .nested
+                .as_ref()
+                .map(|p| Box::new((p.0.without_dim_names(), p.1.without_dim_names()))),
         }
     }
 
@@ -349,8 +350,14 @@ impl Space {
 
     /// The map space `domain -> range` from two set spaces (their parameters must agree).
     pub fn map_from(domain: &Space, range: &Space) -> Space {
-        let d = domain.range_tuple().cloned().unwrap_or_else(|| Tuple::anonymous(0));
-        let r = range.range_tuple().cloned().unwrap_or_else(|| Tuple::anonymous(0));
+        let d = domain
+            .range_tuple()
+            .cloned()
+            .unwrap_or_else(|| Tuple::anonymous(0));
+        let r = range
+            .range_tuple()
+            .cloned()
+            .unwrap_or_else(|| Tuple::anonymous(0));
         Space::map(domain.params.clone(), d, r)
     }
 

@@ -115,12 +115,16 @@ impl UnionMap {
 
     /// The inverse of every map.
     pub fn reverse(&self) -> UnionMap {
-        self.map_each(|m| Ok(m.reverse())).expect("reverse cannot fail")
+        self.map_each(|m| Ok(m.reverse()))
+            .expect("reverse cannot fail")
     }
 
     /// The union of the domains.
     pub fn domain(&self) -> UnionSet {
-        UnionSet(self.map_each(|m| Ok(m.domain())).expect("domain cannot fail"))
+        UnionSet(
+            self.map_each(|m| Ok(m.domain()))
+                .expect("domain cannot fail"),
+        )
     }
 
     /// The union of the ranges.
