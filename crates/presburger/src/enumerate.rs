@@ -13,7 +13,10 @@
 //!    integer interval; a direction unbounded over the rationals is settled by
 //!    [`solver::integer_min`], which answers `Unbounded` only when integer points exist;
 //! 3. the integers of the union of the parts' intervals are visited in increasing order,
-//!    recursing with the parts whose interval contains the value;
+//!    recursing with the parts whose interval contains the value; after a long run of
+//!    values without points, the next value where a part has an integer point is found
+//!    by [`solver::integer_min`] instead, so that sparse sets (a stride of `2^70`) cost
+//!    one search per point rather than one visit per integer;
 //! 4. at the leaves, a part holds the point iff its remaining locals (existentials, or
 //!    divs defined through existentials) admit an integer solution
 //!    ([`solver::is_integer_empty`]). On the last dimension, a part without remaining
