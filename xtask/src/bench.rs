@@ -2,13 +2,28 @@
 //! side by side in the same run, in isl.
 //!
 //! The corpus is `benches/presburger/corpus.txt` (`class | operation | operands`). Two
-//! runners time every entry the same way and print `<index> <seconds per operation>`:
-//! `benches/presburger` (a Rust program over `pollen-presburger`, a workspace of its own
-//! built in release mode) and `benches/presburger/isl_bench.py` (isl through the `islpy`
-//! package, installed on first use into a private virtual environment under
-//! `target/islpy-venv`; isl is never a dependency of any crate). This module joins the
-//! two, prints the times and, per class, the median of `isl time / Pollen time` (at least
-//! 1 means Pollen is at least as fast), and the peak memory of the Pollen run.
+//! runners time every entry the same way: `benches/presburger` (a Rust program over
+//! `pollen-presburger`, a workspace of its own built in release mode) and
+//! `benches/presburger/isl_bench.py` (isl through the `islpy` package, installed on first
+//! use into a private virtual environment under `target/islpy-venv`; isl is never a
+//! dependency of any crate).
+//!
+//! # What is measured
+//! Every repetition of an entry reads its operands afresh from their text and then runs
+//! the operation on them. The runners print `<index> <parse + operation> <operation>` in
+//! seconds, means over the repetitions (repeated until 50 ms, parse included, or 10,000
+//! repetitions):
+//! - **parse + op**, the main column: both libraries do part of the work while reading
+//!   (Pollen simplifies every basic map it builds, isl may detect emptiness, equalities
+//!   or redundant constraints), so only the sum is a fair comparison of the work an
+//!   operation on a textual input costs;
+//! - **op**, the operation alone on the freshly parsed operands (a library that does more
+//!   at parse time looks faster here).
+//!
+//! The isl side includes the cost of the islpy calls (well below a microsecond each).
+//! This module joins the two runs and prints both columns, per class the median of
+//! `isl time / Pollen time` for both (at least 1 means Pollen is at least as fast), and
+//! the peak memory of the Pollen run.
 //!
 //! `--pollen-only` skips isl (no Python needed).
 
@@ -27,8 +42,11 @@ struct Entry {
     operation: String,
 }
 
+/// Seconds per parse + operation and, when the runner reports it, per operation alone.
+type Time = (f64, Option<f64>);
+
 /// What a runner said about an entry.
-type Timings = BTreeMap<usize, std::result::Result<f64, String>>;
+type Timings = BTreeMap<usize, std::result::Result<Time, String>>;
 
 /// Runs `cargo xtask bench <suite> [--pollen-only]`.
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
@@ -91,7 +109,8 @@ fn entries(corpus: &str) -> Vec<Entry> {
         .collect()
 }
 
-/// Reads `<index> <seconds>`, `<index> error <message>` and `peak-kib <n>` lines.
+/// Reads `<index> <seconds> [<seconds of the operation alone>]`, `<index> error <message>`
+/// and `peak-kib <n>` lines.
 fn parse_timings(out: &str) -> Result<(Timings, Option<u64>)> {
     let mut timings = Timings::new();
     let mut peak = None;
@@ -106,10 +125,20 @@ fn parse_timings(out: &str) -> Result<(Timings, Option<u64>)> {
             .with_context(|| format!("unexpected runner output `{line}`"))?;
         let value = match rest.strip_prefix("error ") {
             Some(message) => Err(message.to_string()),
-            None => Ok(rest
-                .trim()
-                .parse::<f64>()
-                .with_context(|| format!("unexpected runner output `{line}`"))?),
+            None => {
+                let bad = || format!("unexpected runner output `{line}`");
+                let mut numbers = rest.split_whitespace();
+                let total = numbers
+                    .next()
+                    .with_context(bad)?
+                    .parse::<f64>()
+                    .with_context(bad)?;
+                let op = match numbers.next() {
+                    Some(n) => Some(n.parse::<f64>().with_context(bad)?),
+                    None => None,
+                };
+                Ok((total, op))
+            }
         };
         timings.insert(index, value);
     }
@@ -124,56 +153,90 @@ fn report(
     peak_kib: Option<u64>,
 ) -> String {
     let mut out = String::new();
-    let micros = |t: Option<&std::result::Result<f64, String>>| match t {
-        Some(Ok(s)) => format!("{:.2}", s * 1e6),
-        Some(Err(_)) => "error".to_string(),
-        None => "-".to_string(),
+    let micros = |t: Option<f64>| t.map_or("-".to_string(), |s| format!("{:.2}", s * 1e6));
+    let ratio = |p: Option<f64>, q: Option<f64>| match (p, q) {
+        (Some(p), Some(q)) if p > 0.0 => Some(q / p),
+        _ => None,
     };
+    let shown = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}"));
     out.push_str(&format!(
-        "\n{:<4} {:<10} {:<12} {:>12} {:>12} {:>10}\n",
-        "#", "class", "operation", "pollen (us)", "isl (us)", "isl/pollen"
+        "\n{:<4} {:<10} {:<12} | {:>12} {:>12} {:>8} | {:>12} {:>12} {:>8}\n",
+        "#",
+        "class",
+        "operation",
+        "pollen (us)",
+        "isl (us)",
+        "isl/pol",
+        "pollen op",
+        "isl op",
+        "isl/pol"
     ));
-    let mut ratios: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    out.push_str(&format!(
+        "{:<4} {:<10} {:<12} | {:^34} | {:^34}\n",
+        "", "", "", "parse + operation", "operation alone"
+    ));
+    let mut ratios: BTreeMap<&str, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
     let mut errors = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let p = pollen.get(&i);
         let q = isl.and_then(|t| t.get(&i));
-        let ratio = match (p, q) {
-            (Some(Ok(p)), Some(Ok(q))) if *p > 0.0 => Some(q / p),
+        let total = |t: Option<&std::result::Result<Time, String>>| match t {
+            Some(Ok((s, _))) => Some(*s),
             _ => None,
         };
-        if let Some(r) = ratio {
-            ratios.entry(entry.class.as_str()).or_default().push(r);
-        }
+        let op = |t: Option<&std::result::Result<Time, String>>| match t {
+            Some(Ok((_, s))) => *s,
+            _ => None,
+        };
+        let (r_total, r_op) = (ratio(total(p), total(q)), ratio(op(p), op(q)));
+        let class = ratios.entry(entry.class.as_str()).or_default();
+        class.0.extend(r_total);
+        class.1.extend(r_op);
         for (who, t) in [("pollen", p), ("isl", q)] {
             if let Some(Err(message)) = t {
                 errors.push(format!("#{i} {} ({who}): {message}", entry.operation));
             }
         }
+        let cell = |t: Option<&std::result::Result<Time, String>>, v: Option<f64>| match t {
+            Some(Err(_)) => "error".to_string(),
+            _ => micros(v),
+        };
         out.push_str(&format!(
-            "{:<4} {:<10} {:<12} {:>12} {:>12} {:>10}\n",
+            "{:<4} {:<10} {:<12} | {:>12} {:>12} {:>8} | {:>12} {:>12} {:>8}\n",
             i,
             entry.class,
             entry.operation,
-            micros(p),
-            micros(q),
-            ratio.map_or("-".to_string(), |r| format!("{r:.2}"))
+            cell(p, total(p)),
+            cell(q, total(q)),
+            shown(r_total),
+            cell(p, op(p)),
+            cell(q, op(q)),
+            shown(r_op),
         ));
     }
     if isl.is_some() {
         out.push_str(
             "\nper class, median of isl time / Pollen time (>= 1: Pollen at least as fast):\n",
         );
-        for (class, mut rs) in ratios {
-            let median = median(&mut rs);
-            let verdict = if median >= 1.0 {
+        out.push_str(&format!(
+            "  {:<10} {:>12} {:>12}\n",
+            "class", "parse + op", "op alone"
+        ));
+        for (class, (mut totals, mut ops)) in ratios {
+            if totals.is_empty() {
+                continue;
+            }
+            let n = totals.len();
+            let m_total = median(&mut totals);
+            let m_op = (!ops.is_empty()).then(|| median(&mut ops));
+            let verdict = if m_total >= 1.0 {
                 "ok"
             } else {
                 "SLOWER than isl"
             };
             out.push_str(&format!(
-                "  {class:<10} {median:>8.2}   ({} operations) {verdict}\n",
-                rs.len()
+                "  {class:<10} {m_total:>12.2} {:>12}   ({n} operations) {verdict}\n",
+                shown(m_op)
             ));
         }
     }
@@ -276,9 +339,11 @@ mod tests {
 
     #[test]
     fn runner_output_is_read() {
-        let (t, peak) = parse_timings("0 0.000001500\n1 error unsupported: x\npeak-kib 2048\n")
-            .expect("parses");
-        assert_eq!(t[&0], Ok(0.0000015));
+        let (t, peak) =
+            parse_timings("0 0.000001500\n1 error unsupported: x\n2 0.5 0.25\npeak-kib 2048\n")
+                .expect("parses");
+        assert_eq!(t[&0], Ok((0.0000015, None)));
+        assert_eq!(t[&2], Ok((0.5, Some(0.25))));
         assert_eq!(t[&1], Err("unsupported: x".to_string()));
         assert_eq!(peak, Some(2048));
         assert!(parse_timings("garbage").is_err());
@@ -302,19 +367,24 @@ mod tests {
     fn report_has_ratios_medians_and_memory() {
         let e = entries("a | x | {}\na | y | {}\na | z | {}\nb | w | {}\n");
         let pollen: Timings = [
-            (0, Ok(1.0)),
-            (1, Ok(1.0)),
-            (2, Ok(4.0)),
+            (0, Ok((1.0, Some(0.5)))),
+            (1, Ok((1.0, Some(0.5)))),
+            (2, Ok((4.0, Some(2.0)))),
             (3, Err("boom".into())),
         ]
         .into_iter()
         .collect();
-        let isl: Timings = [(0, Ok(2.0)), (1, Ok(3.0)), (2, Ok(1.0)), (3, Ok(1.0))]
-            .into_iter()
-            .collect();
+        let isl: Timings = [
+            (0, Ok((2.0, Some(0.5)))),
+            (1, Ok((3.0, Some(0.5)))),
+            (2, Ok((1.0, Some(0.5)))),
+            (3, Ok((1.0, None))),
+        ]
+        .into_iter()
+        .collect();
         let r = report(&e, &pollen, Some(&isl), Some(300 * 1024));
         assert!(
-            r.contains("  a              2.00   (3 operations) ok"),
+            r.contains("  a                  2.00         1.00   (3 operations) ok"),
             "{r}"
         );
         assert!(r.contains("#3 w (pollen): boom"), "{r}");
@@ -322,9 +392,13 @@ mod tests {
             r.contains("300 MiB (target: below 200 MiB) OVER the target"),
             "{r}"
         );
-        let slow: Timings = [(0, Ok(0.5)), (1, Ok(0.5)), (2, Ok(1.0))]
-            .into_iter()
-            .collect();
+        let slow: Timings = [
+            (0, Ok((0.5, None))),
+            (1, Ok((0.5, None))),
+            (2, Ok((1.0, None))),
+        ]
+        .into_iter()
+        .collect();
         assert!(report(&e, &pollen, Some(&slow), None).contains("SLOWER than isl"));
     }
 
