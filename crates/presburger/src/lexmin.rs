@@ -1,1 +1,525 @@
-//! Parametric lexicographic optimisation.
+//! Parametric lexicographic optimisation: isl's `isl_map_lexmin_pw_multi_aff` family.
+//!
+//! For a map, the lexicographic minimum (or maximum) of the image of every domain point
+//! is a piecewise quasi-affine function of the parameters and the domain dimensions,
+//! together with the domain points where the image is empty and those where it has no
+//! minimum (it is unbounded below). The core is Feautrier's parametric integer
+//! programming (see `lexmin/pip.rs`).
+//!
+//! # Reduction of a basic map to a parametric integer program
+//! - the parameters and the map's domain dimensions are the PIP's parameters;
+//! - known divs whose definition only involves parameter columns (recursively) are
+//!   context divs: they stay functions of the parameters;
+//! - the range dimensions are the variables to optimise, in order; existentials and the
+//!   other known divs (with their two defining inequalities) are further variables,
+//!   optimised after them and then dropped; so an existential that is unbounded below
+//!   does not make the result unbounded;
+//! - for a maximum, the range dimensions are negated.
+//!
+//! # Unions
+//! Every basic map is solved separately; two results are combined pointwise: where both
+//! have an optimum, the domain is split by the sets where one tuple of affs is
+//! lexicographically smaller than the other (one disjoint piece per first differing
+//! component); where one part is empty the other's optimum holds; the result is empty
+//! where both are, and unbounded where either is.
+//!
+//! # Invariants of a [`LexOptResult`]
+//! The optimum's pieces are pairwise disjoint and, with `empty` and `unbounded`, partition
+//! the domain space (parameters included); everything is exact over the integers.
+
+mod pip;
+#[cfg(test)]
+mod tests;
+
+use pollen_arith::Int;
+
+use crate::aff::{Aff, MultiAff, PwAff, PwMultiAff};
+use crate::bmap::{BasicMap, DivDef};
+use crate::error::{Budget, Error, Result};
+use crate::map::Map;
+use crate::set::Set;
+use crate::solver::Optimum;
+use crate::space::{DimKind, Space};
+
+use pip::{Context, Outcome, Problem};
+
+/// Result of a parametric optimisation over a map's range, per domain point.
+#[derive(Clone, Debug)]
+pub struct LexOptResult {
+    /// The optimum where it exists: pieces of the domain space (parameters included) and
+    /// the optimal range tuple there.
+    pub optimum: PwMultiAff,
+    /// The points of the domain space (parameters included) where the image is empty.
+    pub empty: Set,
+    /// The points where the image is non-empty but has no optimum (unbounded).
+    pub unbounded: Set,
+}
+
+impl Map {
+    /// The lexicographic minimum of the image of every domain point.
+    pub fn lexmin_pw(&self) -> Result<LexOptResult> {
+        self.lexmin_pw_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::lexmin_pw`] within a budget.
+    pub fn lexmin_pw_with(&self, budget: &mut Budget) -> Result<LexOptResult> {
+        lexopt(self, false, budget)
+    }
+
+    /// The lexicographic maximum of the image of every domain point.
+    pub fn lexmax_pw(&self) -> Result<LexOptResult> {
+        self.lexmax_pw_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::lexmax_pw`] within a budget.
+    pub fn lexmax_pw_with(&self, budget: &mut Budget) -> Result<LexOptResult> {
+        lexopt(self, true, budget)
+    }
+
+    /// The map restricted to the lexicographic minimum of every image (isl's
+    /// `isl_map_lexmin`); [`Error::Unbounded`] when some image has no minimum.
+    pub fn lexmin(&self) -> Result<Map> {
+        self.lexmin_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::lexmin`] within a budget.
+    pub fn lexmin_with(&self, budget: &mut Budget) -> Result<Map> {
+        bounded_graph(lexopt(self, false, budget)?, budget)
+    }
+
+    /// The map restricted to the lexicographic maximum of every image;
+    /// [`Error::Unbounded`] when some image has no maximum.
+    pub fn lexmax(&self) -> Result<Map> {
+        self.lexmax_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::lexmax`] within a budget.
+    pub fn lexmax_with(&self, budget: &mut Budget) -> Result<Map> {
+        bounded_graph(lexopt(self, true, budget)?, budget)
+    }
+}
+
+impl Set {
+    /// The lexicographic minimum as a function of the parameters.
+    pub fn lexmin_pw(&self) -> Result<LexOptResult> {
+        self.lexmin_pw_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::lexmin_pw`] within a budget.
+    pub fn lexmin_pw_with(&self, budget: &mut Budget) -> Result<LexOptResult> {
+        lexopt(self.as_map(), false, budget)
+    }
+
+    /// The lexicographic maximum as a function of the parameters.
+    pub fn lexmax_pw(&self) -> Result<LexOptResult> {
+        self.lexmax_pw_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::lexmax_pw`] within a budget.
+    pub fn lexmax_pw_with(&self, budget: &mut Budget) -> Result<LexOptResult> {
+        lexopt(self.as_map(), true, budget)
+    }
+
+    /// The set of lexicographic minima (one point per parameter value);
+    /// [`Error::Unbounded`] when the set has no minimum for some parameters.
+    pub fn lexmin(&self) -> Result<Set> {
+        self.lexmin_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::lexmin`] within a budget.
+    pub fn lexmin_with(&self, budget: &mut Budget) -> Result<Set> {
+        Set::from_map(bounded_graph(
+            lexopt(self.as_map(), false, budget)?,
+            budget,
+        )?)
+    }
+
+    /// The set of lexicographic maxima; [`Error::Unbounded`] when some parameter value
+    /// has no maximum.
+    pub fn lexmax(&self) -> Result<Set> {
+        self.lexmax_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::lexmax`] within a budget.
+    pub fn lexmax_with(&self, budget: &mut Budget) -> Result<Set> {
+        Set::from_map(bounded_graph(lexopt(self.as_map(), true, budget)?, budget)?)
+    }
+
+    /// The lexicographically smallest point of a set without parameters.
+    pub fn lexmin_point(&self) -> Result<Optimum<Vec<Int>>> {
+        self.lexmin_point_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::lexmin_point`] within a budget.
+    pub fn lexmin_point_with(&self, budget: &mut Budget) -> Result<Optimum<Vec<Int>>> {
+        if self.n_params() > 0 {
+            return Err(Error::Unsupported(
+                "lexmin_point: the set has parameters (use lexmin_pw)".into(),
+            ));
+        }
+        let r = lexopt(self.as_map(), false, budget)?;
+        if !r.unbounded.is_empty_with(budget)? {
+            return Ok(Optimum::Unbounded);
+        }
+        Ok(match r.optimum.eval(&[])? {
+            Some(p) => Optimum::Bounded(p),
+            None => Optimum::Empty,
+        })
+    }
+
+    /// The minimum of set dimension `pos` as a function of the parameters (isl's
+    /// `isl_set_dim_min`), defined where the set is non-empty;
+    /// [`Error::Unbounded`] when it is unbounded below for some parameters.
+    pub fn dim_min(&self, pos: usize) -> Result<PwAff> {
+        self.dim_min_with(pos, &mut Budget::unlimited())
+    }
+
+    /// [`Set::dim_min`] within a budget.
+    pub fn dim_min_with(&self, pos: usize, budget: &mut Budget) -> Result<PwAff> {
+        self.dim_opt(pos, false, budget)
+    }
+
+    /// The maximum of set dimension `pos` as a function of the parameters;
+    /// [`Error::Unbounded`] when it is unbounded above for some parameters.
+    pub fn dim_max(&self, pos: usize) -> Result<PwAff> {
+        self.dim_max_with(pos, &mut Budget::unlimited())
+    }
+
+    /// [`Set::dim_max`] within a budget.
+    pub fn dim_max_with(&self, pos: usize, budget: &mut Budget) -> Result<PwAff> {
+        self.dim_opt(pos, true, budget)
+    }
+
+    fn dim_opt(&self, pos: usize, max: bool, budget: &mut Budget) -> Result<PwAff> {
+        let n = self.n_dims();
+        if pos >= n {
+            return Err(Error::Unsupported(format!(
+                "dim_min/dim_max: dimension {pos} out of range"
+            )));
+        }
+        let one = self
+            .project_out(DimKind::Out, pos + 1, n - pos - 1)?
+            .project_out(DimKind::Out, 0, pos)?;
+        let r = lexopt(one.as_map(), max, budget)?;
+        if !r.unbounded.is_empty_with(budget)? {
+            return Err(Error::Unbounded);
+        }
+        r.optimum.get_pw_aff(0)
+    }
+}
+
+/// The graph of the optimum, or [`Error::Unbounded`].
+fn bounded_graph(r: LexOptResult, budget: &mut Budget) -> Result<Map> {
+    if !r.unbounded.is_empty_with(budget)? {
+        return Err(Error::Unbounded);
+    }
+    Ok(r.optimum.to_map())
+}
+
+/// The domain space of the optimisation: the map's domain, or the parameters of a set.
+fn domain_space_of(space: &Space) -> Space {
+    if space.is_map() {
+        space.domain_space()
+    } else {
+        space.params_space()
+    }
+}
+
+/// Lexicographic optimisation of a map (or set) over its range.
+fn lexopt(map: &Map, max: bool, budget: &mut Budget) -> Result<LexOptResult> {
+    let space = map.space().clone();
+    if space.is_params() {
+        return Err(Error::Unsupported(
+            "lexicographic optimisation of a parameter domain".into(),
+        ));
+    }
+    let dom = domain_space_of(&space);
+    let mut acc: Option<LexOptResult> = None;
+    for b in map.basic_maps() {
+        let r = lexopt_basic(b, &space, &dom, max, budget)?;
+        acc = Some(match acc {
+            None => r,
+            Some(a) => combine(a, r, max, &dom, budget)?,
+        });
+    }
+    Ok(acc.unwrap_or_else(|| LexOptResult {
+        optimum: PwMultiAff::empty(space),
+        empty: Set::universe(dom.clone()),
+        unbounded: Set::empty(dom),
+    }))
+}
+
+/// The parametric integer program of one basic map (see the module documentation).
+fn problem_of(b: &BasicMap, max: bool) -> Problem {
+    let space = b.space();
+    let n_base = space.n_params() + space.n_in();
+    let n_out = space.n_out();
+    let nd = b.n_dims();
+    let n_div = b.n_div();
+    // Context divs: known, over parameter columns and earlier context divs only.
+    let mut ctx_of: Vec<Option<usize>> = vec![None; n_div];
+    let mut n_ctx = 0;
+    for (k, d) in b.divs().iter().enumerate() {
+        let Some(d) = d else { continue };
+        let params_only = d.num[1 + n_base..1 + nd].iter().all(Int::is_zero)
+            && (0..k).all(|l| d.num[b.div_col(l)].is_zero() || ctx_of[l].is_some());
+        if params_only {
+            ctx_of[k] = Some(n_ctx);
+            n_ctx += 1;
+        }
+    }
+    let np = n_base + n_ctx;
+    let mut n_vars = n_out;
+    let mut col: Vec<usize> = Vec::with_capacity(b.n_cols());
+    col.extend(0..=n_base);
+    col.extend((0..n_out).map(|i| 1 + np + i));
+    for t in &ctx_of {
+        match t {
+            Some(t) => col.push(1 + n_base + t),
+            None => {
+                col.push(1 + np + n_vars);
+                n_vars += 1;
+            }
+        }
+    }
+    let width = 1 + np + n_vars;
+    let map_row = |r: &[Int]| {
+        let mut out = vec![Int::zero(); width];
+        for (c, v) in r.iter().enumerate() {
+            if !v.is_zero() {
+                out[col[c]] = &out[col[c]] + v;
+            }
+        }
+        if max {
+            for v in out[1 + np..1 + np + n_out].iter_mut() {
+                *v = -&*v;
+            }
+        }
+        out
+    };
+    let mut divs = Vec::with_capacity(n_ctx);
+    let mut ineqs: Vec<Vec<Int>> = b.ineqs().iter().map(|r| map_row(r)).collect();
+    for (k, d) in b.divs().iter().enumerate() {
+        let Some(d) = d else { continue };
+        if ctx_of[k].is_some() {
+            let mut num = vec![Int::zero(); 1 + np];
+            for (c, v) in d.num.iter().enumerate() {
+                if !v.is_zero() {
+                    num[col[c]] = &num[col[c]] + v;
+                }
+            }
+            divs.push(DivDef {
+                num,
+                den: d.den.clone(),
+            });
+        } else {
+            let dc = b.div_col(k);
+            let mut lo = d.num.clone();
+            lo[dc] = -&d.den;
+            let mut hi: Vec<Int> = d.num.iter().map(|c| -c).collect();
+            hi[dc] = d.den.clone();
+            hi[0] = &hi[0] + &d.den - Int::one();
+            ineqs.push(map_row(&lo));
+            ineqs.push(map_row(&hi));
+        }
+    }
+    Problem {
+        n_base,
+        divs,
+        n_vars,
+        eqs: b.eqs().iter().map(|r| map_row(r)).collect(),
+        ineqs,
+    }
+}
+
+/// A PIP context as a set of the domain space.
+fn context_set(ctx: &Context, dom: &Space) -> Result<BasicMap> {
+    BasicMap::from_parts(
+        dom.clone(),
+        ctx.divs.iter().cloned().map(Some).collect(),
+        ctx.eqs.clone(),
+        ctx.ineqs.clone(),
+    )
+}
+
+/// The optimum of a leaf as a multi-aff.
+fn leaf_multi_aff(
+    fn_space: &Space,
+    dom: &Space,
+    divs: &[DivDef],
+    values: Vec<(Vec<Int>, Int)>,
+    max: bool,
+) -> Result<MultiAff> {
+    let mut affs = Vec::with_capacity(values.len());
+    for (num, den) in values {
+        let mut a = Aff::from_parts(dom.clone(), divs.to_vec(), num, den)?
+            .simplify()
+            .floor();
+        if max {
+            a = a.neg();
+        }
+        affs.push(a.simplify());
+    }
+    MultiAff::new(fn_space.clone(), affs)
+}
+
+/// Pieces of a piecewise result under construction: identical functions share a piece.
+#[derive(Default)]
+struct Pieces {
+    list: Vec<(Vec<BasicMap>, MultiAff)>,
+}
+
+impl Pieces {
+    fn add(&mut self, parts: Vec<BasicMap>, ma: &MultiAff) {
+        if parts.is_empty() {
+            return;
+        }
+        match self.list.iter_mut().find(|(_, m)| m == ma) {
+            Some((p, _)) => p.extend(parts),
+            None => self.list.push((parts, ma.clone())),
+        }
+    }
+
+    fn finish(self, fn_space: &Space, dom: &Space) -> Result<PwMultiAff> {
+        let mut pw = PwMultiAff::empty(fn_space.clone());
+        for (parts, ma) in self.list {
+            pw.add_piece(Set::from_map(Map::from_parts(dom.clone(), parts)?)?, ma)?;
+        }
+        Ok(pw)
+    }
+}
+
+/// Solves one basic map.
+fn lexopt_basic(
+    b: &BasicMap,
+    fn_space: &Space,
+    dom: &Space,
+    max: bool,
+    budget: &mut Budget,
+) -> Result<LexOptResult> {
+    let problem = problem_of(b, max);
+    let leaves = pip::solve(&problem, fn_space.n_out(), budget)?;
+    let mut pieces = Pieces::default();
+    let mut empty = Vec::new();
+    let mut unbounded = Vec::new();
+    for leaf in leaves {
+        let mut ctx = leaf.context;
+        ctx.drop_redundant(budget)?;
+        let piece = context_set(&ctx, dom)?;
+        match leaf.outcome {
+            Outcome::Empty => empty.push(piece),
+            Outcome::Unbounded => unbounded.push(piece),
+            Outcome::Optimum(values) => {
+                let ma = leaf_multi_aff(fn_space, dom, &ctx.divs, values, max)?;
+                pieces.add(vec![piece], &ma);
+            }
+        }
+    }
+    Ok(LexOptResult {
+        optimum: pieces.finish(fn_space, dom)?,
+        empty: Set::from_map(Map::from_parts(dom.clone(), empty)?)?,
+        unbounded: Set::from_map(Map::from_parts(dom.clone(), unbounded)?)?,
+    })
+}
+
+/// The numerators of two affs over the columns of `bm` (their divs added to it).
+fn embed_pair(bm: &mut BasicMap, a: &Aff, b: &Aff) -> (Vec<Int>, Vec<Int>) {
+    let targets: Vec<usize> = (0..a.n_dims()).collect();
+    let mut ra = a.embed(bm, &targets);
+    let rb = b.embed(bm, &targets);
+    ra.resize(bm.n_cols(), Int::zero());
+    (ra, rb)
+}
+
+/// `b·den_a - a·den_b` (positive exactly where `a < b`, up to the positive factor).
+fn difference(ra: &[Int], da: &Int, rb: &[Int], db: &Int) -> Vec<Int> {
+    ra.iter().zip(rb).map(|(x, y)| y * da - x * db).collect()
+}
+
+/// The set where `a ≺ b` lexicographically (or `a ≼ b` with `or_equal`), as disjoint
+/// basic sets: one per first differing component.
+fn lex_less_set(a: &MultiAff, b: &MultiAff, dom: &Space, or_equal: bool) -> Result<Set> {
+    let n = a.affs().len();
+    let mut parts = Vec::new();
+    for level in 0..=n {
+        if level == n && !or_equal {
+            break;
+        }
+        let mut bm = BasicMap::universe(dom.clone());
+        let mut eqs = Vec::new();
+        for i in 0..level {
+            let (x, y) = (&a.affs()[i], &b.affs()[i]);
+            let (rx, ry) = embed_pair(&mut bm, x, y);
+            eqs.push(difference(&rx, x.den(), &ry, y.den()));
+        }
+        let mut strict = None;
+        if level < n {
+            let (x, y) = (&a.affs()[level], &b.affs()[level]);
+            let (rx, ry) = embed_pair(&mut bm, x, y);
+            let mut row = difference(&rx, x.den(), &ry, y.den());
+            row[0] = &row[0] - &(x.den() * y.den());
+            strict = Some(row);
+        }
+        let width = bm.n_cols();
+        for mut r in eqs {
+            r.resize(width, Int::zero());
+            bm.add_eq(r);
+        }
+        if let Some(r) = strict {
+            bm.add_ineq(r);
+        }
+        parts.push(bm);
+    }
+    Set::from_map(Map::from_parts(dom.clone(), parts)?)
+}
+
+/// The basic sets of `set` that contain an integer point.
+fn non_empty_parts(set: &Set, budget: &mut Budget) -> Result<Vec<BasicMap>> {
+    Ok(set.as_map().remove_empty_parts(budget)?.into_basic_maps())
+}
+
+/// The pointwise optimum of two results over the same spaces.
+fn combine(
+    a: LexOptResult,
+    b: LexOptResult,
+    max: bool,
+    dom: &Space,
+    budget: &mut Budget,
+) -> Result<LexOptResult> {
+    let fn_space = a.optimum.space().clone();
+    let mut pieces = Pieces::default();
+    for (d, ma) in a.optimum.pieces() {
+        for (e, mb) in b.optimum.pieces() {
+            let de = d.intersect(e)?;
+            let de = Set::from_map(Map::from_parts(dom.clone(), non_empty_parts(&de, budget)?)?)?;
+            if de.as_map().is_obviously_empty() {
+                continue;
+            }
+            let (a_wins, b_wins) = if max {
+                (
+                    lex_less_set(mb, ma, dom, true)?,
+                    lex_less_set(ma, mb, dom, false)?,
+                )
+            } else {
+                (
+                    lex_less_set(ma, mb, dom, true)?,
+                    lex_less_set(mb, ma, dom, false)?,
+                )
+            };
+            pieces.add(non_empty_parts(&de.intersect(&a_wins)?, budget)?, ma);
+            pieces.add(non_empty_parts(&de.intersect(&b_wins)?, budget)?, mb);
+        }
+    }
+    for (d, ma) in a.optimum.pieces() {
+        pieces.add(non_empty_parts(&d.intersect(&b.empty)?, budget)?, ma);
+    }
+    for (e, mb) in b.optimum.pieces() {
+        pieces.add(non_empty_parts(&e.intersect(&a.empty)?, budget)?, mb);
+    }
+    let empty = non_empty_parts(&a.empty.intersect(&b.empty)?, budget)?;
+    Ok(LexOptResult {
+        optimum: pieces.finish(&fn_space, dom)?,
+        empty: Set::from_map(Map::from_parts(dom.clone(), empty)?)?,
+        unbounded: a.unbounded.union(&b.unbounded)?,
+    })
+}
