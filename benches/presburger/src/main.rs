@@ -17,6 +17,9 @@
 //! the second the time of the operation alone, on the freshly parsed operands. An entry
 //! is repeated until it has run (parse included) for 50 ms or 10,000 times; the numbers
 //! are means over the repetitions.
+//!
+//! With the environment variable `POLLEN_BENCH_REPS=<n>`, every entry runs exactly `n`
+//! times instead (for deterministic profiles, e.g. under `valgrind --tool=callgrind`).
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -76,7 +79,14 @@ fn time(entry: &Entry) -> std::result::Result<(f64, f64), String> {
     let mut total = Duration::ZERO;
     let mut op = Duration::ZERO;
     let mut repetitions = 0u32;
-    while total < Duration::from_millis(50) && repetitions < 10_000 {
+    let fixed: Option<u32> = std::env::var("POLLEN_BENCH_REPS")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let more = |total: Duration, repetitions: u32| match fixed {
+        Some(n) => repetitions < n,
+        None => total < Duration::from_millis(50) && repetitions < 10_000,
+    };
+    while more(total, repetitions) {
         let start = Instant::now();
         let operands = entry
             .operands
@@ -106,7 +116,9 @@ fn operand(text: &str) -> Result<Map> {
     }
 }
 
-/// Runs one operation; its result is dropped.
+/// Runs one operation; its result is dropped. Never inlined, so that profilers can
+/// attribute the operation alone (`valgrind --toggle-collect=*::run`).
+#[inline(never)]
 fn run(operation: &str, operands: &[Map]) -> std::result::Result<(), String> {
     let Some(a) = operands.first() else {
         return Err("no operand".into());

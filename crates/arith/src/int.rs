@@ -581,19 +581,31 @@ impl FromStr for Int {
 }
 
 /// Implements a binary operator for all owned/borrowed combinations of [`Int`] and for an
-/// `i64` right-hand side, with the small-small case handled by `$small`.
+/// `i64` right-hand side. The small-small case without overflow (`$checked`) is inlined
+/// at every call site; everything else (overflow into `i128` via `$small`, big operands)
+/// is in a cold out-of-line function, so that the fast path stays a few instructions.
 macro_rules! int_binop {
     ($Trait:ident, $method:ident, $Assign:ident, $assign:ident, $small:ident, $checked:ident) => {
         impl $Trait<Int> for Int {
             type Output = Int;
             #[inline]
             fn $method(self, rhs: Int) -> Int {
-                match (self, rhs) {
-                    (Small(a), Small(b)) => $small(a, b),
-                    (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), b)),
-                    (Big(a), Small(b)) => normalize($Trait::$method(a, b)),
-                    (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                if let (Small(a), Small(b)) = (&self, &rhs) {
+                    if let Some(v) = a.$checked(*b) {
+                        return Small(v);
+                    }
                 }
+                #[cold]
+                #[inline(never)]
+                fn slow(x: Int, y: Int) -> Int {
+                    match (x, y) {
+                        (Small(a), Small(b)) => $small(a, b),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(a, b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                    }
+                }
+                slow(self, rhs)
             }
         }
 
@@ -601,12 +613,22 @@ macro_rules! int_binop {
             type Output = Int;
             #[inline]
             fn $method(self, rhs: &Int) -> Int {
-                match (self, rhs) {
-                    (Small(a), Small(b)) => $small(a, *b),
-                    (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), b)),
-                    (Big(a), Small(b)) => normalize($Trait::$method(a, *b)),
-                    (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                if let (Small(a), Small(b)) = (&self, rhs) {
+                    if let Some(v) = a.$checked(*b) {
+                        return Small(v);
+                    }
                 }
+                #[cold]
+                #[inline(never)]
+                fn slow(x: Int, y: &Int) -> Int {
+                    match (x, y) {
+                        (Small(a), Small(b)) => $small(a, *b),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(a, *b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                    }
+                }
+                slow(self, rhs)
             }
         }
 
@@ -614,12 +636,22 @@ macro_rules! int_binop {
             type Output = Int;
             #[inline]
             fn $method(self, rhs: Int) -> Int {
-                match (self, rhs) {
-                    (Small(a), Small(b)) => $small(*a, b),
-                    (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), b)),
-                    (Big(a), Small(b)) => normalize($Trait::$method(a, b)),
-                    (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                if let (Small(a), Small(b)) = (self, &rhs) {
+                    if let Some(v) = a.$checked(*b) {
+                        return Small(v);
+                    }
                 }
+                #[cold]
+                #[inline(never)]
+                fn slow(x: &Int, y: Int) -> Int {
+                    match (x, y) {
+                        (Small(a), Small(b)) => $small(*a, b),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(a, b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                    }
+                }
+                slow(self, rhs)
             }
         }
 
@@ -627,12 +659,22 @@ macro_rules! int_binop {
             type Output = Int;
             #[inline]
             fn $method(self, rhs: &Int) -> Int {
-                match (self, rhs) {
-                    (Small(a), Small(b)) => $small(*a, *b),
-                    (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), b)),
-                    (Big(a), Small(b)) => normalize($Trait::$method(a, *b)),
-                    (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                if let (Small(a), Small(b)) = (self, rhs) {
+                    if let Some(v) = a.$checked(*b) {
+                        return Small(v);
+                    }
                 }
+                #[cold]
+                #[inline(never)]
+                fn slow(x: &Int, y: &Int) -> Int {
+                    match (x, y) {
+                        (Small(a), Small(b)) => $small(*a, *b),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(a, *b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                    }
+                }
+                slow(self, rhs)
             }
         }
 
@@ -640,10 +682,20 @@ macro_rules! int_binop {
             type Output = Int;
             #[inline]
             fn $method(self, rhs: i64) -> Int {
-                match self {
-                    Small(a) => $small(a, rhs),
-                    Big(a) => normalize($Trait::$method(a, rhs)),
+                if let Small(a) = &self {
+                    if let Some(v) = a.$checked(rhs) {
+                        return Small(v);
+                    }
                 }
+                #[cold]
+                #[inline(never)]
+                fn slow(x: Int, y: i64) -> Int {
+                    match x {
+                        Small(a) => $small(a, y),
+                        Big(a) => normalize($Trait::$method(a, y)),
+                    }
+                }
+                slow(self, rhs)
             }
         }
 
@@ -651,10 +703,20 @@ macro_rules! int_binop {
             type Output = Int;
             #[inline]
             fn $method(self, rhs: i64) -> Int {
-                match self {
-                    Small(a) => $small(*a, rhs),
-                    Big(a) => normalize($Trait::$method(a, rhs)),
+                if let Small(a) = self {
+                    if let Some(v) = a.$checked(rhs) {
+                        return Small(v);
+                    }
                 }
+                #[cold]
+                #[inline(never)]
+                fn slow(x: &Int, y: i64) -> Int {
+                    match x {
+                        Small(a) => $small(*a, y),
+                        Big(a) => normalize($Trait::$method(a, y)),
+                    }
+                }
+                slow(self, rhs)
             }
         }
 
