@@ -12,7 +12,12 @@
 //!      of `B` valid on all of `A` (one integer emptiness test `B ∧ ¬c` each). When every
 //!      constraint of `B` is valid on `A`, `A ⊆ B` and `A` is dropped (and symmetrically).
 //!      Otherwise the candidate contains `A ∪ B` and replaces both when
-//!      `candidate ∖ A ∖ B` is empty, which is exact;
+//!      `candidate ∖ A ∖ B` is empty, which is exact, or without that test when the only
+//!      constraints left out are one `c` of `A` and its negation `-c - 1` in `B`
+//!      (adjacent facets: the candidate is then exactly `A ∪ B`). A constraint with a
+//!      parallel, at least as tight constraint in the other part is valid there without
+//!      a solver call;
+//!      the fused part keeps the constraints not rationally redundant (one LP each);
 //!    - a part with existentials is dropped when it is contained in an explicit part.
 //!
 //! Every test is an emptiness proof within the solver cap of [`super::capped`]: when a
@@ -31,11 +36,11 @@ use crate::error::{Budget, Result};
 use crate::map::Map;
 use crate::set::Set;
 
-use super::gist::remove_redundant_basic;
+use super::gist::remove_rationally_redundant;
 use super::subtract::{subtract_basic, subtract_parts};
 use super::{
-    capped, constraints_as_ineqs, import_constraints, map_with_parts, negate, proven_empty,
-    with_constraints,
+    capped, constraints_as_ineqs, implied_by_parallel, import_constraints, map_with_parts, negate,
+    proven_empty, with_constraints,
 };
 
 impl Map {
@@ -194,37 +199,47 @@ fn fuse(a: &BasicMap, b: &BasicMap, budget: &mut Budget) -> Result<Pair> {
     let ca: Vec<Vec<Int>> = constraints_as_ineqs(a).iter().map(pad).collect();
     let a_x = with_constraints(&common, Vec::new(), ca.clone())?;
     let b_x = with_constraints(&common, Vec::new(), cb.clone())?;
+    // Valid when a parallel constraint of the part implies it, else on an integer
+    // emptiness proof of `part ∧ ¬c`.
     let valid_on = |part: &BasicMap, c: &Vec<Int>, budget: &mut Budget| -> Result<bool> {
+        if implied_by_parallel(part, c) {
+            return Ok(true);
+        }
         let mut test = part.clone();
         test.add_ineq(negate(c));
         proven_empty(&test.simplify(), budget)
     };
     let mut kept = Vec::new();
-    let mut all_b_valid = true;
+    let mut b_invalid = Vec::new();
     for c in &cb {
         if valid_on(&a_x, c, budget)? {
             kept.push(c.clone());
         } else {
-            all_b_valid = false;
+            b_invalid.push(c);
         }
     }
-    if all_b_valid {
+    if b_invalid.is_empty() {
         return Ok(Pair::FirstInSecond);
     }
-    let mut all_a_valid = true;
+    let mut a_invalid = Vec::new();
     for c in &ca {
         if valid_on(&b_x, c, budget)? {
             kept.push(c.clone());
         } else {
-            all_a_valid = false;
+            a_invalid.push(c);
         }
     }
-    if all_a_valid {
+    if a_invalid.is_empty() {
         return Ok(Pair::SecondInFirst);
     }
     let candidate = with_constraints(&common, Vec::new(), kept)?.simplify();
-    if subtract_parts(vec![candidate.clone()], &[a_x, b_x], budget)?.is_empty() {
-        let fused = remove_redundant_basic(&candidate, budget)?;
+    // One constraint `c` of `a` and its negation `-c - 1` in `b` are the only ones not
+    // valid on the other part: `a = P ∧ c`, `b = Q ∧ ¬c` with `P` valid on `b`, `Q` on
+    // `a`, so `P ∧ Q = a ∪ b` (a point of it satisfies `c` or, being integer, `¬c`).
+    let adjacent_facets =
+        a_invalid.len() == 1 && b_invalid.len() == 1 && negate(a_invalid[0]) == *b_invalid[0];
+    if adjacent_facets || subtract_parts(vec![candidate.clone()], &[a_x, b_x], budget)?.is_empty() {
+        let fused = remove_rationally_redundant(&candidate, budget)?;
         return Ok(Pair::Fused(Box::new(fused)));
     }
     Ok(Pair::Keep)

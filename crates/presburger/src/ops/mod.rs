@@ -147,6 +147,16 @@ pub(crate) fn explicit_parts(m: &Map, budget: &mut Budget) -> Result<Vec<BasicMa
     Ok(out)
 }
 
+/// Whether a constraint of `b` syntactically implies `row ≥ 0` (over `b`'s columns): an
+/// inequality with the same coefficients and a constant at most `row`'s, or an equality
+/// `e = 0` with `±e` such. A cheap sufficient test that spares a solver call.
+pub(crate) fn implied_by_parallel(b: &BasicMap, row: &[Int]) -> bool {
+    let same = |r: &[Int]| r[1..] == row[1..] && r[0] <= row[0];
+    let opposite_of =
+        |e: &[Int]| e[1..].iter().zip(&row[1..]).all(|(a, c)| *a == -c) && -&e[0] <= row[0];
+    b.ineqs().iter().any(|r| same(r)) || b.eqs().iter().any(|e| same(e) || opposite_of(e))
+}
+
 /// Whether two basic maps are written identically (same locals, same rows).
 pub(crate) fn same_basic_map(a: &BasicMap, b: &BasicMap) -> bool {
     a.divs() == b.divs() && a.eqs() == b.eqs() && a.ineqs() == b.ineqs()

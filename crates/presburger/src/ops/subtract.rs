@@ -24,7 +24,8 @@ use crate::map::Map;
 use crate::set::Set;
 
 use super::{
-    align_same_space, explicit_parts, import_constraints, map_with_parts, negate, proven_empty,
+    align_same_space, explicit_parts, implied_by_parallel, import_constraints, map_with_parts,
+    negate, proven_empty,
 };
 
 impl Map {
@@ -125,6 +126,10 @@ pub(crate) fn subtract_basic(
     }
     let mut out = Vec::new();
     for c in constraints {
+        if implied_by_parallel(&current, &c) {
+            // `current ∧ ¬c` is empty and `c` adds nothing to the later pieces.
+            continue;
+        }
         let mut piece = current.clone();
         piece.add_ineq(negate(&c));
         let piece = piece.simplify();
