@@ -12,9 +12,9 @@ pub mod enumerate;
 pub mod error;
 pub mod lexmin;
 pub mod map;
+pub mod ops;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod oracle;
-pub mod ops;
 pub mod set;
 pub mod solver;
 pub mod space;
