@@ -493,8 +493,8 @@ impl BasicMap {
             if !keep[i] {
                 continue;
             }
-            let neg: Vec<Int> = ineqs[i][1..].iter().map(|c| -c).collect();
-            if let Ok(j) = ineqs.binary_search_by(|r| r[1..].cmp(&neg[..])) {
+            let found = ineqs.binary_search_by(|r| cmp_with_negation(&r[1..], &ineqs[i][1..]));
+            if let Ok(j) = found {
                 let sum = &ineqs[i][0] + &ineqs[j][0];
                 if sum.is_negative() {
                     return false;
@@ -824,6 +824,20 @@ fn eliminate(row: &mut [Int], pivot: &[Int], col: usize, is_eq: bool) -> bool {
         }
     }
     true
+}
+
+/// Compares `a` lexicographically with `-b` (same length) without building `-b`.
+fn cmp_with_negation(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x.as_small(), y.as_small()) {
+            (Some(x), Some(y)) if y != i64::MIN => x.cmp(&-y),
+            _ => x.cmp(&-y),
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    std::cmp::Ordering::Equal
 }
 
 /// Copies a row into a row of length `n`, moving entry `i` to `col_of[i]` (adding up).

@@ -10,6 +10,8 @@
 //! parameters followed by the right operand's new ones) and then require the tuples to
 //! match, failing with [`Error::SpaceMismatch`] otherwise.
 
+use std::borrow::Cow;
+
 use pollen_arith::Int;
 
 use crate::bmap::BasicMap;
@@ -128,6 +130,15 @@ impl Map {
         Ok((a.align_params(&params)?, b.align_params(&params)?))
     }
 
+    /// [`Map::align_pair`] without copying when the parameters already agree.
+    fn align_pair_ref<'a>(a: &'a Map, b: &'a Map) -> Result<(Cow<'a, Map>, Cow<'a, Map>)> {
+        if a.space.param_names() == b.space.param_names() {
+            return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
+        }
+        let (a, b) = Map::align_pair(a, b)?;
+        Ok((Cow::Owned(a), Cow::Owned(b)))
+    }
+
     /// Reshapes every part (see [`BasicMap::reshape`]).
     fn map_parts(&self, space: Space, n_exists: usize, targets: &[usize]) -> Map {
         let mut m = Map::empty(space.clone());
@@ -150,7 +161,7 @@ impl Map {
 
     /// Intersection.
     pub fn intersect(&self, other: &Map) -> Result<Map> {
-        let (a, b) = Map::align_pair(self, other)?;
+        let (a, b) = Map::align_pair_ref(self, other)?;
         a.check_same_tuples(&b, "intersect")?;
         let mut m = Map::empty(a.space.clone());
         for x in &a.parts {
@@ -334,7 +345,7 @@ impl Map {
 
     /// Composition: `self` then `other` (`{ x -> z : ∃y: x->y ∈ self, y->z ∈ other }`).
     pub fn apply_range(&self, other: &Map) -> Result<Map> {
-        let (a, b) = Map::align_pair(self, other)?;
+        let (a, b) = Map::align_pair_ref(self, other)?;
         if a.space.range_tuple() != b.space.domain_tuple() || !a.space.is_map() {
             return Err(mismatch("apply_range", &a.space, &b.space));
         }
