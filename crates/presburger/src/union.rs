@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::error::Result;
 use crate::map::{merged_params, Map};
 use crate::set::Set;
+use crate::space::Space;
 
 /// Maps in several spaces, keyed by tuple names.
 #[derive(Clone, Debug, Default)]
@@ -196,9 +197,45 @@ impl UnionMap {
         Ok(u)
     }
 
-    /// The deltas of every map with equal arities.
+    /// The deltas `{ y - x }` of the members whose domain and range are the same space
+    /// (as isl, the other members are skipped).
     pub fn deltas(&self) -> Result<UnionSet> {
-        Ok(UnionSet(self.map_each(|m| m.deltas())?))
+        let mut u = UnionMap::empty(self.params.clone());
+        for m in self.maps() {
+            if m.space().is_map() && m.space().domain_tuple() == m.space().range_tuple() {
+                u.add_map(m.deltas()?)?;
+            }
+        }
+        Ok(UnionSet(u))
+    }
+
+    /// Whether `self ⊆ other` and `self ≠ other`.
+    pub fn is_strict_subset(&self, other: &UnionMap) -> Result<bool> {
+        Ok(self.is_subset(other)? && !other.is_subset(self)?)
+    }
+
+    /// The parameter values for which some member is non-empty.
+    pub fn params(&self) -> Result<Set> {
+        let mut out = Set::empty(Space::params(self.params.clone()));
+        for m in self.maps() {
+            out = out.union(&m.params_set())?;
+        }
+        Ok(out)
+    }
+
+    /// Every member coalesced.
+    pub fn coalesce(&self) -> Result<UnionMap> {
+        self.map_each(|m| m.coalesce())
+    }
+
+    /// The lexicographic minimum of every member (per domain point for maps).
+    pub fn lexmin(&self) -> Result<UnionMap> {
+        self.map_each(|m| m.lexmin())
+    }
+
+    /// The lexicographic maximum of every member (per domain point for maps).
+    pub fn lexmax(&self) -> Result<UnionMap> {
+        self.map_each(|m| m.lexmax())
     }
 
     /// Views the union as a union set when every member is a set.
@@ -257,5 +294,30 @@ impl UnionSet {
     /// The parameters.
     pub fn param_names(&self) -> &[String] {
         self.0.param_names()
+    }
+
+    /// Whether `self ⊆ other` and `self ≠ other`.
+    pub fn is_strict_subset(&self, other: &UnionSet) -> Result<bool> {
+        self.0.is_strict_subset(&other.0)
+    }
+
+    /// The parameter values for which some member is non-empty.
+    pub fn params(&self) -> Result<Set> {
+        self.0.params()
+    }
+
+    /// Every member coalesced.
+    pub fn coalesce(&self) -> Result<UnionSet> {
+        Ok(UnionSet(self.0.coalesce()?))
+    }
+
+    /// The lexicographic minimum of every member.
+    pub fn lexmin(&self) -> Result<UnionSet> {
+        Ok(UnionSet(self.0.lexmin()?))
+    }
+
+    /// The lexicographic maximum of every member.
+    pub fn lexmax(&self) -> Result<UnionSet> {
+        Ok(UnionSet(self.0.lexmax()?))
     }
 }
