@@ -673,17 +673,23 @@ impl BasicMap {
         changed
     }
 
+    /// The column of local `k` when it is an existential that no definition references
+    /// and that appears in inequalities only.
+    fn inequality_only_existential(&self, k: usize) -> Option<usize> {
+        let col = self.div_col(k);
+        let free = self.divs[k].is_none()
+            && !self.div_referenced_by_defs(k)
+            && self.eqs.iter().all(|r| r[col].is_zero());
+        free.then_some(col)
+    }
+
     /// Drops existentials bounded only from one side, with their constraints.
     fn drop_one_sided_existentials(&mut self) -> bool {
         let mut changed = false;
         for k in (0..self.n_div()).rev() {
-            if self.divs[k].is_some() || self.div_referenced_by_defs(k) {
+            let Some(col) = self.inequality_only_existential(k) else {
                 continue;
-            }
-            let col = self.div_col(k);
-            if self.eqs.iter().any(|r| !r[col].is_zero()) {
-                continue;
-            }
+            };
             let pos = self.ineqs.iter().any(|r| r[col].is_positive());
             let neg = self.ineqs.iter().any(|r| r[col].is_negative());
             if pos && neg {
@@ -701,13 +707,9 @@ impl BasicMap {
     fn eliminate_exact_existentials(&mut self) -> bool {
         let mut changed = false;
         for k in (0..self.n_div()).rev() {
-            if self.divs[k].is_some() || self.div_referenced_by_defs(k) {
+            let Some(col) = self.inequality_only_existential(k) else {
                 continue;
-            }
-            let col = self.div_col(k);
-            if self.eqs.iter().any(|r| !r[col].is_zero()) {
-                continue;
-            }
+            };
             let lowers: Vec<&Vec<Int>> =
                 self.ineqs.iter().filter(|r| r[col].is_positive()).collect();
             let uppers: Vec<&Vec<Int>> =

@@ -543,37 +543,41 @@ impl Map {
         m
     }
 
-    /// Fixes a dimension to a value.
-    pub fn fix_val(&self, kind: DimKind, pos: usize, value: &Int) -> Result<Map> {
+    /// Adds `sign·(dim - value) ≥ 0` (an equality when `is_eq`) to every part.
+    fn bound_dim(
+        &self,
+        kind: DimKind,
+        pos: usize,
+        value: &Int,
+        sign: i64,
+        is_eq: bool,
+    ) -> Result<Map> {
         let col = self.dim_row(kind, pos)?;
         Ok(self.add_to_parts(|b| {
             let mut row = b.zero_row();
-            row[0] = -value;
-            row[col] = Int::one();
-            b.add_eq(row);
+            row[0] = -value * sign;
+            row[col] = Int::from(sign);
+            if is_eq {
+                b.add_eq(row);
+            } else {
+                b.add_ineq(row);
+            }
         }))
+    }
+
+    /// Fixes a dimension to a value.
+    pub fn fix_val(&self, kind: DimKind, pos: usize, value: &Int) -> Result<Map> {
+        self.bound_dim(kind, pos, value, 1, true)
     }
 
     /// Adds `dim ≥ value`.
     pub fn lower_bound_val(&self, kind: DimKind, pos: usize, value: &Int) -> Result<Map> {
-        let col = self.dim_row(kind, pos)?;
-        Ok(self.add_to_parts(|b| {
-            let mut row = b.zero_row();
-            row[0] = -value;
-            row[col] = Int::one();
-            b.add_ineq(row);
-        }))
+        self.bound_dim(kind, pos, value, 1, false)
     }
 
     /// Adds `dim ≤ value`.
     pub fn upper_bound_val(&self, kind: DimKind, pos: usize, value: &Int) -> Result<Map> {
-        let col = self.dim_row(kind, pos)?;
-        Ok(self.add_to_parts(|b| {
-            let mut row = b.zero_row();
-            row[0] = value.clone();
-            row[col] = -Int::one();
-            b.add_ineq(row);
-        }))
+        self.bound_dim(kind, pos, value, -1, false)
     }
 
     /// Adds `dim1 = dim2` between two dimensions.
