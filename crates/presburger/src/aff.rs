@@ -268,6 +268,22 @@ impl Aff {
         a.simplify()
     }
 
+    /// The same function with simpler divs: a nested `floor((±floor(x/m) + r)/n)` becomes
+    /// `floor((±x + m·r + ...)/(m·n))`, integer multiples of the denominator move out of
+    /// a div's numerator (`floor((2N)/3) = N + floor(-N/3)`: coefficients end in
+    /// `[-d/2, d/2]`, the constant in `(-d, d)`), a div that is then constant or has
+    /// denominator one is substituted, and the result is [simplified](Aff::simplify).
+    /// The divs may then differ from those of the sets the aff came with.
+    pub fn reduce_divs(mut self) -> Aff {
+        let mut k = 0;
+        while k < self.divs.len() {
+            if self.reduce_div(k) {
+                k += 1;
+            }
+        }
+        self.simplify()
+    }
+
     /// Canonical form: divs normalised and deduplicated, unused divs removed, the
     /// numerator and denominator reduced by their gcd. The function is unchanged.
     pub fn simplify(mut self) -> Aff {
@@ -304,6 +320,105 @@ impl Aff {
             self.den = self.den.exact_div(&g);
         }
         self
+    }
+
+    /// Reduces div `k` (whose earlier divs are already reduced); returns `false` when the
+    /// div was substituted and removed.
+    fn reduce_div(&mut self, k: usize) -> bool {
+        let nd = self.n_dims();
+        let col = 1 + nd + k;
+        // Flatten `floor((±q_j + r)/n)` with `q_j = floor(x/m)`: `floor(x/m) + r =
+        // floor((x + m·r)/m)` and `-floor(x/m) = floor((-x + m - 1)/m)`, and
+        // `floor(floor(y/m)/n) = floor(y/(m·n))`.
+        let mut j = k;
+        while j > 0 {
+            j -= 1;
+            let cj = 1 + nd + j;
+            let c = self.divs[k].num[cj].clone();
+            if !(c.is_one() || (-&c).is_one()) {
+                continue;
+            }
+            let inner = self.divs[j].clone();
+            let m = inner.den.clone();
+            let d = &mut self.divs[k];
+            d.num[cj] = Int::zero();
+            for v in d.num.iter_mut() {
+                *v = &*v * &m;
+            }
+            for (v, x) in d.num.iter_mut().zip(&inner.num) {
+                *v = if c.is_one() { &*v + x } else { &*v - x };
+            }
+            if !c.is_one() {
+                d.num[0] = &d.num[0] + &m - Int::one();
+            }
+            d.den = &d.den * &m;
+            // The new numerator may use divs before j: look at them again.
+            j = k;
+            if d.num[1 + nd..col].iter().all(Int::is_zero) {
+                break;
+            }
+        }
+        let (num, den) = normalize_div(
+            std::mem::take(&mut self.divs[k].num),
+            self.divs[k].den.clone(),
+        );
+        self.divs[k].num = num;
+        self.divs[k].den = den;
+        // Move integer multiples of the denominator out: q_k = Σ t_i x_i + q_k'.
+        let den = self.divs[k].den.clone();
+        let mut out = vec![Int::zero(); self.num.len()];
+        let half = den.floor_div(&Int::from(2));
+        for (c, v) in self.divs[k].num.iter_mut().enumerate().take(col) {
+            let t = if c == 0 {
+                if v.is_negative() {
+                    v.ceil_div(&den)
+                } else {
+                    v.floor_div(&den)
+                }
+            } else if (&*v + &*v).abs() > den {
+                // v - t·den in (-d/2, d/2]
+                (&*v - &half).ceil_div(&den)
+            } else {
+                Int::zero()
+            };
+            if !t.is_zero() {
+                *v = &*v - &(&t * &den);
+                out[c] = t;
+            }
+        }
+        let trivial = den.is_one() || self.divs[k].num[1..col].iter().all(Int::is_zero);
+        if trivial {
+            // q_k = Σ t_i x_i + floor(c/den) exactly.
+            out[0] = &out[0] + &self.divs[k].num[0].floor_div(&den);
+        }
+        if out.iter().any(|t| !t.is_zero()) {
+            let rows = std::iter::once(&mut self.num)
+                .chain(self.divs[k + 1..].iter_mut().map(|d| &mut d.num));
+            for row in rows {
+                let f = row[col].clone();
+                if f.is_zero() {
+                    continue;
+                }
+                for (v, t) in row.iter_mut().zip(&out) {
+                    if !t.is_zero() {
+                        *v = &*v + &(&f * t);
+                    }
+                }
+            }
+        }
+        if trivial {
+            for row in std::iter::once(&mut self.num)
+                .chain(self.divs[k + 1..].iter_mut().map(|d| &mut d.num))
+            {
+                row[col] = Int::zero();
+            }
+            self.remove_div(k);
+            return false;
+        }
+        let (num, den) = normalize_div(std::mem::take(&mut self.divs[k].num), den);
+        self.divs[k].num = num;
+        self.divs[k].den = den;
+        true
     }
 
     /// Adds column `from` into column `to` in every row, zeroing `from`.

@@ -242,11 +242,14 @@ fn lexopt(map: &Map, max: bool, budget: &mut Budget) -> Result<LexOptResult> {
             Some(a) => combine(a, r, max, &dom, budget)?,
         });
     }
-    Ok(acc.unwrap_or_else(|| LexOptResult {
-        optimum: PwMultiAff::empty(space),
-        empty: Set::universe(dom.clone()),
-        unbounded: Set::empty(dom),
-    }))
+    match acc {
+        Some(r) => polish(r, budget),
+        None => Ok(LexOptResult {
+            optimum: PwMultiAff::empty(space),
+            empty: Set::universe(dom.clone()),
+            unbounded: Set::empty(dom),
+        }),
+    }
 }
 
 /// The parametric integer program of one basic map (see the module documentation).
@@ -380,13 +383,160 @@ impl Pieces {
         }
     }
 
-    fn finish(self, fn_space: &Space, dom: &Space) -> Result<PwMultiAff> {
-        let mut pw = PwMultiAff::empty(fn_space.clone());
+    /// The piecewise function: pieces whose functions agree on the union of their
+    /// domains are merged (keeping the function with fewer divs), and every domain is
+    /// coalesced.
+    fn finish(self, fn_space: &Space, dom: &Space, budget: &mut Budget) -> Result<PwMultiAff> {
+        // (domain, function, a point of the domain)
+        let n = self.list.len();
+        let mut list = Vec::with_capacity(self.list.len());
         for (parts, ma) in self.list {
-            pw.add_piece(Set::from_map(Map::from_parts(dom.clone(), parts)?)?, ma)?;
+            let mut point = None;
+            if n > 1 {
+                for b in &parts {
+                    point = b.sample(budget)?;
+                    if point.is_some() {
+                        break;
+                    }
+                }
+            }
+            list.push((Map::from_parts(dom.clone(), parts)?, ma, point));
+        }
+        let mut i = 0;
+        while i < list.len() {
+            let mut j = i + 1;
+            while j < list.len() {
+                // Whether the function of `x` may hold on the domain of `y`, judged at
+                // the sample point of `y` first.
+                let may_replace = |x: usize, y: usize| match &list[y].2 {
+                    Some(p) => list[x].1.eval(p) == list[y].1.eval(p),
+                    None => true,
+                };
+                let (first, second) = if n_divs(&list[j].1) < n_divs(&list[i].1) {
+                    (j, i)
+                } else {
+                    (i, j)
+                };
+                // The simpler function first: it may replace the other on its domain.
+                let keep = if may_replace(first, second)
+                    && agrees(
+                        &list[first].1,
+                        &list[second].1,
+                        &list[second].0,
+                        dom,
+                        budget,
+                    )? {
+                    Some(first)
+                } else if may_replace(second, first)
+                    && agrees(&list[second].1, &list[first].1, &list[first].0, dom, budget)?
+                {
+                    Some(second)
+                } else {
+                    None
+                };
+                let Some(keep) = keep else {
+                    j += 1;
+                    continue;
+                };
+                let (dj, mj, pj) = list.remove(j);
+                if keep == j {
+                    list[i].1 = mj;
+                    list[i].2 = pj;
+                }
+                for b in dj.into_basic_maps() {
+                    list[i].0.push(b);
+                }
+                j = i + 1;
+            }
+            i += 1;
+        }
+        let mut pw = PwMultiAff::empty(fn_space.clone());
+        for (d, ma, _) in list {
+            pw.add_piece(Set::from_map(d)?, ma)?;
         }
         Ok(pw)
     }
+}
+
+/// The final form of a result: piece domains coalesced and the functions' divs reduced
+/// ([`Aff::reduce_divs`]); done once, since the reduced divs no longer match those of
+/// the pieces, which would make further comparisons costlier.
+fn polish(r: LexOptResult, budget: &mut Budget) -> Result<LexOptResult> {
+    let space = r.optimum.space().clone();
+    let mut pw = PwMultiAff::empty(space.clone());
+    for (d, ma) in r.optimum.into_pieces() {
+        let d = coalesce_within(d, budget)?;
+        let affs = ma.into_affs().into_iter().map(Aff::reduce_divs).collect();
+        pw.add_piece(d, MultiAff::new(space.clone(), affs)?)?;
+    }
+    Ok(LexOptResult {
+        optimum: pw,
+        empty: r.empty,
+        unbounded: r.unbounded,
+    })
+}
+
+/// The most solver steps spent on coalescing one piece's domain: coalescing pieces with
+/// many divs can cost far more than the optimisation itself, and an uncoalesced domain
+/// is just as exact.
+const COALESCE_STEPS: u64 = 20_000;
+
+/// `d` coalesced when that takes at most [`COALESCE_STEPS`] steps, else `d` itself.
+fn coalesce_within(d: Set, budget: &mut Budget) -> Result<Set> {
+    if d.as_map().basic_maps().len() < 2 {
+        return Ok(d);
+    }
+    let cap = budget
+        .remaining()
+        .map_or(COALESCE_STEPS, |r| r.min(COALESCE_STEPS));
+    let mut sub = Budget::new(cap);
+    let r = d.coalesce_with(&mut sub);
+    budget.tick(cap - sub.remaining().unwrap_or(0))?;
+    match r {
+        Ok(c) => Ok(c),
+        Err(Error::LimitExceeded) => Ok(d),
+        Err(e) => Err(e),
+    }
+}
+
+/// The number of divs of a multi-aff's components.
+fn n_divs(ma: &MultiAff) -> usize {
+    ma.affs().iter().map(Aff::n_div).sum()
+}
+
+/// Whether `a` and `b` take the same value at every integer point of `domain`.
+fn agrees(
+    a: &MultiAff,
+    b: &MultiAff,
+    domain: &Map,
+    dom: &Space,
+    budget: &mut Budget,
+) -> Result<bool> {
+    if a == b {
+        return Ok(true);
+    }
+    for (x, y) in a.affs().iter().zip(b.affs()) {
+        if x == y {
+            continue;
+        }
+        for sign in [1, -1] {
+            let mut bm = BasicMap::universe(dom.clone());
+            let (rx, ry) = embed_pair(&mut bm, x, y);
+            let mut row = difference(&rx, x.den(), &ry, y.den());
+            if sign < 0 {
+                for c in row.iter_mut() {
+                    *c = -&*c;
+                }
+            }
+            row[0] = &row[0] - &(x.den() * y.den());
+            bm.add_ineq(row);
+            let differs = Map::from_basic(bm);
+            if !domain.intersect(&differs)?.is_empty_with(budget)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Solves one basic map.
@@ -416,7 +566,7 @@ fn lexopt_basic(
         }
     }
     Ok(LexOptResult {
-        optimum: pieces.finish(fn_space, dom)?,
+        optimum: pieces.finish(fn_space, dom, budget)?,
         empty: Set::from_map(Map::from_parts(dom.clone(), empty)?)?,
         unbounded: Set::from_map(Map::from_parts(dom.clone(), unbounded)?)?,
     })
@@ -495,6 +645,10 @@ fn combine(
             if de.as_map().is_obviously_empty() {
                 continue;
             }
+            if ma == mb {
+                pieces.add(de.into_map().into_basic_maps(), ma);
+                continue;
+            }
             let (a_wins, b_wins) = if max {
                 (
                     lex_less_set(mb, ma, dom, true)?,
@@ -518,7 +672,7 @@ fn combine(
     }
     let empty = non_empty_parts(&a.empty.intersect(&b.empty)?, budget)?;
     Ok(LexOptResult {
-        optimum: pieces.finish(&fn_space, dom)?,
+        optimum: pieces.finish(&fn_space, dom, budget)?,
         empty: Set::from_map(Map::from_parts(dom.clone(), empty)?)?,
         unbounded: a.unbounded.union(&b.unbounded)?,
     })

@@ -779,3 +779,110 @@ fn text_table() {
         "{ : false }",
     );
 }
+
+/// Checks the optimum of a text input against the expected graph (compared as sets), its
+/// number of pieces and, when given, its printed form.
+fn check_simplified(input: &str, max: bool, graph: &str, n_pieces: usize, printed: Option<&str>) {
+    let m = crate::text::parse_map(input).unwrap_or_else(|e| panic!("{input}: {e}"));
+    let r = if max { m.lexmax_pw() } else { m.lexmin_pw() }.unwrap();
+    let want = crate::text::parse_map(graph).unwrap_or_else(|e| panic!("{graph}: {e}"));
+    let got = r.optimum.to_map();
+    assert!(
+        got.is_equal(&want).unwrap(),
+        "{input} (max: {max}): got {got}, expected {want}"
+    );
+    assert_eq!(
+        r.optimum.pieces().len(),
+        n_pieces,
+        "{input} (max: {max}): {}",
+        r.optimum
+    );
+    if let Some(p) = printed {
+        assert_eq!(r.optimum.to_string(), p, "{input} (max: {max})");
+    }
+}
+
+#[test]
+fn simplified_forms() {
+    // The pieces `N` (N ≡ 0 mod 3) and `3N - 3 floor(2N/3)` merge into one function.
+    check_simplified(
+        "[N] -> { [i] : exists e: i = 3e and i >= N }",
+        false,
+        "[N] -> { [i] : exists e: i = 3e and N <= i <= N + 2 }",
+        1,
+        Some("[N] -> { [(-3*floor((-N)/3))] }"),
+    );
+    // A nested division is flattened: floor((floor(x/m) + r)/n) = floor((x + m r)/(m n)).
+    check_simplified(
+        "[N] -> { [i] : exists e: 4i = 3e + 1 and i >= N }",
+        false,
+        "[N] -> { [i] : exists e: 4i = 3e + 1 and N <= i <= N + 2 }",
+        1,
+        Some("[N] -> { [(-3*floor((-N + 1)/3) + 1)] }"),
+    );
+    check_simplified(
+        "{ [i] -> [j] : exists e: j = 3e and 4j >= 3i + 1 }",
+        false,
+        "{ [i] -> [j] : exists e: j = 3e and 3i + 1 <= 4j and 4j <= 3i + 12 }",
+        1,
+        None,
+    );
+    check_simplified(
+        "[N, M] -> { [i, j] : exists e: i = 2e and i >= N and j >= M - i and j >= 0 }",
+        false,
+        "[N, M] -> { [i, j] : exists e: i = 2e and N <= i <= N + 1 and j >= 0 and j >= M - i \
+         and (j = 0 or j = M - i) }",
+        2,
+        None,
+    );
+    // Pieces of a union with the same optimum are merged and coalesced.
+    check_simplified(
+        "[N] -> { [i] : 0 <= i <= N; [i] : 0 <= i <= 2N + 5 }",
+        false,
+        "[N] -> { [0] : N >= -2 }",
+        1,
+        Some("[N] -> { [(0)] : N >= -2 }"),
+    );
+}
+
+#[test]
+fn reduced_divs_keep_the_value() {
+    // floor(2N/3) → N + floor(-N/3); floor((floor(N/2) + 1)/3) → floor((N + 2)/6);
+    // floor(-floor(N/2)/3) → floor((-N + 1)/6); a constant div disappears.
+    let space = Space::params(names(&["N"]));
+    let div = |num: &[i64], den: i64| DivDef {
+        num: row(num),
+        den: n(den),
+    };
+    let cases: Vec<(Vec<DivDef>, Vec<i64>)> = vec![
+        (vec![div(&[0, 2, 0], 3)], vec![0, 3, -3]),
+        (
+            vec![div(&[0, 1, 0, 0], 2), div(&[1, 0, 1, 0], 3)],
+            vec![0, 0, 0, 1],
+        ),
+        (
+            vec![div(&[0, 1, 0, 0], 2), div(&[0, 0, -1, 0], 3)],
+            vec![1, 0, 0, 2],
+        ),
+        (vec![div(&[7, 0, 0], 3)], vec![0, 1, 5]),
+        (vec![div(&[0, 4, 0], 2)], vec![0, 0, 1]),
+    ];
+    for (divs, num) in cases {
+        let a = Aff::from_parts(space.clone(), divs, row(&num), n(1)).unwrap();
+        let r = a.clone().reduce_divs();
+        assert!(r.n_div() <= a.n_div(), "{a} -> {r}");
+        for v in -20..=20 {
+            assert_eq!(a.eval(&[n(v)]), r.eval(&[n(v)]), "{a} -> {r} at {v}");
+        }
+        for d in r.divs() {
+            let nd = r.n_dims();
+            assert!(
+                d.num[1 + nd..]
+                    .iter()
+                    .all(|c| !c.is_one() && !(-c).is_one())
+                    || d.den.is_one(),
+                "{r}"
+            );
+        }
+    }
+}
