@@ -14,6 +14,10 @@
 //!    - if it is bounded on one side only, its constraints are dropped;
 //!    - if the elimination is exact (every lower-bound or every upper-bound coefficient is
 //!      1), by Fourier–Motzkin;
+//!    - otherwise, when single-variable rows of the system or of its real shadow confine
+//!      some variable to a few integer values (at most 8, and no more than the
+//!      splinters), each value is substituted in turn (exact case split; a value-fixed
+//!      system has one variable fewer);
 //!    - otherwise: if the *dark shadow* has an integer point, so does the system; if the
 //!      *real shadow* has none, neither does the system; otherwise the integer points not
 //!      covered by the dark shadow lie on one of finitely many *splinters*
@@ -29,7 +33,7 @@
 //! - every step preserves the set of integer points exactly (or, for projections, the
 //!   integer points of the projection, with a witness for every point of the projected
 //!   system that is rebuilt);
-//! - termination: each recursive call has fewer variables, or the same variables and one
+//! - termination: each recursive call has fewer variables (value branches included), or the same variables and one
 //!   more equality (a splinter) that the next call eliminates; the Euclid loop strictly
 //!   decreases the smallest coefficient of its equality;
 //! - every recursive call and every generated row spends from the [`Budget`].
@@ -90,11 +94,14 @@ pub(super) fn solve(sys: System, budget: &mut Budget) -> Result<Option<Vec<Int>>
             extend_solution(&sys, column, solve(shadow, budget)?)
         }
         EliminationKind::Inexact => {
+            let real = project(&sys, column, false, budget)?;
+            if let Some((var, low, high)) = narrowest_variable(&sys, column, &real) {
+                return solve_by_values(&sys, var, low, high, budget);
+            }
             let dark = project(&sys, column, true, budget)?;
             if let Some(point) = solve(dark, budget)? {
                 return extend_solution(&sys, column, Some(point));
             }
-            let real = project(&sys, column, false, budget)?;
             if solve(real, budget)?.is_none() {
                 return Ok(None);
             }
@@ -343,6 +350,114 @@ fn solve_splinters(sys: &System, column: usize, budget: &mut Budget) -> Result<O
             }
             offset += 1;
         }
+    }
+    Ok(None)
+}
+
+/// Largest number of integer values of a variable that [`solve`] enumerates instead of
+/// taking the dark shadow, real shadow and splinters of an inexact elimination.
+const MAX_BRANCH_VALUES: i64 = 8;
+
+/// A variable (column of `sys`) whose integer range `low..=high`, implied by
+/// single-variable rows of `sys` or of its real shadow `real` along `column`, holds at
+/// most [`MAX_BRANCH_VALUES`] values and no more values than the splinters of `column`;
+/// the one with the fewest values. Single-variable rows of the real shadow are
+/// consequences of `sys`, so each integer point of `sys` lies in the range.
+fn narrowest_variable(sys: &System, column: usize, real: &System) -> Option<(usize, Int, Int)> {
+    let mut low: Vec<Option<Int>> = vec![None; sys.n_vars + 1];
+    let mut high: Vec<Option<Int>> = vec![None; sys.n_vars + 1];
+    let mut found = false;
+    let rows = sys
+        .ineqs
+        .iter()
+        .map(|row| (row, None))
+        .chain(real.ineqs.iter().map(|row| (row, Some(column))));
+    for (row, dropped) in rows {
+        let mut single = None;
+        for (j, a) in row.iter().enumerate().skip(1) {
+            if a.is_zero() {
+                continue;
+            }
+            if single.is_some() {
+                single = None;
+                break;
+            }
+            single = Some((j, a));
+        }
+        let Some((j, a)) = single else {
+            continue;
+        };
+        found = true;
+        // Map a column of the real shadow back to the column of `sys`.
+        let var = match dropped {
+            Some(c) if j >= c => j + 1,
+            _ => j,
+        };
+        if a.is_positive() {
+            raise_to(&mut low[var], (-&row[0]).ceil_div(a));
+        } else {
+            lower_to(&mut high[var], row[0].floor_div(&-a));
+        }
+    }
+    if !found {
+        return None;
+    }
+    let (lower, upper) = bound_coefficients(sys, column);
+    let (lower_count, upper_count) = splinter_counts(&lower, &upper);
+    let limit = std::cmp::min(
+        Int::from(MAX_BRANCH_VALUES),
+        std::cmp::min(lower_count, upper_count),
+    );
+    let mut best: Option<(usize, Int)> = None;
+    for var in 1..=sys.n_vars {
+        let (Some(l), Some(h)) = (&low[var], &high[var]) else {
+            continue;
+        };
+        let count = if h < l { Int::zero() } else { h - l + 1 };
+        if count > limit {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(_, c)| count < *c) {
+            best = Some((var, count));
+        }
+    }
+    let (var, _) = best?;
+    Some((var, low[var].clone()?, high[var].clone()?))
+}
+
+/// Solves `sys` (inequalities only) by substituting each integer value of `low..=high`
+/// for the variable in column `var`, which every integer point of `sys` satisfies.
+fn solve_by_values(
+    sys: &System,
+    var: usize,
+    low: Int,
+    high: Int,
+    budget: &mut Budget,
+) -> Result<Option<Vec<Int>>> {
+    let mut value = low;
+    while value <= high {
+        budget.tick(1 + sys.ineqs.len() as u64)?;
+        let ineqs = sys
+            .ineqs
+            .iter()
+            .map(|row| {
+                let mut fixed = drop_column(row, var);
+                if !row[var].is_zero() {
+                    fixed[0] = &fixed[0] + &(&row[var] * &value);
+                }
+                fixed
+            })
+            .collect();
+        let fixed = System {
+            n_vars: sys.n_vars - 1,
+            eqs: Vec::new(),
+            ineqs,
+        };
+        if let Some(mut point) = solve(fixed, budget)? {
+            point.insert(var - 1, value);
+            return Ok(Some(point));
+        }
+        value += 1;
     }
     Ok(None)
 }
