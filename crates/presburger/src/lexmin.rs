@@ -31,6 +31,8 @@ mod pip;
 #[cfg(test)]
 mod tests;
 
+use std::cmp::Ordering;
+
 use pollen_arith::Int;
 
 use crate::aff::{Aff, MultiAff, PwAff, PwMultiAff};
@@ -38,7 +40,7 @@ use crate::bmap::{BasicMap, DivDef};
 use crate::error::{Budget, Error, Result};
 use crate::map::Map;
 use crate::set::Set;
-use crate::solver::Optimum;
+use crate::solver::{self, Optimum};
 use crate::space::{DimKind, Space};
 
 use pip::{Context, Outcome, Problem};
@@ -586,46 +588,173 @@ fn difference(ra: &[Int], da: &Int, rb: &[Int], db: &Int) -> Vec<Int> {
     ra.iter().zip(rb).map(|(x, y)| y * da - x * db).collect()
 }
 
-/// The set where `a ≺ b` lexicographically (or `a ≼ b` with `or_equal`), as disjoint
-/// basic sets: one per first differing component.
-fn lex_less_set(a: &MultiAff, b: &MultiAff, dom: &Space, or_equal: bool) -> Result<Set> {
+/// How the `level`-th components of two multi-affs compare, judged syntactically.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntactic {
+    /// Identical affs: the two are equal everywhere.
+    Equal,
+    /// The first is smaller everywhere (same linear part, smaller constant).
+    Less,
+    /// The first is larger everywhere.
+    Greater,
+    /// It depends on the point.
+    Unknown,
+}
+
+/// Compares two affs without a solver.
+fn compare_syntactic(x: &Aff, y: &Aff) -> Syntactic {
+    if x == y {
+        return Syntactic::Equal;
+    }
+    if x.den() == y.den() && x.divs() == y.divs() && x.num()[1..] == y.num()[1..] {
+        return match x.num()[0].cmp(&y.num()[0]) {
+            Ordering::Less => Syntactic::Less,
+            Ordering::Greater => Syntactic::Greater,
+            Ordering::Equal => Syntactic::Equal,
+        };
+    }
+    Syntactic::Unknown
+}
+
+/// The region of the domain space where one function wins, by first differing level.
+struct Level {
+    /// The constraints (the functions' divs embedded): earlier levels equal, this level
+    /// strictly better for the winner (no strict row for the all-equal level).
+    set: BasicMap,
+    /// The first differing component, or `n` for "all equal".
+    level: usize,
+    /// Whether the first function (`a`) wins here.
+    a_wins: bool,
+}
+
+/// The disjoint regions where `a` or `b` is optimal (ties go to `a`), one per first
+/// differing component; levels whose components are syntactically equal or ordered are
+/// decided without constraints.
+fn win_levels(a: &MultiAff, b: &MultiAff, dom: &Space, max: bool) -> Vec<Level> {
     let n = a.affs().len();
-    let mut parts = Vec::new();
-    for level in 0..=n {
-        if level == n && !or_equal {
-            break;
-        }
+    let mut out = Vec::new();
+    // The levels below the current one that need an equality.
+    let mut eq_levels: Vec<usize> = Vec::new();
+    let build = |eq_levels: &[usize], strict: Option<(usize, bool)>| {
         let mut bm = BasicMap::universe(dom.clone());
-        let mut eqs = Vec::new();
-        for i in 0..level {
+        let mut rows = Vec::new();
+        for &i in eq_levels {
             let (x, y) = (&a.affs()[i], &b.affs()[i]);
             let (rx, ry) = embed_pair(&mut bm, x, y);
-            eqs.push(difference(&rx, x.den(), &ry, y.den()));
+            rows.push((difference(&rx, x.den(), &ry, y.den()), true));
         }
-        let mut strict = None;
-        if level < n {
-            let (x, y) = (&a.affs()[level], &b.affs()[level]);
+        if let Some((i, a_less)) = strict {
+            let (x, y) = (&a.affs()[i], &b.affs()[i]);
             let (rx, ry) = embed_pair(&mut bm, x, y);
-            let mut row = difference(&rx, x.den(), &ry, y.den());
+            // a_less: y - x ≥ 1 (scaled); else x - y ≥ 1.
+            let mut row = if a_less {
+                difference(&rx, x.den(), &ry, y.den())
+            } else {
+                difference(&ry, y.den(), &rx, x.den())
+            };
             row[0] = &row[0] - &(x.den() * y.den());
-            strict = Some(row);
+            rows.push((row, false));
         }
         let width = bm.n_cols();
-        for mut r in eqs {
+        for (mut r, is_eq) in rows {
             r.resize(width, Int::zero());
-            bm.add_eq(r);
+            if is_eq {
+                bm.add_eq(r);
+            } else {
+                bm.add_ineq(r);
+            }
         }
-        if let Some(r) = strict {
-            bm.add_ineq(r);
+        bm
+    };
+    for level in 0..n {
+        let (x, y) = (&a.affs()[level], &b.affs()[level]);
+        match compare_syntactic(x, y) {
+            Syntactic::Equal => continue,
+            Syntactic::Less | Syntactic::Greater => {
+                let a_less = compare_syntactic(x, y) == Syntactic::Less;
+                out.push(Level {
+                    set: build(&eq_levels, None),
+                    level,
+                    a_wins: a_less != max,
+                });
+                return out;
+            }
+            Syntactic::Unknown => {
+                for a_less in [true, false] {
+                    out.push(Level {
+                        set: build(&eq_levels, Some((level, a_less))),
+                        level,
+                        a_wins: a_less != max,
+                    });
+                }
+                eq_levels.push(level);
+            }
         }
-        parts.push(bm);
     }
-    Set::from_map(Map::from_parts(dom.clone(), parts)?)
+    out.push(Level {
+        set: build(&eq_levels, None),
+        level: n,
+        a_wins: true,
+    });
+    out
+}
+
+/// The level of [`win_levels`] that contains `point` (`n` when the values agree), and
+/// whether `a` wins there; `None` when a value is undefined at the point.
+fn level_at(a: &MultiAff, b: &MultiAff, point: &[Int], max: bool) -> Option<(usize, bool)> {
+    let va = a.eval(point)?;
+    let vb = b.eval(point)?;
+    for (k, (x, y)) in va.iter().zip(&vb).enumerate() {
+        match x.cmp(y) {
+            Ordering::Equal => continue,
+            Ordering::Less => return Some((k, !max)),
+            Ordering::Greater => return Some((k, max)),
+        }
+    }
+    Some((va.len(), true))
+}
+
+/// Whether a basic map has no integer point: the syntactic test, then the rational
+/// relaxation, then the integer solver.
+fn part_is_empty(b: &BasicMap, budget: &mut Budget) -> Result<bool> {
+    if b.is_obviously_empty() {
+        return Ok(true);
+    }
+    let sys = b.to_system();
+    if solver::is_rationally_empty(&sys, budget)? {
+        return Ok(true);
+    }
+    solver::is_integer_empty(&sys, budget)
+}
+
+/// The non-empty basic parts of `x ∩ y`, each with an integer point of it.
+fn sampled_intersection(
+    x: &Set,
+    y: &Set,
+    budget: &mut Budget,
+) -> Result<Vec<(BasicMap, Vec<Int>)>> {
+    let mut out = Vec::new();
+    for b in x.intersect(y)?.into_map().into_basic_maps() {
+        let b = b.simplify();
+        if b.is_obviously_empty() || solver::is_rationally_empty(&b.to_system(), budget)? {
+            continue;
+        }
+        if let Some(p) = b.sample(budget)? {
+            out.push((b, p));
+        }
+    }
+    Ok(out)
 }
 
 /// The basic sets of `set` that contain an integer point.
 fn non_empty_parts(set: &Set, budget: &mut Budget) -> Result<Vec<BasicMap>> {
-    Ok(set.as_map().remove_empty_parts(budget)?.into_basic_maps())
+    let mut out = Vec::new();
+    for b in set.as_map().basic_maps() {
+        if !part_is_empty(b, budget)? {
+            out.push(b.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The pointwise optimum of two results over the same spaces.
@@ -640,28 +769,36 @@ fn combine(
     let mut pieces = Pieces::default();
     for (d, ma) in a.optimum.pieces() {
         for (e, mb) in b.optimum.pieces() {
-            let de = d.intersect(e)?;
-            let de = Set::from_map(Map::from_parts(dom.clone(), non_empty_parts(&de, budget)?)?)?;
-            if de.as_map().is_obviously_empty() {
+            let common = sampled_intersection(d, e, budget)?;
+            if common.is_empty() {
                 continue;
             }
             if ma == mb {
-                pieces.add(de.into_map().into_basic_maps(), ma);
+                pieces.add(common.into_iter().map(|(p, _)| p).collect(), ma);
                 continue;
             }
-            let (a_wins, b_wins) = if max {
-                (
-                    lex_less_set(mb, ma, dom, true)?,
-                    lex_less_set(ma, mb, dom, false)?,
-                )
-            } else {
-                (
-                    lex_less_set(ma, mb, dom, true)?,
-                    lex_less_set(mb, ma, dom, false)?,
-                )
-            };
-            pieces.add(non_empty_parts(&de.intersect(&a_wins)?, budget)?, ma);
-            pieces.add(non_empty_parts(&de.intersect(&b_wins)?, budget)?, mb);
+            let levels = win_levels(ma, mb, dom, max);
+            let mut a_parts = Vec::new();
+            let mut b_parts = Vec::new();
+            for (p, point) in common {
+                let at = level_at(ma, mb, &point, max);
+                for l in &levels {
+                    let q = p.intersect(&l.set).simplify();
+                    // The region holding the part's sample point is non-empty.
+                    let known = at.is_some_and(|(k, _)| k == l.level)
+                        && at.is_some_and(|(_, w)| w == l.a_wins);
+                    if !known && part_is_empty(&q, budget)? {
+                        continue;
+                    }
+                    if l.a_wins {
+                        a_parts.push(q);
+                    } else {
+                        b_parts.push(q);
+                    }
+                }
+            }
+            pieces.add(a_parts, ma);
+            pieces.add(b_parts, mb);
         }
     }
     for (d, ma) in a.optimum.pieces() {
