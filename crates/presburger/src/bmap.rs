@@ -375,7 +375,8 @@ impl BasicMap {
             if !self.normalize_rows() || !self.gauss() {
                 return BasicMap::empty(self.space);
             }
-            let mut changed = self.merge_duplicate_divs();
+            let mut changed = self.reduce_div_definitions();
+            changed |= self.merge_duplicate_divs();
             changed |= self.eliminate_unit_existentials();
             changed |= self.detect_divs();
             changed |= self.drop_one_sided_existentials();
@@ -537,6 +538,67 @@ impl BasicMap {
     fn sort_rows(&mut self) {
         self.eqs.sort();
         self.ineqs.sort();
+    }
+
+    /// Reduces known div definitions: divides numerator and denominator by their gcd,
+    /// and moves whole multiples of the denominator out of the numerator
+    /// (`floor((d·a + r)/d) = a + floor(r/d)` with `0 ≤ r < d` coefficient-wise), substituting
+    /// the div by `a + q'` in every row and later definition. A div whose reduced
+    /// numerator is a constant is replaced by its value and removed.
+    fn reduce_div_definitions(&mut self) -> bool {
+        let mut changed = false;
+        let mut k = 0;
+        while k < self.n_div() {
+            let Some(def) = self.divs[k].clone() else {
+                k += 1;
+                continue;
+            };
+            let col = self.div_col(k);
+            let (num, den) = normalize_div(def.num, def.den);
+            let quot: Vec<Int> = num.iter().map(|c| c.floor_div(&den)).collect();
+            let rem: Vec<Int> = num.iter().map(|c| c.mod_floor(&den)).collect();
+            let constant_rest = rem[1..].iter().all(Int::is_zero);
+            if quot.iter().all(Int::is_zero) && !constant_rest {
+                if den != self.divs[k].as_ref().expect("known").den {
+                    self.divs[k] = Some(DivDef { num, den });
+                    changed = true;
+                }
+                k += 1;
+                continue;
+            }
+            // q = quot·x + q' with q' = floor(rem / den); when rem has no variable part,
+            // q' is the constant floor(rem_0 / den) = 0 (as 0 <= rem_0 < den).
+            let shift = quot;
+            let rows = self.eqs.iter_mut().chain(self.ineqs.iter_mut());
+            let nums = self.divs.iter_mut().flatten().map(|d| &mut d.num);
+            for r in rows.chain(nums) {
+                let f = r[col].clone();
+                if f.is_zero() {
+                    continue;
+                }
+                for (c, s) in r.iter_mut().zip(&shift) {
+                    if !s.is_zero() {
+                        *c = &*c + &(&f * s);
+                    }
+                }
+            }
+            changed = true;
+            if constant_rest {
+                // q' = 0: the div is gone from every row once its column is cleared.
+                for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
+                    r[col] = Int::zero();
+                }
+                for d in self.divs.iter_mut().flatten() {
+                    d.num[col] = Int::zero();
+                }
+                self.divs[k] = None;
+                self.remove_div(k);
+            } else {
+                self.divs[k] = Some(DivDef { num: rem, den });
+                k += 1;
+            }
+        }
+        changed
     }
 
     /// Merges known divs with identical definitions into the first of them.

@@ -399,7 +399,12 @@ impl Map {
                 "deltas: domain and range dimensions differ".into(),
             ));
         }
-        let space = Space::set(self.space.param_names().to_vec(), Tuple::anonymous(no));
+        // As isl: the deltas of a map within one space live in that space.
+        let tuple = match (self.space.domain_tuple(), self.space.range_tuple()) {
+            (Some(d), Some(r)) if d == r => r.clone(),
+            _ => Tuple::anonymous(no),
+        };
+        let space = Space::set(self.space.param_names().to_vec(), tuple);
         // New layout: params, deltas d (no), then existentials x (ni), y (no).
         let n = np + no;
         let targets: Vec<usize> = (0..np)

@@ -69,6 +69,6 @@ fn reverse_domain_range_and_deltas() {
         .is_subset(&us("{ S[i] : 2 <= i < 12; U[i, i] : 0 <= i < 3 }"))
         .unwrap());
     let deltas = m.deltas().unwrap();
-    assert!(deltas.is_subset(&us("{ [2] }")).unwrap());
-    assert!(us("{ [2] }").is_subset(&deltas).unwrap());
+    assert!(deltas.is_subset(&us("{ S[2] }")).unwrap());
+    assert!(us("{ S[2] }").is_subset(&deltas).unwrap());
 }
