@@ -14,7 +14,9 @@
 //!   absolute value at most `|a| / 2`. This is a step of Euclid's algorithm across the row;
 //!   as the gcd is 1, a unit coefficient appears after finitely many steps.
 //!
-//! The remaining system is solved by a caller-supplied solver and the witness is mapped
+//! After the first equality, every further equality with a unit coefficient is
+//! substituted away in the same call (substitution needs no renormalization); then the
+//! remaining system is solved by a caller-supplied solver and the witness is mapped
 //! back through the substitutions in reverse order.
 //!
 //! # Invariants
@@ -32,65 +34,88 @@ use crate::error::{Budget, Result};
 /// A solver for the reduced system: an integer point or `None`.
 pub(super) type Solver = fn(System, &mut Budget) -> Result<Option<Vec<Int>>>;
 
-/// Eliminates one equality of a normalized system (with at least one equality) exactly and
-/// solves the rest with `solve`.
+/// One change of coordinates made by [`eliminate_equality`], undone on the witness.
+enum Step {
+    /// `x_k = x'_k - Σ q_i x'_i` (column `k`, quotients `q`).
+    Euclid(usize, Vec<Int>),
+    /// Column `k` removed by the equality `e` (in the coordinates of that moment) whose
+    /// coefficient of `x_k` is the unit `p`: `x_k = -p · (e with x_k at zero)`.
+    Unit(usize, Int, Vec<Int>),
+}
+
+/// Eliminates one equality of a normalized system (with at least one equality) exactly,
+/// then every further equality that has a unit coefficient (substitutions need no
+/// normalization in between), and solves the rest with `solve`.
 pub(super) fn eliminate_equality(
     mut sys: System,
     budget: &mut Budget,
     solve: Solver,
 ) -> Result<Option<Vec<Int>>> {
-    let chosen = choose_equality(&sys);
-    // Unimodular substitutions applied so far, to be undone on the witness (in reverse).
-    let mut substitutions: Vec<(usize, Vec<Int>)> = Vec::new();
-    let unit_column = loop {
-        let equality = &sys.eqs[chosen];
-        if let Some(column) = (1..=sys.n_vars).find(|&j| is_unit(&equality[j])) {
-            break column;
-        }
-        budget.tick(1 + (sys.eqs.len() + sys.ineqs.len()) as u64)?;
-        let (column, quotients) = euclid_step(equality);
-        apply_substitution(&mut sys, column, &quotients);
-        substitutions.push((column, quotients));
-    };
-    let equality = sys.eqs.swap_remove(chosen);
-    let pivot = equality[unit_column].clone();
-    // `x_k = -pivot · (equality with x_k at zero)` as `pivot = ±1`.
-    let substitute = |row: &mut Vec<Int>| {
-        let coefficient = row[unit_column].clone();
-        if !coefficient.is_zero() {
-            let factor = &coefficient * &pivot;
-            for (entry, e) in row.iter_mut().zip(&equality) {
-                if !e.is_zero() {
-                    *entry = &*entry - &(&factor * e);
+    let mut steps: Vec<Step> = Vec::new();
+    let mut chosen = choose_equality(&sys);
+    loop {
+        let unit_column = loop {
+            let equality = &sys.eqs[chosen];
+            if let Some(column) = (1..=sys.n_vars).find(|&j| is_unit(&equality[j])) {
+                break column;
+            }
+            budget.tick(1 + (sys.eqs.len() + sys.ineqs.len()) as u64)?;
+            let (column, quotients) = euclid_step(equality);
+            apply_substitution(&mut sys, column, &quotients);
+            steps.push(Step::Euclid(column, quotients));
+        };
+        let equality = sys.eqs.swap_remove(chosen);
+        let pivot = equality[unit_column].clone();
+        // Rewrites the rows in place (no copies): substitute, then remove the column.
+        let substitute = |mut row: Vec<Int>| {
+            let coefficient = row[unit_column].clone();
+            if !coefficient.is_zero() {
+                let factor = &coefficient * &pivot;
+                for (entry, e) in row.iter_mut().zip(&equality) {
+                    if !e.is_zero() {
+                        *entry = &*entry - &(&factor * e);
+                    }
                 }
             }
+            row.remove(unit_column);
+            row
+        };
+        sys = System {
+            n_vars: sys.n_vars - 1,
+            eqs: sys.eqs.into_iter().map(substitute).collect(),
+            ineqs: sys.ineqs.into_iter().map(substitute).collect(),
+        };
+        steps.push(Step::Unit(unit_column, pivot, equality));
+        match unit_equality(&sys) {
+            Some(next) => {
+                budget.tick(1 + (sys.eqs.len() + sys.ineqs.len()) as u64)?;
+                chosen = next;
+            }
+            None => break,
         }
-        drop_column(row, unit_column)
-    };
-    let reduced = System {
-        n_vars: sys.n_vars - 1,
-        eqs: sys
-            .eqs
-            .iter()
-            .map(|row| substitute(&mut row.clone()))
-            .collect(),
-        ineqs: sys
-            .ineqs
-            .iter()
-            .map(|row| substitute(&mut row.clone()))
-            .collect(),
-    };
-    let Some(mut point) = solve(reduced, budget)? else {
+    }
+    let Some(mut point) = solve(sys, budget)? else {
         return Ok(None);
     };
-    let index = unit_column - 1;
-    point.insert(index, Int::zero());
-    let rest = super::eval_row(&equality, &point);
-    point[index] = -(&pivot * &rest);
-    for (column, quotients) in substitutions.iter().rev() {
-        undo_substitution(&mut point, *column, quotients);
+    for step in steps.iter().rev() {
+        match step {
+            Step::Euclid(column, quotients) => undo_substitution(&mut point, *column, quotients),
+            Step::Unit(column, pivot, equality) => {
+                let index = column - 1;
+                point.insert(index, Int::zero());
+                let rest = super::eval_row(equality, &point);
+                point[index] = -(pivot * &rest);
+            }
+        }
     }
     Ok(Some(point))
+}
+
+/// An equality with a unit coefficient (the fewest nonzeros first), if any.
+fn unit_equality(sys: &System) -> Option<usize> {
+    (0..sys.eqs.len())
+        .filter(|&i| sys.eqs[i][1..].iter().any(is_unit))
+        .min_by_key(|&i| sys.eqs[i][1..].iter().filter(|a| !a.is_zero()).count())
 }
 
 /// Picks the equality to eliminate: one with a unit coefficient (fewest nonzeros first),

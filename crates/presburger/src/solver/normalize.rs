@@ -154,11 +154,17 @@ pub(super) fn normalize_owned(sys: System) -> Option<System> {
     // Opposite pairs `c1 + a·x >= 0`, `c2 - a·x >= 0`: `-c1 <= a·x <= c2`.
     let mut merged: Vec<(Vec<Int>, Int)> = Vec::new();
     for (coefficients, constant) in &inequalities {
-        let negated: Vec<Int> = coefficients.iter().map(|a| -a).collect();
-        // Visit each pair once, from the member whose coefficients are larger.
-        if negated >= *coefficients {
+        // Visit each pair once, from the member whose coefficients are lexicographically
+        // larger than their negation: the one whose first nonzero coefficient is positive
+        // (decided before building the negated row).
+        let first_positive = coefficients[1..]
+            .iter()
+            .find(|a| !a.is_zero())
+            .is_some_and(Int::is_positive);
+        if !first_positive {
             continue;
         }
+        let negated: Vec<Int> = coefficients.iter().map(|a| -a).collect();
         if let Some(other) = inequalities.get(&negated) {
             let slack = constant + other;
             if slack.is_negative() {
