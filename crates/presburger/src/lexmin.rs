@@ -21,7 +21,11 @@
 //! have an optimum, the domain is split by the sets where one tuple of affs is
 //! lexicographically smaller than the other (one disjoint piece per first differing
 //! component); where one part is empty the other's optimum holds; the result is empty
-//! where both are, and unbounded where either is.
+//! where both are, and unbounded where either is. Solver calls are saved where they can
+//! be: components that are syntactically equal, or differ by a constant, decide their
+//! level without constraints; every non-empty part of a common domain comes with an
+//! integer point, and the level region holding that point is known to be non-empty; the
+//! other regions are tested rationally before the integer test.
 //!
 //! # Invariants of a [`LexOptResult`]
 //! The optimum's pieces are pairwise disjoint and, with `empty` and `unbounded`, partition
@@ -533,8 +537,10 @@ fn agrees(
             row[0] = &row[0] - &(x.den() * y.den());
             bm.add_ineq(row);
             let differs = Map::from_basic(bm);
-            if !domain.intersect(&differs)?.is_empty_with(budget)? {
-                return Ok(false);
+            for part in domain.intersect(&differs)?.basic_maps() {
+                if !part_is_empty(part, budget)? {
+                    return Ok(false);
+                }
             }
         }
     }
