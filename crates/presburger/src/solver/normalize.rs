@@ -18,8 +18,6 @@
 //!   an equality, and was turned into one);
 //! - the set of integer points is unchanged.
 
-use std::collections::BTreeMap;
-
 use pollen_arith::Int;
 
 use super::System;
@@ -110,53 +108,38 @@ pub fn normalize(sys: &System) -> Option<System> {
 }
 
 /// [`normalize`] on an owned system, avoiding a copy.
+///
+/// Rows are kept as sorted vectors of (coefficients with the constant zeroed, constant)
+/// pairs: equal coefficients become adjacent after sorting, and opposite rows are found
+/// by binary search.
 pub(super) fn normalize_owned(sys: System) -> Option<System> {
     let n_vars = sys.n_vars;
-    // Coefficients -> constant; for equalities the constant must agree.
-    let mut equalities: BTreeMap<Vec<Int>, Int> = BTreeMap::new();
+    let mut equalities: Vec<(Vec<Int>, Int)> = Vec::with_capacity(sys.eqs.len());
     for row in sys.eqs {
         match normalize_equality(row) {
             RowNormal::Trivial => {}
             RowNormal::Infeasible => return None,
-            RowNormal::Row(mut row) => {
-                let constant = std::mem::replace(&mut row[0], Int::zero());
-                match equalities.get(&row) {
-                    Some(existing) if *existing != constant => return None,
-                    Some(_) => {}
-                    None => {
-                        equalities.insert(row, constant);
-                    }
-                }
-            }
+            RowNormal::Row(row) => equalities.push(split_constant(row)),
         }
     }
-    // Coefficients -> tightest (smallest) constant.
-    let mut inequalities: BTreeMap<Vec<Int>, Int> = BTreeMap::new();
+    let mut inequalities: Vec<(Vec<Int>, Int)> = Vec::with_capacity(sys.ineqs.len());
     for row in sys.ineqs {
         match normalize_inequality(row) {
             RowNormal::Trivial => {}
             RowNormal::Infeasible => return None,
-            RowNormal::Row(mut row) => {
-                let constant = std::mem::replace(&mut row[0], Int::zero());
-                match inequalities.get_mut(&row) {
-                    Some(existing) => {
-                        if constant < *existing {
-                            *existing = constant;
-                        }
-                    }
-                    None => {
-                        inequalities.insert(row, constant);
-                    }
-                }
-            }
+            RowNormal::Row(row) => inequalities.push(split_constant(row)),
         }
     }
+    // Coefficients -> tightest (smallest) constant: after sorting, the first of a run of
+    // equal coefficients has the smallest constant.
+    inequalities.sort_unstable();
+    inequalities.dedup_by(|later, kept| later.0 == kept.0);
     // Opposite pairs `c1 + a·x >= 0`, `c2 - a·x >= 0`: `-c1 <= a·x <= c2`.
-    let mut merged: Vec<(Vec<Int>, Int)> = Vec::new();
-    for (coefficients, constant) in &inequalities {
-        // Visit each pair once, from the member whose coefficients are lexicographically
-        // larger than their negation: the one whose first nonzero coefficient is positive
-        // (decided before building the negated row).
+    let mut removed = vec![false; inequalities.len()];
+    for index in 0..inequalities.len() {
+        let (coefficients, constant) = &inequalities[index];
+        // Visit each pair once, from the member whose first nonzero coefficient is
+        // positive (decided before building the negated row).
         let first_positive = coefficients[1..]
             .iter()
             .find(|a| !a.is_zero())
@@ -165,37 +148,33 @@ pub(super) fn normalize_owned(sys: System) -> Option<System> {
             continue;
         }
         let negated: Vec<Int> = coefficients.iter().map(|a| -a).collect();
-        if let Some(other) = inequalities.get(&negated) {
-            let slack = constant + other;
-            if slack.is_negative() {
-                return None;
-            }
-            if slack.is_zero() {
-                merged.push((coefficients.clone(), constant.clone()));
+        let Ok(other) = inequalities.binary_search_by(|(c, _)| c.cmp(&negated)) else {
+            continue;
+        };
+        let slack = constant + &inequalities[other].1;
+        if slack.is_negative() {
+            return None;
+        }
+        if slack.is_zero() {
+            removed[index] = true;
+            removed[other] = true;
+            let mut row = coefficients.clone();
+            row[0] = constant.clone();
+            match normalize_equality(row) {
+                RowNormal::Trivial => {}
+                RowNormal::Infeasible => return None,
+                RowNormal::Row(row) => equalities.push(split_constant(row)),
             }
         }
     }
-    for (coefficients, constant) in merged {
-        let negated: Vec<Int> = coefficients.iter().map(|a| -a).collect();
-        inequalities.remove(&negated);
-        inequalities.remove(&coefficients);
-        let mut row = coefficients;
-        row[0] = constant;
-        match normalize_equality(row) {
-            RowNormal::Trivial => {}
-            RowNormal::Infeasible => return None,
-            RowNormal::Row(mut row) => {
-                let constant = std::mem::replace(&mut row[0], Int::zero());
-                match equalities.get(&row) {
-                    Some(existing) if *existing != constant => return None,
-                    Some(_) => {}
-                    None => {
-                        equalities.insert(row, constant);
-                    }
-                }
-            }
+    // Coefficients -> constant; for equalities the constant must agree.
+    equalities.sort_unstable();
+    for pair in equalities.windows(2) {
+        if pair[0].0 == pair[1].0 && pair[0].1 != pair[1].1 {
+            return None;
         }
     }
+    equalities.dedup_by(|later, kept| later.0 == kept.0);
     let rebuild = |(mut row, constant): (Vec<Int>, Int)| {
         row[0] = constant;
         row
@@ -203,6 +182,17 @@ pub(super) fn normalize_owned(sys: System) -> Option<System> {
     Some(System {
         n_vars,
         eqs: equalities.into_iter().map(rebuild).collect(),
-        ineqs: inequalities.into_iter().map(rebuild).collect(),
+        ineqs: inequalities
+            .into_iter()
+            .zip(removed)
+            .filter(|(_, gone)| !gone)
+            .map(|(pair, _)| rebuild(pair))
+            .collect(),
     })
+}
+
+/// Splits a row into its coefficients (constant zeroed) and its constant.
+fn split_constant(mut row: Vec<Int>) -> (Vec<Int>, Int) {
+    let constant = std::mem::replace(&mut row[0], Int::zero());
+    (row, constant)
 }
