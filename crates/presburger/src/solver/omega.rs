@@ -145,7 +145,8 @@ fn choose_variable(sys: &System) -> Option<(usize, EliminationKind)> {
             if improves {
                 best_exact = Some((column, cost));
             }
-        } else {
+        } else if best_exact.is_none() {
+            // An exact elimination always wins: count splinters only while none exists.
             let splinters = splinter_counts(&lower, &upper);
             let splinters = std::cmp::min(splinters.0, splinters.1);
             let better = match &best_inexact {
