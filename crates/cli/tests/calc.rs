@@ -184,7 +184,7 @@ fn deltas_and_params() {
          params { S[i] : 0 <= i < 0 };
          params [N] -> { [i] : 0 <= i < N };",
         &[
-            "[N] -> { [1, -1] : N >= 2 }",
+            "[N] -> { S[1, -1] : N >= 2 }",
             "{ : false }",
             "[N] -> { : N >= 1 }",
         ],
@@ -538,7 +538,7 @@ fn the_example_scripts_compute_the_documented_answers() {
     let deps = run("examples/calc/dependences.iscc");
     let lines = deps.lines();
     assert!(
-        same_value(lines[1], "[N] -> { [1, 0] : N >= 3; [0, 1] : N >= 3 }"),
+        same_value(lines[1], "[N] -> { S[1, 0] : N >= 3; S[0, 1] : N >= 3 }"),
         "{}",
         lines[1]
     );

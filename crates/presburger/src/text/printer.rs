@@ -2,13 +2,20 @@
 //! unions, and helpers that other printers (affine functions, the command line) reuse.
 //!
 //! The output is canonical and deterministic for a given object, parses back (with this
-//! crate's parser and with isl) to the same set of integer points, and reads like isl's:
+//! crate's parser and with isl) to the same set of integer points, and reads like isl's
+//! (`isl_output.c` prints the same forms):
 //!
-//! - `[N, M] -> { S[i, j] -> T[o0] : 0 <= i < N and o0 = i + j and exists (e0: j = 2e0) }`;
+//! - `[N, M] -> { S[i, j] -> T[i + j] : 0 <= i < N and exists (e0: j = 2e0) }`;
+//! - a dimension that an equality fixes with a unit coefficient, in terms of parameters,
+//!   earlier dimensions and floor divisions of those, is printed inside the tuple:
+//!   `{ [1, 2] }`, `S[i, j] -> S[i - 1, j]`, `[i = 0, j] : j >= 0` (with `name =` when
+//!   the dimension has a name of its own, as isl does); it is then substituted in the
+//!   other constraints and divisions, and the equality is not printed again;
 //! - dimension names come from the space when they are valid identifiers, not keywords
 //!   and not already taken (by a parameter or an earlier dimension); otherwise fresh names
 //!   are generated: `i0, i1, …` for set and input dimensions, `o0, …` for output
-//!   dimensions, `e0, …` for existentials, each made unique with a `_k` suffix if needed;
+//!   dimensions, `e0, …` for existentials, each made unique with primes (`i0'`) if
+//!   needed, as isl does;
 //! - known floor divisions are printed inline as `floor((expr)/d)`, or as `(expr) mod d`
 //!   when a constraint holds `expr - d·floor((expr)/d)`; existential locals are
 //!   bound by one `exists (e0, e1: …)` per disjunct that holds exactly the constraints that
@@ -17,8 +24,12 @@
 //!   outputs, locals): `x >= lower`, `x <= upper`, `c·x = rest`; a lower and an upper bound
 //!   of the same variable with the same coefficient are chained (`0 <= i < N`); a bound
 //!   with a non-constant side prefers the strict form when that removes a `± 1`;
-//! - a map with several basic maps prints its disjuncts joined by ` or ` (a disjunct with
-//!   several constraints in parentheses); the empty map prints `false` and keeps its space.
+//! - the basic maps of a map whose tuples print alike share one piece, their disjuncts
+//!   joined by ` or ` (a disjunct with several constraints in parentheses); pieces with
+//!   different tuples are joined by `;` in order of first appearance
+//!   (`{ [i = 1]; [i] : i >= 5 }`); a disjunct that another one with fewer constraints
+//!   covers, or that visibly has no point, is left out, as the reader would do; the empty
+//!   map prints `false` and keeps its space.
 //!
 //! Parameter and tuple names are printed as they are; a space whose parameter or tuple
 //! names are not identifiers cannot be printed in a parseable way.
@@ -26,10 +37,10 @@
 use std::collections::BTreeSet;
 use std::fmt::{self, Write as _};
 
-use pollen_arith::Int;
+use pollen_arith::{gcd_slice, Int};
 
 use super::lexer::{is_plain_identifier, KEYWORDS};
-use crate::bmap::BasicMap;
+use crate::bmap::{normalize_div, BasicMap, DivDef};
 use crate::map::Map;
 use crate::set::{BasicSet, Set};
 use crate::space::{Space, Tuple, Tuples};
@@ -40,21 +51,25 @@ fn taken(name: &str, used: &BTreeSet<String>) -> bool {
     used.contains(name) || KEYWORDS.contains(&name.to_ascii_lowercase().as_str())
 }
 
-/// `base`, or `base_1`, `base_2`, … : the first that is not taken.
+/// `base`, or `base'`, `base''`, … (as isl marks a clash): the first that is not taken.
 fn fresh_name(base: &str, used: &BTreeSet<String>) -> String {
-    if !taken(base, used) {
-        return base.to_string();
+    let mut name = base.to_string();
+    while taken(&name, used) {
+        name.push('\'');
     }
-    (1..)
-        .map(|k| format!("{base}_{k}"))
-        .find(|n| !taken(n, used))
-        .unwrap_or_else(|| base.to_string())
+    name
 }
 
 /// The names under which the dimensions of `space` are printed: parameters first, then
 /// input and output (or set) dimensions, all distinct and valid identifiers (parameters
 /// excepted, which are printed as they are).
 pub fn space_dim_names(space: &Space) -> Vec<String> {
+    dim_names_and_origin(space).0
+}
+
+/// [`space_dim_names`], with, per tuple dimension (parameters excluded), whether its
+/// printed name is the space's own name (`false` for a generated one).
+fn dim_names_and_origin(space: &Space) -> (Vec<String>, Vec<bool>) {
     let mut used: BTreeSet<String> = space.param_names().iter().cloned().collect();
     let mut wanted: Vec<(Option<String>, String)> = Vec::new();
     let mut push_tuple = |t: &Tuple, prefix: &str| {
@@ -81,7 +96,9 @@ pub fn space_dim_names(space: &Space) -> Vec<String> {
         }
     }
     let mut names = space.param_names().to_vec();
+    let mut own = Vec::with_capacity(kept.len());
     for (k, (_, generated)) in kept.into_iter().zip(&wanted) {
+        own.push(k.is_some());
         let name = match k {
             Some(n) => n,
             None => {
@@ -92,7 +109,7 @@ pub fn space_dim_names(space: &Space) -> Vec<String> {
         };
         names.push(name);
     }
-    names
+    (names, own)
 }
 
 /// Writes `coef · name` as a term of a sum (`first`: no leading ` + `).
@@ -377,17 +394,7 @@ fn basic_conjuncts(b: &BasicMap, dim_names: &[String]) -> Vec<String> {
     }
     // Names and rows extended by one `(num) mod den` column per local (unused for
     // existentials), so that `i - 4*floor((i)/4) = 0` prints as `(i) mod 4 = 0`.
-    let mut ext_names = names.clone();
-    for (k, d) in b.divs().iter().enumerate() {
-        ext_names.push(match d {
-            Some(d) => format!(
-                "({}) mod {}",
-                affine_to_string(&d.num[..(1 + n_dims + k).min(d.num.len())], &names),
-                d.den
-            ),
-            None => format!("_mod{k}"),
-        });
-    }
+    let ext_names = with_mod_names(b, &names);
     let extend = |rows: Vec<(Vec<Int>, bool)>| -> Vec<(Vec<Int>, bool)> {
         rows.into_iter()
             .map(|(r, is_eq)| (with_mod_terms(&r, b), is_eq))
@@ -426,6 +433,25 @@ fn basic_conjuncts(b: &BasicMap, dim_names: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+/// `names` (the names of the columns of `b`) followed by one `(num) mod den` name per
+/// local of `b` (a placeholder for existentials), naming the columns that
+/// [`with_mod_terms`] adds.
+fn with_mod_names(b: &BasicMap, names: &[String]) -> Vec<String> {
+    let n_dims = b.n_dims();
+    let mut ext_names = names.to_vec();
+    for (k, d) in b.divs().iter().enumerate() {
+        ext_names.push(match d {
+            Some(d) => format!(
+                "({}) mod {}",
+                affine_to_string(&d.num[..(1 + n_dims + k).min(d.num.len())], names),
+                d.den
+            ),
+            None => format!("_mod{k}"),
+        });
+    }
+    ext_names
 }
 
 /// `row` extended by one column per local of `b`, where a term `±(num - den·q)` of a
@@ -506,26 +532,487 @@ fn tuples_text(space: &Space, names: &[String]) -> String {
     out
 }
 
-/// One piece `tuples : disjunct or disjunct …` for the given basic maps of one space.
-fn piece_text(space: &Space, parts: &[BasicMap]) -> String {
-    let names = space_dim_names(space);
-    let tuples = tuples_text(space, &names);
-    let condition = match parts {
-        [] => "false".to_string(),
-        [b] => basic_conjuncts(b, &names).join(" and "),
-        _ => parts
-            .iter()
-            .map(|b| {
-                let c = basic_conjuncts(b, &names);
-                match c.len() {
-                    0 => "true".to_string(),
-                    1 => c.into_iter().next().unwrap_or_default(),
-                    _ => format!("({})", c.join(" and ")),
-                }
+/// A basic map prepared for printing: the dimensions that an equality fixes, printed
+/// as expressions inside the tuple, and what is left to print after the `:`.
+struct Folded {
+    /// Per tuple dimension (parameters excluded), the row `[c, a_1, …]` of the affine
+    /// expression `c + Σ a_i·column_i` that the dimension equals, when it is printed
+    /// inside the tuple.
+    exprs: Vec<Option<Vec<Int>>>,
+    /// The basic map without the equalities that fix those dimensions, and with the
+    /// dimensions substituted by their expressions in every other constraint and
+    /// division, so that nothing else refers to them.
+    rest: BasicMap,
+    /// Whether the basic map has visibly no point (a constant constraint that fails, or
+    /// an equality whose coefficients' gcd does not divide its constant): it is then
+    /// left out of a union.
+    empty: bool,
+}
+
+/// Which locals of `divs` could be printed at tuple column `col` (an inline
+/// `floor((num)/den)` over the parameters, the dimensions before `col` and other such
+/// locals). `n_dims` is the number of parameter and dimension columns.
+fn divs_printable_at(divs: &[Option<DivDef>], col: usize, n_dims: usize) -> Vec<bool> {
+    let mut ok: Vec<bool> = Vec::with_capacity(divs.len());
+    for d in divs {
+        let printable = d.as_ref().is_some_and(|d| {
+            d.num.iter().enumerate().skip(1).all(|(c, v)| {
+                v.is_zero() || c < col || (c > n_dims && ok.get(c - n_dims - 1) == Some(&true))
             })
-            .collect::<Vec<_>>()
-            .join(" or "),
+        });
+        ok.push(printable);
+    }
+    ok
+}
+
+/// Whether the equality `row` can give the value of dimension column `col` inside the
+/// tuple: a unit coefficient on `col`, no later dimension, and only locals printable
+/// there.
+fn fixes(row: &[Int], col: usize, n_dims: usize, divs: &[Option<DivDef>]) -> bool {
+    if !row[col].abs().is_one() || row[col + 1..=n_dims].iter().any(|c| !c.is_zero()) {
+        return false;
+    }
+    let printable = divs_printable_at(divs, col, n_dims);
+    (0..divs.len()).all(|k| printable[k] || row.get(n_dims + 1 + k).is_none_or(Int::is_zero))
+}
+
+/// `row + row[col]·value`, with `row[col]` then zero: column `col` replaced by the
+/// expression `value` (which has no entry at `col`). Returns whether `row` changed.
+fn substitute_column(row: &mut [Int], value: &[Int], col: usize) -> bool {
+    if row[col].is_zero() {
+        return false;
+    }
+    let f = std::mem::take(&mut row[col]);
+    for (r, v) in row.iter_mut().zip(value) {
+        *r = &*r + &(&f * v);
+    }
+    true
+}
+
+/// A constraint row divided by the gcd of its coefficients (the constant rounded down
+/// for an inequality), or `None` when it holds trivially.
+fn normalized(mut row: Vec<Int>, is_eq: bool) -> Option<Vec<Int>> {
+    let g = gcd_slice(&row[1..]);
+    if g.is_zero() {
+        let trivial = if is_eq {
+            row[0].is_zero()
+        } else {
+            !row[0].is_negative()
+        };
+        return if trivial { None } else { Some(row) };
+    }
+    if is_eq {
+        if g.divides(&row[0]) {
+            for c in row.iter_mut() {
+                *c = c.exact_div(&g);
+            }
+        }
+    } else {
+        row[0] = row[0].floor_div(&g);
+        for c in row[1..].iter_mut() {
+            *c = c.exact_div(&g);
+        }
+    }
+    Some(row)
+}
+
+/// The constraints and locals of a basic map while its dimensions are folded.
+#[derive(Clone)]
+struct Work {
+    /// Number of parameter and dimension columns.
+    n_dims: usize,
+    eqs: Vec<Vec<Int>>,
+    ineqs: Vec<Vec<Int>>,
+    divs: Vec<Option<DivDef>>,
+    /// Per tuple dimension, its value when folded (see [`Folded::exprs`]).
+    exprs: Vec<Option<Vec<Int>>>,
+}
+
+impl Work {
+    /// The work with dimension column `col` folded through the equality `eqs[i]`, its
+    /// value substituted everywhere; `None` when the definitions of the locals would
+    /// not stay in the form the reader gives them (a division that becomes a plain
+    /// expression, or a copy of another, which the reader would remove) or would
+    /// depend on each other in a cycle.
+    fn folded(&self, col: usize, i: usize) -> Option<Work> {
+        let mut w = self.clone();
+        let unit = w.eqs.remove(i);
+        let sign = if unit[col].is_negative() {
+            Int::one()
+        } else {
+            -Int::one()
+        };
+        let mut value: Vec<Int> = unit.iter().map(|c| &sign * c).collect();
+        value[col] = Int::zero();
+        let subst = |rows: Vec<Vec<Int>>, is_eq: bool| -> Vec<Vec<Int>> {
+            rows.into_iter()
+                .filter_map(|mut r| {
+                    if substitute_column(&mut r, &value, col) {
+                        normalized(r, is_eq)
+                    } else {
+                        Some(r)
+                    }
+                })
+                .collect()
+        };
+        w.eqs = subst(w.eqs, true);
+        w.ineqs = subst(w.ineqs, false);
+        for e in w.exprs.iter_mut().flatten() {
+            substitute_column(e, &value, col);
+        }
+        for k in 0..w.divs.len() {
+            let Some(d) = w.divs[k].as_mut() else {
+                continue;
+            };
+            if !substitute_column(&mut d.num, &value, col) {
+                continue;
+            }
+            let (num, den) = normalize_div(std::mem::take(&mut d.num), d.den.clone());
+            if den.is_one() || num[1..].iter().all(Int::is_zero) {
+                return None;
+            }
+            let copy =
+                w.divs.iter().enumerate().any(|(j, e)| {
+                    j != k && e.as_ref().is_some_and(|e| e.den == den && e.num == num)
+                });
+            if copy {
+                return None;
+            }
+            w.divs[k] = Some(DivDef { num, den });
+        }
+        let order = w.dependency_order()?;
+        let n_params = w.n_dims - w.exprs.len();
+        w.exprs[col - 1 - n_params] = Some(value);
+        w.reorder(&order);
+        Some(w)
+    }
+
+    /// The locals in an order where each comes after those its definition uses,
+    /// keeping the current order where it can; `None` for a cycle.
+    fn dependency_order(&self) -> Option<Vec<usize>> {
+        let n = self.divs.len();
+        let uses = |k: usize, j: usize| {
+            self.divs[k]
+                .as_ref()
+                .is_some_and(|d| !d.num[self.n_dims + 1 + j].is_zero())
+        };
+        let mut placed = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        while order.len() < n {
+            let next = (0..n).find(|&k| !placed[k] && (0..n).all(|j| placed[j] || !uses(k, j)))?;
+            placed[next] = true;
+            order.push(next);
+        }
+        Some(order)
+    }
+
+    /// The locals renumbered in `order` (old indices, each once, each after the
+    /// locals its definition uses), in the constraints, definitions and values.
+    fn reorder(&mut self, order: &[usize]) {
+        if order.iter().enumerate().all(|(t, &k)| t == k) {
+            return;
+        }
+        let n_dims = self.n_dims;
+        let permute = |row: &[Int]| -> Vec<Int> {
+            let mut r = row[..=n_dims].to_vec();
+            r.extend(order.iter().map(|&k| row[n_dims + 1 + k].clone()));
+            r
+        };
+        for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
+            *r = permute(r);
+        }
+        for r in self.exprs.iter_mut().flatten() {
+            *r = permute(r);
+        }
+        self.divs = order
+            .iter()
+            .map(|&k| {
+                self.divs[k].as_ref().map(|d| DivDef {
+                    num: permute(&d.num),
+                    den: d.den.clone(),
+                })
+            })
+            .collect();
+    }
+
+    /// The order in which the reader creates the locals from the printed text: first
+    /// those of the tuple values, term by term (a local after the locals of its
+    /// definition, a `mod` after the plain locals of the same value), then the others
+    /// in their current order (after the locals they use).
+    fn reader_order(&self) -> Vec<usize> {
+        let n = self.divs.len();
+        let mut order: Vec<usize> = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        fn visit(k: usize, w: &Work, placed: &mut [bool], order: &mut Vec<usize>) {
+            if placed[k] {
+                return;
+            }
+            placed[k] = true;
+            if let Some(d) = &w.divs[k] {
+                for j in 0..w.divs.len() {
+                    if !d.num[w.n_dims + 1 + j].is_zero() {
+                        visit(j, w, placed, order);
+                    }
+                }
+            }
+            order.push(k);
+        }
+        if let Ok(tmp) = BasicMap::from_parts(
+            Space::set_anonymous(self.n_dims),
+            self.divs.clone(),
+            Vec::new(),
+            Vec::new(),
+        ) {
+            for e in self.exprs.iter().flatten() {
+                let ext = with_mod_terms(e, &tmp);
+                for k in 0..n {
+                    if !ext[self.n_dims + 1 + k].is_zero() {
+                        visit(k, self, &mut placed, &mut order);
+                    }
+                }
+                for k in 0..n {
+                    if !ext.get(self.n_dims + 1 + n + k).is_none_or(Int::is_zero) {
+                        visit(k, self, &mut placed, &mut order);
+                    }
+                }
+            }
+        }
+        for k in 0..n {
+            visit(k, self, &mut placed, &mut order);
+        }
+        order
+    }
+}
+
+/// Finds, dimension by dimension in tuple order, an equality giving its value in terms
+/// of parameters, earlier dimensions and locals of those (see [`fixes`] and
+/// [`Work::folded`]); such a dimension is printed as that value inside the tuple, as
+/// isl does, and substituted everywhere else. The choice depends only on the
+/// constraints, never on names.
+///
+/// The locals are renumbered in the order in which the reader meets them in the
+/// printed text (tuple first). Since the reader simplifies what it reads, the basic map
+/// that the text describes (the values as equalities, the substituted constraints, the
+/// renumbered locals) is simplified and folded again, for a few rounds or until nothing
+/// changes, so that a re-read map prints the same.
+fn fold(b: &BasicMap) -> Folded {
+    let n_params = b.space().n_params();
+    let n_dims = b.n_dims();
+    let unfolded = || Folded {
+        exprs: vec![None; n_dims - n_params],
+        rest: b.clone(),
+        empty: visibly_empty(b.eqs(), b.ineqs()),
     };
+    if b.eqs().is_empty() || visibly_empty(b.eqs(), b.ineqs()) {
+        return unfolded();
+    }
+    let in_reader_order = |mut w: Work| {
+        let order = w.reader_order();
+        w.reorder(&order);
+        w
+    };
+    let mut w = in_reader_order(fold_once(b));
+    for _round in 0..3 {
+        if w.exprs.iter().all(Option::is_none) {
+            break;
+        }
+        let mut eqs = w.eqs.clone();
+        for (k, e) in w.exprs.iter().enumerate() {
+            if let Some(value) = e {
+                let mut row: Vec<Int> = value.iter().map(|c| -c).collect();
+                row[1 + n_params + k] = Int::one();
+                eqs.push(row);
+            }
+        }
+        let Ok(described) =
+            BasicMap::from_parts(b.space().clone(), w.divs.clone(), eqs, w.ineqs.clone())
+        else {
+            break;
+        };
+        let next = in_reader_order(fold_once(&described.simplify()));
+        let same = next.exprs == w.exprs
+            && next.divs == w.divs
+            && next.eqs == w.eqs
+            && next.ineqs == w.ineqs;
+        w = next;
+        if same {
+            break;
+        }
+    }
+    if w.exprs.iter().all(Option::is_none) {
+        return unfolded();
+    }
+    let empty = visibly_empty(&w.eqs, &w.ineqs);
+    match BasicMap::from_parts(b.space().clone(), w.divs, w.eqs, w.ineqs) {
+        Ok(rest) => Folded {
+            exprs: w.exprs,
+            rest,
+            empty,
+        },
+        Err(_) => unfolded(),
+    }
+}
+
+/// One round of [`fold`]: the dimensions folded while some can be (a substitution can
+/// make a local printable at an earlier dimension, so passes repeat).
+fn fold_once(b: &BasicMap) -> Work {
+    let n_params = b.space().n_params();
+    let n_dims = b.n_dims();
+    let mut w = Work {
+        n_dims,
+        eqs: b.eqs().to_vec(),
+        ineqs: b.ineqs().to_vec(),
+        divs: b.divs().to_vec(),
+        exprs: vec![None; n_dims - n_params],
+    };
+    if visibly_empty(b.eqs(), b.ineqs()) {
+        return w;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for col in 1 + n_params..=n_dims {
+            if w.exprs[col - 1 - n_params].is_some() {
+                continue;
+            }
+            let next = (0..w.eqs.len())
+                .filter(|&i| fixes(&w.eqs[i], col, n_dims, &w.divs))
+                .find_map(|i| w.folded(col, i));
+            if let Some(next) = next {
+                w = next;
+                changed = true;
+            }
+        }
+    }
+    w
+}
+
+/// Whether the constraints visibly have no integer solution: a constant constraint
+/// that fails, or an equality whose coefficients' gcd does not divide its constant.
+fn visibly_empty(eqs: &[Vec<Int>], ineqs: &[Vec<Int>]) -> bool {
+    eqs.iter().any(|r| !gcd_slice(&r[1..]).divides(&r[0]))
+        || ineqs
+            .iter()
+            .any(|r| r[0].is_negative() && r[1..].iter().all(Int::is_zero))
+}
+
+/// The pieces `tuples : condition` that print the basic maps of one map in `space`.
+///
+/// Each basic map is folded (see [`fold`]) and printed with its own tuples; basic maps
+/// whose tuples print the same share one piece, their conditions joined by ` or `, in
+/// order of first appearance. A folded dimension is written `name = value` when its
+/// name is declared by the text (the space's own name, or a generated one that the
+/// first piece writes), and `value` alone otherwise, so that a re-read map gets the
+/// same names and prints the same.
+fn map_pieces(space: &Space, parts: &[BasicMap]) -> Vec<String> {
+    let (names, own) = dim_names_and_origin(space);
+    let n_params = space.n_params();
+    if parts.is_empty() {
+        return vec![piece(tuples_text(space, &names), "false".to_string())];
+    }
+    let folded: Vec<Folded> = parts.iter().map(fold).filter(|f| !f.empty).collect();
+    if folded.is_empty() {
+        return vec![piece(tuples_text(space, &names), "false".to_string())];
+    }
+    let declared: Vec<bool> = own
+        .iter()
+        .zip(&folded[0].exprs)
+        .map(|(own, e)| *own || e.is_none())
+        .collect();
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut texts: Vec<Vec<String>> = Vec::with_capacity(folded.len());
+    for (index, f) in folded.iter().enumerate() {
+        let (cols, _) = column_names(&f.rest, &names);
+        let ext = with_mod_names(&f.rest, &cols);
+        let mut elements = names.clone();
+        for (k, e) in f.exprs.iter().enumerate() {
+            if let Some(e) = e {
+                let value = affine_to_string(&with_mod_terms(e, &f.rest), &ext);
+                let element = &mut elements[n_params + k];
+                *element = if declared[k] {
+                    format!("{element} = {value}")
+                } else {
+                    value
+                };
+            }
+        }
+        let tuples = tuples_text(space, &elements);
+        texts.push(basic_conjuncts(&f.rest, &names));
+        match groups.iter_mut().find(|(t, _)| *t == tuples) {
+            Some((_, g)) => g.push(index),
+            None => groups.push((tuples, vec![index])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(tuples, members)| {
+            let atom_lists: Vec<Option<Vec<String>>> = members
+                .iter()
+                .map(|&i| {
+                    let rest = &folded[i].rest;
+                    (members.len() > 1 && !rest.has_existentials()).then(|| atoms(rest, &names))
+                })
+                .collect();
+            let kept: Vec<usize> = (0..members.len())
+                .filter(|&i| {
+                    !(0..members.len()).any(|j| {
+                        j != i && covers(atom_lists[j].as_deref(), atom_lists[i].as_deref(), j < i)
+                    })
+                })
+                .map(|i| members[i])
+                .collect();
+            let mut conditions: Vec<Vec<String>> = kept.iter().map(|&i| texts[i].clone()).collect();
+            let condition = match conditions.len() {
+                1 => conditions.pop().unwrap_or_default().join(" and "),
+                _ => conditions
+                    .into_iter()
+                    .map(|c| match c.len() {
+                        1 => c.into_iter().next().unwrap_or_default(),
+                        _ => format!("({})", c.join(" and ")),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            piece(tuples, condition)
+        })
+        .collect()
+}
+
+/// The constraints of `b` printed one by one (no chaining), over the names of its
+/// columns: what the reader turns back into one atom each.
+fn atoms(b: &BasicMap, names: &[String]) -> Vec<String> {
+    let (cols, _) = column_names(b, names);
+    let ext = with_mod_names(b, &cols);
+    let rows = b.eqs().iter().map(|r| (r, true));
+    let mut out: Vec<String> = rows
+        .chain(b.ineqs().iter().map(|r| (r, false)))
+        .map(|(r, is_eq)| constraint_to_string(&with_mod_terms(r, b), is_eq, &ext, b.n_dims()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether the disjunct with constraints `a` covers the one with constraints `b`, in a
+/// piece where both have the same tuples (`first`: `a` comes before `b`): `a` has no
+/// constraint that `b` lacks, so `b` adds no point. The reader drops such a disjunct
+/// of an `or`, so the printer leaves it out too; `None` (a disjunct with existentials,
+/// which the reader keeps apart) covers nothing and is covered by nothing but the
+/// unconstrained disjunct. Of two disjuncts with the same constraints, the first is
+/// kept.
+fn covers(a: Option<&[String]>, b: Option<&[String]>, first: bool) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let within = |x: &[String], y: &[String]| x.iter().all(|c| y.contains(c));
+            within(a, b) && (first || !within(b, a))
+        }
+        (Some(a), None) => a.is_empty(),
+        _ => false,
+    }
+}
+
+/// `tuples : condition`, leaving out what is empty.
+fn piece(tuples: String, condition: String) -> String {
     match (tuples.is_empty(), condition.is_empty()) {
         (true, true) => ":".to_string(),
         (true, false) => format!(": {condition}"),
@@ -552,15 +1039,15 @@ fn object_text(params: &[String], pieces: &[String]) -> String {
 
 impl fmt::Display for BasicMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let piece = piece_text(self.space(), std::slice::from_ref(self));
-        f.write_str(&object_text(self.space().param_names(), &[piece]))
+        let pieces = map_pieces(self.space(), std::slice::from_ref(self));
+        f.write_str(&object_text(self.space().param_names(), &pieces))
     }
 }
 
 impl fmt::Display for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let piece = piece_text(self.space(), self.basic_maps());
-        f.write_str(&object_text(self.space().param_names(), &[piece]))
+        let pieces = map_pieces(self.space(), self.basic_maps());
+        f.write_str(&object_text(self.space().param_names(), &pieces))
     }
 }
 
@@ -580,7 +1067,7 @@ impl fmt::Display for UnionMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let pieces: Vec<String> = self
             .maps()
-            .map(|m| piece_text(m.space(), m.basic_maps()))
+            .flat_map(|m| map_pieces(m.space(), m.basic_maps()))
             .collect();
         f.write_str(&object_text(self.param_names(), &pieces))
     }
