@@ -129,15 +129,28 @@ fn choose_variable(sys: &System) -> Option<(usize, EliminationKind)> {
     let mut best_exact: Option<(usize, usize)> = None;
     let mut best_inexact: Option<(usize, Int, usize)> = None;
     for column in 1..=sys.n_vars {
-        let (lower, upper) = bound_coefficients(sys, column);
-        if lower.is_empty() && upper.is_empty() {
+        // Bound counts and whether each side has only unit coefficients, without
+        // collecting the coefficients.
+        let (mut lower_len, mut upper_len) = (0usize, 0usize);
+        let (mut lower_unit, mut upper_unit) = (true, true);
+        for row in &sys.ineqs {
+            let a = &row[column];
+            if a.is_positive() {
+                lower_len += 1;
+                lower_unit &= is_unit(a);
+            } else if a.is_negative() {
+                upper_len += 1;
+                upper_unit &= is_unit(a);
+            }
+        }
+        if lower_len == 0 && upper_len == 0 {
             continue;
         }
-        if lower.is_empty() || upper.is_empty() {
+        if lower_len == 0 || upper_len == 0 {
             return Some((column, EliminationKind::OneSided));
         }
-        let cost = lower.len() * upper.len();
-        if lower.iter().all(is_unit) || upper.iter().all(is_unit) {
+        let cost = lower_len * upper_len;
+        if lower_unit || upper_unit {
             let improves = match best_exact {
                 None => true,
                 Some((_, best)) => cost < best,
@@ -147,6 +160,7 @@ fn choose_variable(sys: &System) -> Option<(usize, EliminationKind)> {
             }
         } else if best_exact.is_none() {
             // An exact elimination always wins: count splinters only while none exists.
+            let (lower, upper) = bound_coefficients(sys, column);
             let splinters = splinter_counts(&lower, &upper);
             let splinters = std::cmp::min(splinters.0, splinters.1);
             let better = match &best_inexact {
