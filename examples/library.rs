@@ -14,7 +14,7 @@ pub fn main() -> pollen_presburger::Result<()> {
         .intersect_domain(domain.as_map())?
         .intersect_range(domain.as_map())?;
     let distances = dependence.deltas_set()?;
-    let expected: Set = "[N] -> { [1, -1] : N >= 2 }".parse()?;
+    let expected: Set = "[N] -> { S[1, -1] : N >= 2 }".parse()?;
     assert!(distances.is_equal(&expected)?);
     println!("{distances}");
 
