@@ -2302,3 +2302,13 @@ mod tests {
         let _ = spec_from_bytes(&[], Shape::Set).to_map();
     }
 }
+
+/// A quickcheck runner whose generator has a fixed seed, so that every test run checks
+/// the same cases and a failure reproduces; `POLLEN_QC_SEED=<n>` explores other seeds.
+pub fn seeded_quickcheck(size: usize) -> quickcheck::QuickCheck {
+    let seed = std::env::var("POLLEN_QC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_2024_u64);
+    quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(size, seed))
+}

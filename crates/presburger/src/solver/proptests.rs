@@ -5,7 +5,7 @@
 //! returned samples are checked and `None` answers are confirmed on a larger box.
 
 use pollen_arith::{Int, Rat};
-use quickcheck::{Arbitrary, Gen, QuickCheck, TestResult};
+use quickcheck::{Arbitrary, Gen, TestResult};
 
 use super::*;
 
@@ -168,14 +168,13 @@ fn divisions_match_enumeration(s: DivSystem) -> TestResult {
 
 #[test]
 fn prop_floor_divisions_match_enumeration() {
-    QuickCheck::new()
+    crate::oracle::seeded_quickcheck(20)
         .tests(
             std::env::var("QUICKCHECK_TESTS")
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(150),
         )
-        .rng(Gen::new(20))
         .quickcheck(divisions_match_enumeration as fn(DivSystem) -> TestResult);
 }
 
@@ -284,10 +283,9 @@ fn run(tests: u64, property: fn(SmallSystem) -> TestResult) {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(tests);
-    QuickCheck::new()
+    crate::oracle::seeded_quickcheck(20)
         .tests(tests)
         .max_tests(tests * 4)
-        .rng(Gen::new(20))
         .quickcheck(property);
 }
 
