@@ -2223,6 +2223,16 @@ pub fn check_dim_opt(
     compare_points(name, &graph, &expected, &rr, &inputs)
 }
 
+/// A quickcheck runner whose generator has a fixed seed, so that every test run checks
+/// the same cases and a failure reproduces; `POLLEN_QC_SEED=<n>` explores other seeds.
+pub fn seeded_quickcheck(size: usize) -> quickcheck::QuickCheck {
+    let seed = std::env::var("POLLEN_QC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_2024_u64);
+    quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(size, seed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2301,14 +2311,4 @@ mod tests {
         // Exhausted input still generates.
         let _ = spec_from_bytes(&[], Shape::Set).to_map();
     }
-}
-
-/// A quickcheck runner whose generator has a fixed seed, so that every test run checks
-/// the same cases and a failure reproduces; `POLLEN_QC_SEED=<n>` explores other seeds.
-pub fn seeded_quickcheck(size: usize) -> quickcheck::QuickCheck {
-    let seed = std::env::var("POLLEN_QC_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_2024_u64);
-    quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(size, seed))
 }
