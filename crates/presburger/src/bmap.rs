@@ -542,7 +542,8 @@ impl BasicMap {
 
     /// Reduces known div definitions: divides numerator and denominator by their gcd,
     /// and moves whole multiples of the denominator out of the numerator
-    /// (`floor((d·a + r)/d) = a + floor(r/d)` with `0 ≤ r < d` coefficient-wise), substituting
+    /// (`floor((d·a + r)/d) = a + floor(r/d)` with every variable coefficient of `r` in
+    /// `(-d/2, d/2]` and its constant in `[0, d)`), substituting
     /// the div by `a + q'` in every row and later definition. A div whose reduced
     /// numerator is a constant is replaced by its value and removed.
     fn reduce_div_definitions(&mut self) -> bool {
@@ -555,8 +556,22 @@ impl BasicMap {
             };
             let col = self.div_col(k);
             let (num, den) = normalize_div(def.num, def.den);
-            let quot: Vec<Int> = num.iter().map(|c| c.floor_div(&den)).collect();
-            let rem: Vec<Int> = num.iter().map(|c| c.mod_floor(&den)).collect();
+            // Variable coefficients are reduced into (-den/2, den/2], the constant into
+            // [0, den).
+            let two_den = &den * 2;
+            let quot: Vec<Int> = num
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match i {
+                    0 => c.floor_div(&den),
+                    _ => (c * 2 - &den).ceil_div(&two_den),
+                })
+                .collect();
+            let rem: Vec<Int> = num
+                .iter()
+                .zip(&quot)
+                .map(|(c, q)| c - &(q * &den))
+                .collect();
             let constant_rest = rem[1..].iter().all(Int::is_zero);
             if quot.iter().all(Int::is_zero) && !constant_rest {
                 if den != self.divs[k].as_ref().expect("known").den {
