@@ -7,19 +7,15 @@
 //! and `QUICKCHECK_TESTS` is ignored on purpose.
 
 use pollen_presburger::oracle::{
-    self, op_budget, ArbChain, ArbMap, ArbPair, ArbSet, ArbSetNoParams, Entropy, SplitMix,
+    self, op_budget, seeded_quickcheck, ArbChain, ArbMap, ArbPair, ArbSet, ArbSetNoParams, Entropy,
+    SplitMix,
 };
 use pollen_presburger::{DimKind, Map};
-use quickcheck::{Gen, QuickCheck, TestResult, Testable};
+use quickcheck::{TestResult, Testable};
 
 /// Runs `prop` on `cases` random inputs from the fixed (or `POLLEN_QC_SEED`) seed.
 fn check<F: Testable>(cases: u64, prop: F) {
-    let seed = std::env::var("POLLEN_QC_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_2024_u64);
-    QuickCheck::new()
-        .rng(Gen::from_size_and_seed(100, seed))
+    seeded_quickcheck(100)
         .tests(cases)
         .max_tests(cases * 4)
         .quickcheck(prop);
