@@ -15,6 +15,7 @@ pub mod map;
 pub mod ops;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod oracle;
+pub mod point;
 pub mod set;
 pub mod solver;
 pub mod space;
@@ -24,6 +25,7 @@ pub mod union;
 pub use bmap::{BasicMap, DivDef};
 pub use error::{Budget, Error, Result};
 pub use map::Map;
+pub use point::Point;
 pub use pollen_arith::{Int, Rat};
 pub use set::{BasicSet, Set};
 pub use space::{DimKind, Space, Tuple, Tuples};
