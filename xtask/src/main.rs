@@ -6,7 +6,7 @@
 //!   toolchain (see [`fuzz`]);
 //! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
 //! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
-//!   and in isl, side by side (see [`bench`]).
+//!   and in isl, side by side (see [`mod@bench`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
