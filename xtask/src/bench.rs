@@ -33,6 +33,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
+use crate::fuzz::{cargo, status};
+
 /// The memory the whole Pollen corpus run may use.
 const PEAK_MEMORY_TARGET_MIB: u64 = 200;
 
@@ -306,11 +308,6 @@ fn islpy_python(root: &Path) -> Result<PathBuf> {
     Ok(python)
 }
 
-/// The cargo that runs this command, or `cargo` from the path.
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
-}
-
 /// Runs a command, failing unless it succeeds; returns its standard output.
 fn output(mut cmd: Command, what: &str) -> Result<String> {
     let out = cmd
@@ -321,17 +318,6 @@ fn output(mut cmd: Command, what: &str) -> Result<String> {
         bail!("{what} failed ({})", out.status);
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// Runs a command and fails unless it succeeds.
-fn status(mut cmd: Command, what: &str) -> Result<()> {
-    let status = cmd
-        .status()
-        .with_context(|| format!("cannot run `{what}`"))?;
-    if !status.success() {
-        bail!("`{what}` failed ({status})");
-    }
-    Ok(())
 }
 
 #[cfg(test)]

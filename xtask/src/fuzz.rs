@@ -101,12 +101,12 @@ fn cargo_fuzz(root: &Path) -> Command {
 }
 
 /// The cargo that runs this command (the same toolchain), or `cargo` from the path.
-fn cargo() -> String {
+pub(crate) fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string())
 }
 
 /// Runs a command and fails unless it succeeds.
-fn status(mut cmd: Command, what: &str) -> Result<()> {
+pub(crate) fn status(mut cmd: Command, what: &str) -> Result<()> {
     let status = cmd
         .status()
         .with_context(|| format!("cannot run `{what}`"))?;

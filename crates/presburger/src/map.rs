@@ -462,14 +462,7 @@ impl Map {
     /// `{ [x1 -> x2] -> [y1 -> y2] : x1 -> y1 ∈ self, x2 -> y2 ∈ other }`.
     pub fn product(&self, other: &Map) -> Result<Map> {
         let (a, b) = Map::align_pair(self, other)?;
-        let (Some(ad), Some(ar), Some(bd), Some(br)) = (
-            a.space.domain_tuple(),
-            a.space.range_tuple(),
-            b.space.domain_tuple(),
-            b.space.range_tuple(),
-        ) else {
-            return Err(mismatch("product", &a.space, &b.space));
-        };
+        let ((ad, ar), (bd, br)) = map_tuples_pair(&a, &b, "product")?;
         let space = a.space.with_tuples(Tuples::Map(
             Tuple::wrapped(None, ad.clone(), bd.clone()),
             Tuple::wrapped(None, ar.clone(), br.clone()),
@@ -491,14 +484,7 @@ impl Map {
     /// `{ x -> [y1 -> y2] : x -> y1 ∈ self, x -> y2 ∈ other }`.
     pub fn range_product(&self, other: &Map) -> Result<Map> {
         let (a, b) = Map::align_pair(self, other)?;
-        let (Some(ad), Some(ar), Some(bd), Some(br)) = (
-            a.space.domain_tuple(),
-            a.space.range_tuple(),
-            b.space.domain_tuple(),
-            b.space.range_tuple(),
-        ) else {
-            return Err(mismatch("range_product", &a.space, &b.space));
-        };
+        let ((ad, ar), (bd, br)) = map_tuples_pair(&a, &b, "range_product")?;
         if ad != bd {
             return Err(mismatch("range_product", &a.space, &b.space));
         }
@@ -651,6 +637,22 @@ impl Map {
         } else {
             Err(mismatch(op, &self.space, &other.space))
         }
+    }
+}
+
+/// The domain and range tuples of a map.
+type TuplePair<'a> = (&'a Tuple, &'a Tuple);
+
+/// The domain and range tuples of two maps, or a mismatch error naming `op` when either
+/// operand is not a map.
+fn map_tuples_pair<'a>(
+    a: &'a Map,
+    b: &'a Map,
+    op: &'static str,
+) -> Result<(TuplePair<'a>, TuplePair<'a>)> {
+    match (a.space.tuples(), b.space.tuples()) {
+        (Tuples::Map(ad, ar), Tuples::Map(bd, br)) => Ok(((ad, ar), (bd, br))),
+        _ => Err(mismatch(op, &a.space, &b.space)),
     }
 }
 
