@@ -481,6 +481,24 @@ impl Map {
         am.intersect(&bm)
     }
 
+    /// `{ x -> [y1, y2] : x -> y1 ∈ self, x -> y2 ∈ other }`: the range product with the
+    /// two range tuples concatenated into one anonymous tuple (isl's
+    /// `flat_range_product`).
+    pub fn flat_range_product(&self, other: &Map) -> Result<Map> {
+        let product = self.range_product(other)?;
+        let space = product.space();
+        let domain = space
+            .domain_tuple()
+            .cloned()
+            .ok_or_else(|| mismatch("flat_range_product", self.space(), other.space()))?;
+        let flat = Space::map(
+            space.param_names().to_vec(),
+            domain,
+            Tuple::anonymous(space.n_out()),
+        );
+        Ok(product.with_space(flat))
+    }
+
     /// `{ x -> [y1 -> y2] : x -> y1 ∈ self, x -> y2 ∈ other }`.
     pub fn range_product(&self, other: &Map) -> Result<Map> {
         let (a, b) = Map::align_pair(self, other)?;

@@ -1,0 +1,1 @@
+//! The text form of a scop (placeholder until the printer and parser land).
