@@ -1,0 +1,1 @@
+//! The independent legality checker (being written).
