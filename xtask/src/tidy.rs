@@ -6,9 +6,11 @@
 //! 2. No test is switched off with an `ignore` attribute, and no lint is silenced for a
 //!    whole file or crate with an inner `allow` attribute (in every Rust file of the
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
-//! 3. `crates/arith` and `crates/presburger` know nothing about programs: they depend on
-//!    no Pollen crate other than `pollen-arith` (and themselves, for test features).
-//! 4. No floating point in `crates/arith` and `crates/presburger`: the words `f32` and
+//! 3. Layering: each library crate depends only on the Pollen crates below it in the
+//!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched`), so that
+//!    `arith` and `presburger` know nothing about programs. Tests may also use the
+//!    frontend to read example kernels (`[dev-dependencies]`).
+//! 4. No floating point in the library crates before the emitters: the words `f32` and
 //!    `f64` do not occur in their code.
 //!
 //! Checks 2 and 4 look at code only: the text of `//` comments is skipped, so that docs
@@ -38,11 +40,69 @@ impl fmt::Display for Violation {
 const RUST_DIRS: &[&str] = &["crates", "xtask", "fuzz", "tests", "benches"];
 /// The directories whose Rust files must start with a `//!` doc.
 const DOC_DIRS: &[&str] = &["crates", "xtask"];
-/// The crates without floating point, and the Pollen crates each may depend on (itself
-/// included: a crate may enable its own features for its tests).
-const CORE_CRATES: &[(&str, &[&str])] = &[
-    ("crates/arith", &["pollen-arith"]),
-    ("crates/presburger", &["pollen-presburger", "pollen-arith"]),
+/// One library crate's place in the layering: the Pollen crates it may depend on (itself
+/// included: a crate may enable its own features for its tests) and those its tests may
+/// use besides. Every crate listed here is also free of floating point.
+struct Layer {
+    dir: &'static str,
+    dependencies: &'static [&'static str],
+    dev_dependencies: &'static [&'static str],
+}
+
+const ARITH: &[&str] = &["pollen-arith"];
+const PRESBURGER: &[&str] = &["pollen-presburger", "pollen-arith"];
+const SCOP: &[&str] = &["pollen-scop", "pollen-presburger", "pollen-arith"];
+const FRONTEND: &[&str] = &[
+    "pollen-frontend",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+const DEPS: &[&str] = &[
+    "pollen-deps",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+const SCHED: &[&str] = &[
+    "pollen-sched",
+    "pollen-deps",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+
+const LAYERS: &[Layer] = &[
+    Layer {
+        dir: "crates/arith",
+        dependencies: ARITH,
+        dev_dependencies: &[],
+    },
+    Layer {
+        dir: "crates/presburger",
+        dependencies: PRESBURGER,
+        dev_dependencies: &[],
+    },
+    Layer {
+        dir: "crates/scop",
+        dependencies: SCOP,
+        dev_dependencies: &[],
+    },
+    Layer {
+        dir: "crates/frontend",
+        dependencies: FRONTEND,
+        dev_dependencies: &[],
+    },
+    Layer {
+        dir: "crates/deps",
+        dependencies: DEPS,
+        dev_dependencies: &["pollen-frontend"],
+    },
+    Layer {
+        dir: "crates/sched",
+        dependencies: SCHED,
+        dev_dependencies: &["pollen-frontend"],
+    },
 ];
 
 /// Runs every check on the workspace at `root`.
@@ -60,12 +120,12 @@ pub fn run(root: &Path) -> Result<()> {
             violations.extend(check_attributes(&rel, &text));
         }
     }
-    for (dir, allowed) in CORE_CRATES {
-        let crate_dir = root.join(dir);
+    for layer in LAYERS {
+        let crate_dir = root.join(layer.dir);
         let manifest = crate_dir.join("Cargo.toml");
         if let Ok(text) = fs::read_to_string(&manifest) {
             let rel = manifest.strip_prefix(root).unwrap_or(&manifest);
-            violations.extend(check_dependencies(rel, &text, allowed));
+            violations.extend(check_dependencies(rel, &text, layer));
         }
         for path in rust_files(&crate_dir)? {
             let text = fs::read_to_string(&path)
@@ -185,26 +245,29 @@ fn contains_word(text: &str, word: &str) -> bool {
 }
 
 /// Rule 3: every dependency on a Pollen crate (by name, by `package =` rename or by
-/// `path`) is in `allowed`.
-fn check_dependencies(path: &Path, manifest: &str, allowed: &[&str]) -> Vec<Violation> {
+/// `path`) is allowed by the crate's layer.
+fn check_dependencies(path: &Path, manifest: &str, layer: &Layer) -> Vec<Violation> {
     let mut violations = Vec::new();
     for dep in dependencies(manifest) {
         let pollen_name = dep.name.starts_with("pollen")
             || dep.value.contains("package = \"pollen")
             || dep.value.contains("path");
-        if pollen_name && !allowed.contains(&dep.name.as_str()) {
-            let allowed = if allowed.is_empty() {
-                "none".to_string()
-            } else {
-                allowed.join(", ")
-            };
+        let allowed = layer.dependencies.contains(&dep.name.as_str())
+            || (dep.dev && layer.dev_dependencies.contains(&dep.name.as_str()));
+        if pollen_name && !allowed {
+            let mut names: Vec<&str> = layer.dependencies.to_vec();
+            if dep.dev {
+                names.extend(layer.dev_dependencies);
+            }
             violations.push(Violation {
                 path: path.to_path_buf(),
                 line: dep.line,
                 message: format!(
-                    "no dependency on `{}` here: the arithmetic and Presburger crates know \
-                     nothing about programs (allowed Pollen dependencies: {allowed})",
-                    dep.name
+                    "no dependency on `{}` here: {} sits below it in the layering \
+                     (allowed Pollen dependencies: {})",
+                    dep.name,
+                    layer.dir,
+                    names.join(", ")
                 ),
             });
         }
@@ -217,6 +280,8 @@ struct Dependency {
     name: String,
     value: String,
     line: usize,
+    /// Whether it is in a `dev-dependencies` table.
+    dev: bool,
 }
 
 /// The dependency entries of all dependency tables of a manifest, read line by line:
@@ -225,12 +290,14 @@ fn dependencies(manifest: &str) -> Vec<Dependency> {
     let mut deps: Vec<Dependency> = Vec::new();
     let mut in_table = false;
     let mut in_dep_table = false;
+    let mut dev = false;
     for (i, raw) in manifest.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.starts_with('[') {
             let header = line.trim_matches(|c| c == '[' || c == ']').trim();
             in_table = header.ends_with("dependencies");
             in_dep_table = false;
+            dev = header.contains("dev-dependencies");
             if let Some((table, name)) = header.rsplit_once('.') {
                 if table.ends_with("dependencies") && !in_table {
                     in_dep_table = true;
@@ -238,6 +305,7 @@ fn dependencies(manifest: &str) -> Vec<Dependency> {
                         name: name.trim().trim_matches('"').to_string(),
                         value: String::new(),
                         line: i + 1,
+                        dev,
                     });
                 }
             }
@@ -254,6 +322,7 @@ fn dependencies(manifest: &str) -> Vec<Dependency> {
                     name: name.to_string(),
                     value: value.trim().to_string(),
                     line: i + 1,
+                    dev,
                 });
             }
         }
@@ -332,11 +401,28 @@ renamed = { package = "pollen-deps", version = "0.1" }
         let v = check_dependencies(
             Path::new("crates/presburger/Cargo.toml"),
             manifest,
-            &["pollen-presburger", "pollen-arith"],
+            &LAYERS[1],
         );
         let names: Vec<usize> = v.iter().map(|v| v.line).collect();
         assert_eq!(names, vec![8, 14, 18], "{v:?}");
         assert!(v[0].message.contains("pollen-scop"));
+    }
+
+    #[test]
+    fn tests_may_read_kernels_through_the_frontend() {
+        let manifest = r#"
+[dependencies]
+pollen-scop.workspace = true
+pollen-frontend.workspace = true
+
+[dev-dependencies]
+pollen-frontend.workspace = true
+pollen-sched.workspace = true
+"#;
+        let deps = LAYERS.iter().find(|l| l.dir == "crates/deps").unwrap();
+        let v = check_dependencies(Path::new("crates/deps/Cargo.toml"), manifest, deps);
+        let lines: Vec<usize> = v.iter().map(|v| v.line).collect();
+        assert_eq!(lines, vec![4, 8], "{v:?}");
     }
 
     #[test]
