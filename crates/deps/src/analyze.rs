@@ -1,0 +1,318 @@
+//! Exact dependence analysis of a scop: memory-based flow, anti and output dependences,
+//! and value-based flow dependences by parametric lexicographic maximum.
+//!
+//! # Method
+//! Let `A_S`, `A_T` be two accesses to the same array, by statements `S` and `T`, at
+//! least one a write, and `θ_S`, `θ_T` the flattened original schedules
+//! ([`pollen_scop::ScheduleTree::to_union_map`]). The memory-based dependence is
+//!
+//! ```text
+//! { S[x] -> T[y] : x ∈ D_S, y ∈ D_T, A_S(x) = A_T(y), θ_S(x) ≺ θ_T(y) }
+//! ```
+//!
+//! computed as the conflict relation `A_S ; A_T⁻¹` intersected with the precedence
+//! relation `θ_S ; ≺ ; θ_T⁻¹` (one basic map per level of the lexicographic order; levels
+//! where the constant dimensions of the two schedules disagree vanish syntactically). The
+//! order is strict, so an instance never depends on itself: its reads precede its writes.
+//!
+//! Value-based flow follows Feautrier's *Dataflow analysis of array and scalar
+//! references* (IJPP 1991) in the form isl's `isl_union_access_info_compute_flow` takes
+//! when all writers are handled together: for one read access `R` of `T`, every
+//! memory-based flow relation `M_W` from a write access `W` of a statement `S_W` is mapped
+//! into the common schedule space, `T[y] -> θ_{S_W}(x)`. The flattened schedule is
+//! injective and its constant dimensions tell the statements apart, so the union of these
+//! maps relates each read instance to the schedule vectors of all earlier writes of its
+//! element, and its exact parametric lexicographic maximum ([`Map::lexmax_with`]) is the
+//! last of them. Mapping it back through each `θ_{S_W}⁻¹` gives the last writer of each
+//! read instance, for every parameter value. Anti and output dependences stay
+//! memory-based.
+//!
+//! Relations are finally coalesced. Every step is exact over the integers.
+//!
+//! # Invariants
+//! - the domains are intersected with the scop's context first, so every relation holds
+//!   only for parameter values of the context;
+//! - the flattened schedule is assumed injective (every instance has its own time), as
+//!   the frontend's `2d+1` schedules are.
+
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
+
+use pollen_presburger::{Budget, Map};
+use pollen_scop::{AccessKind, Scop};
+
+use crate::{Analysis, DepKind, Dependence, Dependences, Error, Result};
+
+/// The dependences of a scop, exactly (see the module documentation).
+pub fn analyze(scop: &Scop, analysis: Analysis) -> Result<Dependences> {
+    analyze_with(scop, analysis, &mut Budget::unlimited())
+}
+
+/// [`analyze`] within a budget of solver steps.
+pub fn analyze_with(scop: &Scop, analysis: Analysis, budget: &mut Budget) -> Result<Dependences> {
+    let model = Model::new(scop)?;
+    let mut relations = Relations::new();
+    let mut precedence = BTreeMap::new();
+    for refs in model.accesses_by_array().values() {
+        for read_flow in memory_dependences(&model, refs, &mut precedence, &mut relations, budget)?
+        {
+            match analysis {
+                Analysis::MemoryBased => {
+                    for (writer, relation) in read_flow.writers {
+                        relations.add(
+                            DepKind::Flow,
+                            writer,
+                            read_flow.reader,
+                            read_flow.array,
+                            relation,
+                        )?;
+                    }
+                }
+                Analysis::ValueBased => {
+                    last_writers(&model, &read_flow, &mut relations, budget)?;
+                }
+            }
+        }
+    }
+    relations.into_dependences(&model, analysis, budget)
+}
+
+/// One access with its relation restricted to the statement's domain.
+struct AccessRef<'s> {
+    statement: usize,
+    kind: AccessKind,
+    array: &'s str,
+    relation: Map,
+}
+
+/// A scop prepared for the analysis: domains within the context, schedule maps and
+/// accesses restricted to them.
+struct Model<'s> {
+    scop: &'s Scop,
+    /// Per statement, `{ S[x] -> [t] }` on `D_S ∩ context`.
+    schedules: Vec<Map>,
+    /// Every access, statement by statement, in order.
+    accesses: Vec<AccessRef<'s>>,
+}
+
+impl<'s> Model<'s> {
+    fn new(scop: &'s Scop) -> Result<Model<'s>> {
+        let flat = scop.schedule.to_union_map()?;
+        let mut schedules = Vec::with_capacity(scop.statements.len());
+        let mut accesses = Vec::new();
+        for (k, s) in scop.statements.iter().enumerate() {
+            let domain = s.domain.as_map().intersect_params(scop.context.as_map())?;
+            let schedule = flat
+                .maps()
+                .find(|m| m.space().domain_tuple().and_then(|t| t.name()) == Some(s.name.as_str()))
+                .ok_or_else(|| Error::Unscheduled {
+                    statement: s.name.clone(),
+                })?;
+            schedules.push(schedule.intersect_domain(&domain)?);
+            for a in &s.accesses {
+                accesses.push(AccessRef {
+                    statement: k,
+                    kind: a.kind,
+                    array: &a.array,
+                    relation: a.relation.intersect_domain(&domain)?,
+                });
+            }
+        }
+        Ok(Model {
+            scop,
+            schedules,
+            accesses,
+        })
+    }
+
+    /// The accesses grouped by array (arrays with no write are left out).
+    fn accesses_by_array(&self) -> BTreeMap<&'s str, Vec<&AccessRef<'s>>> {
+        let mut by_array: BTreeMap<&str, Vec<&AccessRef>> = BTreeMap::new();
+        for a in &self.accesses {
+            by_array.entry(a.array).or_default().push(a);
+        }
+        by_array.retain(|_, refs| refs.iter().any(|a| a.kind == AccessKind::Write));
+        by_array
+    }
+
+    /// `{ S[x] -> T[y] : θ_S(x) ≺ θ_T(y) }`, cached per statement pair.
+    fn precedence<'c>(
+        &self,
+        source: usize,
+        target: usize,
+        cache: &'c mut BTreeMap<(usize, usize), Map>,
+    ) -> Result<&'c Map> {
+        match cache.entry((source, target)) {
+            Entry::Occupied(e) => Ok(e.into_mut()),
+            Entry::Vacant(e) => {
+                let (s, t) = (&self.schedules[source], &self.schedules[target]);
+                let time = s.range().space().clone();
+                let before = s
+                    .apply_range(&Map::lex_lt(&time, true))?
+                    .apply_range(&t.reverse())?;
+                Ok(e.insert(before))
+            }
+        }
+    }
+}
+
+/// The memory-based flow dependences into one read access, per writing statement.
+struct ReadFlow<'s> {
+    reader: usize,
+    array: &'s str,
+    /// The writing statements with their non-empty memory-based relations `S_W -> T`, in
+    /// access order.
+    writers: Vec<(usize, Map)>,
+}
+
+/// The dependence kind between an earlier access of kind `first` and a later one of kind
+/// `second`, if any.
+fn kind_of(first: AccessKind, second: AccessKind) -> Option<DepKind> {
+    match (first, second) {
+        (AccessKind::Write, AccessKind::Read) => Some(DepKind::Flow),
+        (AccessKind::Read, AccessKind::Write) => Some(DepKind::Anti),
+        (AccessKind::Write, AccessKind::Write) => Some(DepKind::Output),
+        (AccessKind::Read, AccessKind::Read) => None,
+    }
+}
+
+/// The memory-based dependences between the accesses `refs` to one array: anti and
+/// output ones go to `relations`, flow ones are returned per read access.
+fn memory_dependences<'s>(
+    model: &Model<'s>,
+    refs: &[&AccessRef<'s>],
+    precedence: &mut BTreeMap<(usize, usize), Map>,
+    relations: &mut Relations<'s>,
+    budget: &mut Budget,
+) -> Result<Vec<ReadFlow<'s>>> {
+    let mut flows = Vec::new();
+    for target in refs {
+        let mut writers = Vec::new();
+        for source in refs {
+            let Some(kind) = kind_of(source.kind, target.kind) else {
+                continue;
+            };
+            let conflict = source.relation.apply_range(&target.relation.reverse())?;
+            if conflict.is_obviously_empty() {
+                continue;
+            }
+            let before = model.precedence(source.statement, target.statement, precedence)?;
+            let relation = conflict.intersect(before)?.remove_empty_parts(budget)?;
+            if relation.is_obviously_empty() {
+                continue;
+            }
+            if kind == DepKind::Flow {
+                writers.push((source.statement, relation));
+            } else {
+                relations.add(
+                    kind,
+                    source.statement,
+                    target.statement,
+                    target.array,
+                    relation,
+                )?;
+            }
+        }
+        if !writers.is_empty() {
+            flows.push(ReadFlow {
+                reader: target.statement,
+                array: target.array,
+                writers,
+            });
+        }
+    }
+    Ok(flows)
+}
+
+/// The value-based flow dependences into one read access: each read instance paired with
+/// the last of its memory-based sources, found as a lexicographic maximum in the common
+/// schedule space.
+fn last_writers<'s>(
+    model: &Model<'s>,
+    flow: &ReadFlow<'s>,
+    relations: &mut Relations<'s>,
+    budget: &mut Budget,
+) -> Result<()> {
+    let mut candidates: Option<Map> = None;
+    for (writer, relation) in &flow.writers {
+        let times = relation.reverse().apply_range(&model.schedules[*writer])?;
+        candidates = Some(match candidates {
+            None => times,
+            Some(c) => c.union(&times)?,
+        });
+    }
+    let Some(candidates) = candidates else {
+        return Ok(());
+    };
+    let last = candidates.lexmax_with(budget)?;
+    let mut writers: Vec<usize> = flow.writers.iter().map(|(w, _)| *w).collect();
+    writers.sort_unstable();
+    writers.dedup();
+    for writer in writers {
+        let relation = last
+            .apply_range(&model.schedules[writer].reverse())?
+            .reverse()
+            .remove_empty_parts(budget)?;
+        if !relation.is_obviously_empty() {
+            relations.add(DepKind::Flow, writer, flow.reader, flow.array, relation)?;
+        }
+    }
+    Ok(())
+}
+
+/// The relations found so far, keyed by kind, source, target and array.
+struct Relations<'s> {
+    by_key: BTreeMap<(DepKind, usize, usize, &'s str), Map>,
+}
+
+impl<'s> Relations<'s> {
+    fn new() -> Relations<'s> {
+        Relations {
+            by_key: BTreeMap::new(),
+        }
+    }
+
+    /// Unites `relation` with the one of the same key.
+    fn add(
+        &mut self,
+        kind: DepKind,
+        source: usize,
+        target: usize,
+        array: &'s str,
+        relation: Map,
+    ) -> Result<()> {
+        let key = (kind, source, target, array);
+        let merged = match self.by_key.remove(&key) {
+            Some(old) => old.union(&relation)?,
+            None => relation,
+        };
+        self.by_key.insert(key, merged);
+        Ok(())
+    }
+
+    /// The coalesced relations as [`Dependences`].
+    fn into_dependences(
+        self,
+        model: &Model<'s>,
+        analysis: Analysis,
+        budget: &mut Budget,
+    ) -> Result<Dependences> {
+        let scop = model.scop;
+        let mut deps = Vec::with_capacity(self.by_key.len());
+        for ((kind, source, target, array), relation) in self.by_key {
+            deps.push(Dependence {
+                kind,
+                array: array.to_string(),
+                source: scop.statements[source].name.clone(),
+                target: scop.statements[target].name.clone(),
+                relation: relation.coalesce_with(budget)?,
+            });
+        }
+        Dependences::new(
+            scop.params.clone(),
+            scop.statements.iter().map(|s| s.name.clone()).collect(),
+            analysis,
+            deps,
+        )
+    }
+}
