@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # check.sh - compile and run every test kernel in this directory.
 #
-# Each kernel is built three times with `gcc -O2 -Wall -Wextra -Werror -std=c99`:
-# plainly, with -DPOLLEN_DUMP (element dump) and with -fopenmp; each build is
-# run at the default sizes.  The plain run must print one "name checksum" line
-# per output array, the dump run the same lines plus every element, and no
-# printed value may be nan or inf.  Exits non-zero if anything fails.
+# Each kernel is built three times with `gcc -O2 -Wall -Wextra -Werror -std=c99`
+# and its manifest test flags: plainly, with -DPOLLEN_DUMP (element dump) and
+# with -fopenmp; each build is run.  The plain run must print one
+# "name checksum" line per output array, the -fopenmp run the same lines, the
+# dump run the same lines plus every element, and no printed value may be nan
+# or inf.  The manifest lines must have four fields and the bench flags must
+# compile too (not run: they take seconds).  Exits non-zero if anything fails.
 #
 # Usage: examples/kernels/check.sh [kernel ...]   (default: all of manifest.txt)
 # Environment: CC (default gcc), CFLAGS_EXTRA (appended to every compile).
@@ -16,17 +18,42 @@ cc=${CC:-gcc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if [ $# -gt 0 ]; then
-  kernels=("$@")
-else
-  mapfile -t kernels < <(grep -v '^[[:space:]]*#' "$here/manifest.txt" | awk 'NF { print $1 }')
-fi
-
 failures=0
 fail() {
   echo "FAIL $1: $2"
   failures=$((failures + 1))
 }
+
+# The manifest: name -> test flags and bench flags (commas turned to spaces,
+# "-" to nothing).
+declare -A test_flags bench_flags
+all=()
+while read -r line; do
+  line=${line%%#*}
+  read -r -a field <<< "$line"
+  [ ${#field[@]} -eq 0 ] && continue
+  if [ ${#field[@]} -ne 4 ]; then
+    fail manifest "not four fields: $line"
+    continue
+  fi
+  all+=("${field[0]}")
+  for which in 2 3; do
+    flags=${field[$which]}
+    [ "$flags" = - ] && flags=
+    flags=${flags//,/ }
+    if [ $which = 2 ]; then
+      test_flags[${field[0]}]=$flags
+    else
+      bench_flags[${field[0]}]=$flags
+    fi
+  done
+done < "$here/manifest.txt"
+
+if [ $# -gt 0 ]; then
+  kernels=("$@")
+else
+  kernels=("${all[@]}")
+fi
 
 # build NAME VARIANT FLAGS...: compile NAME.c into $work/NAME.VARIANT.
 build() {
@@ -44,10 +71,11 @@ for name in "${kernels[@]}"; do
   fi
   ok=1
   for variant in plain dump openmp; do
+    read -r -a flags <<< "${test_flags[$name]:-}"
     case $variant in
-      plain) flags=() ;;
-      dump) flags=(-DPOLLEN_DUMP) ;;
-      openmp) flags=(-fopenmp) ;;
+      plain) ;;
+      dump) flags+=(-DPOLLEN_DUMP) ;;
+      openmp) flags+=(-fopenmp) ;;
     esac
     if ! build "$name" "$variant" "${flags[@]}"; then
       fail "$name" "$variant build:"
@@ -65,6 +93,12 @@ for name in "${kernels[@]}"; do
       ok=0
     fi
   done
+  read -r -a flags <<< "${bench_flags[$name]:-}"
+  if ! build "$name" bench -fsyntax-only "${flags[@]}"; then
+    fail "$name" "bench flags do not compile:"
+    cat "$work/$name.bench.err"
+    ok=0
+  fi
   [ $ok = 1 ] || continue
   if [ ! -s "$work/$name.plain.out" ]; then
     fail "$name" "printed no checksum"
