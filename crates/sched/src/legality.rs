@@ -740,6 +740,9 @@ impl Walker<'_> {
             };
             let (bs, bt) = (&schedules[&d.source_key], &schedules[&d.target_key]);
             let outer_equal = d.relation.intersect(&pairs_equal(ps, pt)?)?;
+            if outer_equal.is_empty_with(self.budget)? {
+                continue;
+            }
             let full_s = ps.flat_range_product(bs)?;
             let full_t = pt.flat_range_product(bt)?;
             let mut earlier_equal = outer_equal.clone();
