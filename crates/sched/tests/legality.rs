@@ -1,7 +1,7 @@
 //! Tests of the independent legality checker on hand-built domains, dependences and
 //! schedule trees, and a brute-force cross-check on random small schedules.
 
-use pollen_deps::{DepKind, Dependence};
+use pollen_deps::{Analysis, DepKind, Dependence};
 use pollen_presburger::{Int, Map, Set, UnionMap, UnionSet};
 use pollen_sched::legality::{self, Report, Violation, ViolationKind};
 use pollen_scop::{Band, Node, ScheduleTree};
@@ -1217,4 +1217,152 @@ fn brute_force_agrees_on_random_schedules() {
         annotated > 10,
         "{annotated} annotation violations in {ROUNDS} rounds"
     );
+}
+
+// ----- with the dependence analysis -----
+
+/// The schedule with its order reversed everywhere: every band member negated and the
+/// children of every sequence in reverse order. The first dimension where two instances
+/// differ flips, so every dependence is violated.
+fn reversed(node: &Node) -> Node {
+    match node {
+        Node::Band(b) => Node::Band(Band {
+            schedule: negated(&b.schedule),
+            permutable: b.permutable,
+            coincident: b.coincident.clone(),
+            child: Box::new(reversed(&b.child)),
+        }),
+        Node::Sequence(children) => Node::Sequence(children.iter().rev().map(reversed).collect()),
+        Node::Set(children) => Node::Set(children.iter().map(reversed).collect()),
+        Node::Domain { domain, child } => Node::Domain {
+            domain: domain.clone(),
+            child: Box::new(reversed(child)),
+        },
+        Node::Context { context, child } => Node::Context {
+            context: context.clone(),
+            child: Box::new(reversed(child)),
+        },
+        Node::Filter { filter, child } => Node::filter(filter.clone(), reversed(child)),
+        Node::Mark { name, child } => Node::Mark {
+            name: name.clone(),
+            child: Box::new(reversed(child)),
+        },
+        Node::Extension { extension, child } => Node::Extension {
+            extension: extension.clone(),
+            child: Box::new(reversed(child)),
+        },
+        Node::Leaf => Node::Leaf,
+    }
+}
+
+/// Every map of a band schedule followed by `[x] -> [-x]`.
+fn negated(schedule: &UnionMap) -> UnionMap {
+    let mut out = UnionMap::empty(schedule.param_names().to_vec());
+    for m in schedule.maps() {
+        let n = m.space().n_out();
+        let vars: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+        let negs: Vec<String> = vars.iter().map(|v| format!("-{v}")).collect();
+        let negation = map(&format!(
+            "{{ [{}] -> [{}] }}",
+            vars.join(", "),
+            negs.join(", ")
+        ));
+        out.add_map(m.apply_range(&negation).unwrap()).unwrap();
+    }
+    out
+}
+
+/// Checks that the original schedule of a scop is legal under both analyses and that its
+/// reversal violates every dependence.
+fn original_legal_and_reversal_rejected(scop: &pollen_scop::Scop, name: &str) -> usize {
+    let mut n_deps = 0;
+    for analysis in [Analysis::ValueBased, Analysis::MemoryBased] {
+        let deps = pollen_deps::analyze(scop, analysis)
+            .unwrap_or_else(|e| panic!("{name}: analysis failed: {e}"));
+        let deps = deps.as_slice();
+        let r = check(deps, &scop.schedule);
+        assert!(r.is_legal(), "{name} ({analysis:?}): {r}");
+        let back = ScheduleTree {
+            root: reversed(&scop.schedule.root),
+        };
+        let r = check(deps, &back);
+        let mut violated: Vec<usize> = r
+            .violations
+            .iter()
+            .filter(|v| matches!(v.kind, ViolationKind::Order { .. }))
+            .map(|v| v.dependence.index)
+            .collect();
+        violated.dedup();
+        assert_eq!(
+            violated,
+            (0..deps.len()).collect::<Vec<_>>(),
+            "{name} ({analysis:?}) reversed: {r}"
+        );
+        for v in &r.violations {
+            assert_example_in_relation(deps, v);
+        }
+        n_deps = n_deps.max(deps.len());
+    }
+    n_deps
+}
+
+const JACOBI_SCOP: &str = r#"# pollen scop
+params: [T, N]
+context: "[T, N] -> { : T >= 1 and N >= 3 }"
+arrays:
+  - name: A
+    type: double
+    extents: [N]
+  - name: B
+    type: double
+    extents: [N]
+statements:
+  - name: S0
+    iterators: [t, i]
+    domain: "[T, N] -> { S0[t, i] : 0 <= t < T and 1 <= i <= N - 2 }"
+    body: "B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3;"
+    accesses:
+      - read: "[T, N] -> { S0[t, i] -> A[i - 1] }"
+      - read: "[T, N] -> { S0[t, i] -> A[i] }"
+      - read: "[T, N] -> { S0[t, i] -> A[i + 1] }"
+      - write: "[T, N] -> { S0[t, i] -> B[i] }"
+  - name: S1
+    iterators: [t, i]
+    domain: "[T, N] -> { S1[t, i] : 0 <= t < T and 1 <= i <= N - 2 }"
+    body: "A[i] = B[i];"
+    accesses:
+      - read: "[T, N] -> { S1[t, i] -> B[i] }"
+      - write: "[T, N] -> { S1[t, i] -> A[i] }"
+schedule:
+  domain: "[T, N] -> { S0[t, i] : 0 <= t < T and 1 <= i <= N - 2; S1[t, i] : 0 <= t < T and 1 <= i <= N - 2 }"
+  child:
+    schedule: "[T, N] -> { S0[t, i] -> [t]; S1[t, i] -> [t] }"
+    child:
+      sequence:
+        - filter: "[T, N] -> { S0[t, i] }"
+          child:
+            schedule: "[T, N] -> { S0[t, i] -> [i] }"
+        - filter: "[T, N] -> { S1[t, i] }"
+          child:
+            schedule: "[T, N] -> { S1[t, i] -> [i] }"
+"#;
+
+#[test]
+fn analysed_jacobi_original_legal_reversal_rejected_skew_permutable() {
+    let scop: pollen_scop::Scop = JACOBI_SCOP.parse().unwrap_or_else(|e| panic!("{e}"));
+    assert!(original_legal_and_reversal_rejected(&scop, "jacobi-1d") > 0);
+    let deps = pollen_deps::analyze(&scop, Analysis::MemoryBased).unwrap();
+    let skewed = "[T, N] -> { S0[t, i] -> [t, 2t + i]; S1[t, i] -> [t, 2t + i + 1] }";
+    let r = check(
+        deps.as_slice(),
+        &jacobi_fused(skewed, true, &[false, false]),
+    );
+    assert!(r.is_legal(), "{r}");
+    let plain = "[T, N] -> { S0[t, i] -> [t, i]; S1[t, i] -> [t, i + 1] }";
+    let r = check(deps.as_slice(), &jacobi_fused(plain, true, &[false, false]));
+    assert!(!r.is_legal());
+    assert!(r
+        .violations
+        .iter()
+        .all(|v| matches!(v.kind, ViolationKind::Permutable { member: 1, .. })));
 }
