@@ -761,3 +761,108 @@ fn sccs_are_topologically_ordered() {
     .is_err());
     assert!(Dependences::new(params, names, Analysis::ValueBased, vec![dep("S1", "S9")]).is_err());
 }
+
+/// nussinov: a decreasing outer loop, conditional statements and a triangular inner
+/// reduction, all updating `table[i][j]`.
+#[test]
+fn nussinov() {
+    let p = &["N"];
+    let t = "table";
+    let s = scop(
+        p,
+        "[N] -> { : N >= 1 }",
+        vec![
+            stmt(
+                p,
+                "[N] -> { S0[i, j] : 0 <= i < N and i < j < N and j >= 1 }",
+                &[
+                    (R, "{ S0[i, j] -> table[i, j] }"),
+                    (R, "{ S0[i, j] -> table[i, j - 1] }"),
+                    (W, "{ S0[i, j] -> table[i, j] }"),
+                ],
+            ),
+            stmt(
+                p,
+                "[N] -> { S1[i, j] : 0 <= i < N and i < j < N and i + 1 < N }",
+                &[
+                    (R, "{ S1[i, j] -> table[i, j] }"),
+                    (R, "{ S1[i, j] -> table[i + 1, j] }"),
+                    (W, "{ S1[i, j] -> table[i, j] }"),
+                ],
+            ),
+            stmt(
+                p,
+                "[N] -> { S2[i, j] : 0 <= i < N and i < j < N and j >= 1 and i + 1 < N \
+                 and i < j - 1 }",
+                &[
+                    (R, "{ S2[i, j] -> table[i, j] }"),
+                    (R, "{ S2[i, j] -> table[i + 1, j - 1] }"),
+                    (R, "{ S2[i, j] -> seq[i] }"),
+                    (R, "{ S2[i, j] -> seq[j] }"),
+                    (W, "{ S2[i, j] -> table[i, j] }"),
+                ],
+            ),
+            stmt(
+                p,
+                "[N] -> { S3[i, j] : 0 <= i < N and i < j < N and j >= 1 and i + 1 < N \
+                 and i >= j - 1 }",
+                &[
+                    (R, "{ S3[i, j] -> table[i, j] }"),
+                    (R, "{ S3[i, j] -> table[i + 1, j - 1] }"),
+                    (W, "{ S3[i, j] -> table[i, j] }"),
+                ],
+            ),
+            stmt(
+                p,
+                "[N] -> { S4[i, j, k] : 0 <= i < N and i < j < N and i < k < j }",
+                &[
+                    (R, "{ S4[i, j, k] -> table[i, j] }"),
+                    (R, "{ S4[i, j, k] -> table[i, k] }"),
+                    (R, "{ S4[i, j, k] -> table[k + 1, j] }"),
+                    (W, "{ S4[i, j, k] -> table[i, j] }"),
+                ],
+            ),
+        ],
+        band(
+            "{ S0[i, j] -> [-i]; S1[i, j] -> [-i]; S2[i, j] -> [-i]; S3[i, j] -> [-i]; \
+             S4[i, j, k] -> [-i] }",
+            band(
+                "{ S0[i, j] -> [j]; S1[i, j] -> [j]; S2[i, j] -> [j]; S3[i, j] -> [j]; \
+                 S4[i, j, k] -> [j] }",
+                seq(vec![
+                    ("{ S0[i, j] }", Node::Leaf),
+                    ("{ S1[i, j] }", Node::Leaf),
+                    ("{ S2[i, j] }", Node::Leaf),
+                    ("{ S3[i, j] }", Node::Leaf),
+                    (
+                        "{ S4[i, j, k] }",
+                        band("{ S4[i, j, k] -> [k] }", Node::Leaf),
+                    ),
+                ]),
+            ),
+        ),
+    );
+    let deps = analyze(&s, Analysis::ValueBased).unwrap();
+    // S0 at (i, j) reads table[i][j - 1], last written at (i, j - 1) by S3 when that is
+    // the first j of row i (no k loop, no S2), and by the last S4 otherwise.
+    expect_relation(&deps, DepKind::Flow, t, "S1", "S0", None);
+    expect_relation(
+        &deps,
+        DepKind::Flow,
+        t,
+        "S3",
+        "S0",
+        Some("[N] -> { S3[i, j] -> S0[i, j + 1] : j = i + 1 and 0 <= i and i + 2 < N }"),
+    );
+    expect_relation(
+        &deps,
+        DepKind::Flow,
+        t,
+        "S4",
+        "S0",
+        Some(
+            "[N] -> { S4[i, j, k] -> S0[i, j + 1] : k = j - 1 and 0 <= i and i + 2 <= j < N - 1 }",
+        ),
+    );
+    agrees(&s, &[&[1], &[4], &[6]]);
+}
