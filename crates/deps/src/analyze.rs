@@ -48,13 +48,15 @@ use pollen_scop::{AccessKind, Scop};
 
 use crate::{Analysis, DepKind, Dependence, Dependences, Error, Result};
 
-/// The dependences of a scop, exactly (see the module documentation).
+/// The dependences of a scop, exactly (see the module documentation). Fails on a scop
+/// that breaks the invariants of [`Scop::validate`].
 pub fn analyze(scop: &Scop, analysis: Analysis) -> Result<Dependences> {
     analyze_with(scop, analysis, &mut Budget::unlimited())
 }
 
 /// [`analyze`] within a budget of solver steps.
 pub fn analyze_with(scop: &Scop, analysis: Analysis, budget: &mut Budget) -> Result<Dependences> {
+    scop.validate()?;
     let model = Model::new(scop)?;
     let mut relations = Relations::new();
     let mut precedence = BTreeMap::new();

@@ -866,3 +866,14 @@ fn nussinov() {
     );
     agrees(&s, &[&[1], &[4], &[6]]);
 }
+
+#[test]
+fn unscheduled_statement_is_an_error() {
+    let mut s = recurrence();
+    s.statements.push(stmt(
+        &["N"],
+        "[N] -> { T[i] : 0 <= i < N }",
+        &[(W, "{ T[i] -> A[i] }")],
+    ));
+    assert!(analyze(&s, Analysis::ValueBased).is_err());
+}
