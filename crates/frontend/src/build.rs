@@ -1,0 +1,1128 @@
+//! From the syntax tree of a region to a [`Scop`]: names, domains, accesses, the
+//! original schedule tree and the context.
+//!
+//! Identifiers are classified as follows.
+//! - A *loop iterator* is the iterator of an enclosing `for`; using the iterator of a
+//!   loop that does not enclose the use (its value after the loop) is an error.
+//! - A *variable* is declared before the region (globals, function parameters, locals).
+//!   In a right-hand side a scalar variable is a read of a 0-dimensional array and an
+//!   array element is a read; in a bound, condition or subscript a variable is an error
+//!   (data-dependent), except a scalar of a C integer type that the region never writes:
+//!   its value is fixed while the region runs, so it is a parameter (like `n` in
+//!   `void f(int n, double A[n])`).
+//! - Every other identifier is a *parameter* (a symbolic constant such as `N` or a macro
+//!   such as `_PB_N`, name kept) in bounds, conditions and subscripts, and a value
+//!   (a macro, a function name) in right-hand sides. Parameters cannot be written.
+//!
+//! Parameters are ordered by their first appearance in the text.
+
+use std::collections::BTreeSet;
+
+use pollen_arith::Int;
+use pollen_presburger::{BasicMap, Budget, DivDef, Map, Set, Space, Tuple, UnionMap, UnionSet};
+use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
+
+use crate::affine::{add_scaled, dnf_and, entry, quote, shift, unit, Conj, Dnf, Eval, Row};
+use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, Stmt, UnOp};
+use crate::decls::{Decls, VarDecl};
+use crate::error::{Fail, Kind, R};
+
+/// The budget of steps of every Presburger operation the frontend makes.
+const BUDGET_STEPS: u64 = 50_000_000;
+
+/// Builds the scop of the parsed region. `region_start` locates errors that belong to
+/// no construct.
+pub(crate) fn build(source: &str, decls: &Decls, stmts: &[Stmt], region_start: usize) -> R<Scop> {
+    let mut iterators = BTreeSet::new();
+    let mut written = BTreeSet::new();
+    collect_names(stmts, &mut iterators, &mut written);
+    let mut b = Builder {
+        source,
+        decls,
+        params: Vec::new(),
+        iterators,
+        written,
+        loops: Vec::new(),
+        levels: Vec::new(),
+        statements: Vec::new(),
+        touched: BTreeSet::new(),
+        budget: Budget::new(BUDGET_STEPS),
+    };
+    let mut enclosing = Vec::new();
+    b.collect_params(stmts, &mut enclosing);
+    let mut items = Vec::new();
+    for s in stmts {
+        b.statement(s, &mut items)?;
+    }
+    b.finish(items, region_start)
+}
+
+/// The names used as loop iterators anywhere, and the names written by statements.
+fn collect_names(stmts: &[Stmt], iterators: &mut BTreeSet<String>, written: &mut BTreeSet<String>) {
+    for s in stmts {
+        match s {
+            Stmt::For(f) => {
+                if let Some(name) = loop_iterator(f) {
+                    iterators.insert(name.to_string());
+                }
+                collect_names(std::slice::from_ref(&f.body), iterators, written);
+            }
+            Stmt::If { then, els, .. } => {
+                collect_names(std::slice::from_ref(then), iterators, written);
+                if let Some(e) = els {
+                    collect_names(std::slice::from_ref(e), iterators, written);
+                }
+            }
+            Stmt::Block(v) => collect_names(v, iterators, written),
+            Stmt::Expr { expr, .. } => collect_written(expr, written),
+            Stmt::Empty => {}
+        }
+    }
+}
+
+/// The base names of everything `e` assigns.
+fn collect_written(e: &Expr, written: &mut BTreeSet<String>) {
+    let target = match &e.kind {
+        ExprKind::Assign(_, lhs, _) => Some(lhs),
+        ExprKind::IncDec { operand, .. } => Some(operand),
+        _ => None,
+    };
+    if let Some(mut t) = target.map(|t| &**t) {
+        while let ExprKind::Index(base, _) = &t.kind {
+            t = base;
+        }
+        if let Some(name) = t.ident() {
+            written.insert(name.to_string());
+        }
+    }
+    for c in e.children() {
+        collect_written(c, written);
+    }
+}
+
+/// The iterator a loop initialises, if its initialisation has the expected form.
+fn loop_iterator(f: &ForLoop) -> Option<&str> {
+    match &f.init {
+        ForInit::Declaration { name, .. } => Some(name),
+        ForInit::Expr(e) => match &e.kind {
+            ExprKind::Assign(None, lhs, _) => lhs.ident(),
+            _ => None,
+        },
+    }
+}
+
+/// A statement or a loop of the schedule tree under construction (an `if` adds its
+/// branches' items to the list that holds it).
+enum Item {
+    Statement(usize),
+    Loop {
+        depth: usize,
+        decreasing: bool,
+        statements: Vec<usize>,
+        children: Vec<Item>,
+    },
+}
+
+impl Item {
+    fn statements(&self) -> Vec<usize> {
+        match self {
+            Item::Statement(s) => vec![*s],
+            Item::Loop { statements, .. } => statements.clone(),
+        }
+    }
+}
+
+/// An enclosing loop.
+struct LoopLevel {
+    name: String,
+}
+
+/// The constraints of an enclosing loop or `if` branch, over the frame of its depth.
+struct Level {
+    n_dims: usize,
+    dnf: Dnf,
+}
+
+/// One access of a statement before its relation is built.
+struct Ref<'e> {
+    array: String,
+    subscripts: Vec<&'e Expr>,
+    at: usize,
+}
+
+struct Builder<'a> {
+    source: &'a str,
+    decls: &'a Decls,
+    params: Vec<String>,
+    iterators: BTreeSet<String>,
+    written: BTreeSet<String>,
+    loops: Vec<LoopLevel>,
+    levels: Vec<Level>,
+    statements: Vec<Statement>,
+    touched: BTreeSet<String>,
+    budget: Budget,
+}
+
+impl Builder<'_> {
+    fn n_params(&self) -> usize {
+        self.params.len()
+    }
+
+    /// Whether the declared variable `name` is a parameter: an integer scalar never
+    /// written by the region nor used as a loop iterator.
+    fn is_integer_constant(&self, decl: &VarDecl) -> bool {
+        decl.integer && !self.written.contains(&decl.name) && !self.iterators.contains(&decl.name)
+    }
+
+    /// Whether `name`, used in a bound, condition or subscript under the loops
+    /// `enclosing`, is a parameter.
+    fn is_param(&self, name: &str, enclosing: &[String]) -> bool {
+        if enclosing.iter().any(|n| n == name) || self.iterators.contains(name) {
+            return false;
+        }
+        match self.decls.vars.get(name) {
+            Some(decl) => self.is_integer_constant(decl),
+            None => true,
+        }
+    }
+
+    // ----- parameters in order of first appearance -----
+
+    fn collect_params(&mut self, stmts: &[Stmt], enclosing: &mut Vec<String>) {
+        for s in stmts {
+            match s {
+                Stmt::For(f) => {
+                    let value = match &f.init {
+                        ForInit::Declaration { value, .. } => Some(value),
+                        ForInit::Expr(e) => match &e.kind {
+                            ExprKind::Assign(None, _, rhs) => Some(&**rhs),
+                            _ => None,
+                        },
+                    };
+                    if let Some(v) = value {
+                        self.affine_params(v, enclosing);
+                    }
+                    let name = loop_iterator(f).unwrap_or("").to_string();
+                    enclosing.push(name);
+                    self.affine_params(&f.cond, enclosing);
+                    self.collect_params(std::slice::from_ref(&f.body), enclosing);
+                    enclosing.pop();
+                }
+                Stmt::If { cond, then, els } => {
+                    self.affine_params(cond, enclosing);
+                    self.collect_params(std::slice::from_ref(then), enclosing);
+                    if let Some(e) = els {
+                        self.collect_params(std::slice::from_ref(e), enclosing);
+                    }
+                }
+                Stmt::Block(v) => self.collect_params(v, enclosing),
+                Stmt::Expr { expr, .. } => self.subscript_params(expr, enclosing),
+                Stmt::Empty => {}
+            }
+        }
+    }
+
+    /// Records the parameters of an affine expression.
+    fn affine_params(&mut self, e: &Expr, enclosing: &[String]) {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                if self.is_param(name, enclosing) && !self.params.contains(name) {
+                    self.params.push(name.clone());
+                }
+            }
+            ExprKind::Call(_, args) => {
+                for a in args {
+                    self.affine_params(a, enclosing);
+                }
+            }
+            _ => {
+                for c in e.children() {
+                    self.affine_params(c, enclosing);
+                }
+            }
+        }
+    }
+
+    /// Records the parameters of the subscripts in a statement.
+    fn subscript_params(&mut self, e: &Expr, enclosing: &[String]) {
+        if let ExprKind::Index(base, index) = &e.kind {
+            self.subscript_params(base, enclosing);
+            self.affine_params(index, enclosing);
+            return;
+        }
+        for c in e.children() {
+            self.subscript_params(c, enclosing);
+        }
+    }
+
+    // ----- evaluation frames -----
+
+    /// The column of identifier `name` in a bound, condition or subscript under the
+    /// `depth` outermost enclosing loops.
+    fn resolve(&self, e: &Expr, name: &str, depth: usize) -> R<usize> {
+        if let Some(k) = self.loops[..depth].iter().rposition(|l| l.name == name) {
+            return Ok(1 + self.n_params() + k);
+        }
+        if self.iterators.contains(name) {
+            return Err(Fail::new(
+                Kind::Name,
+                e.start,
+                format!("the loop iterator `{name}` is used outside its loop"),
+            ));
+        }
+        if let Some(decl) = self.decls.vars.get(name) {
+            if !self.is_integer_constant(decl) {
+                let why = if self.written.contains(name) {
+                    "a variable the scop writes"
+                } else {
+                    "a variable that is not an integer scalar"
+                };
+                return Err(Fail::new(
+                    Kind::NonAffine,
+                    e.start,
+                    format!("`{name}` is {why}: bounds, conditions and subscripts must not depend on data"),
+                ));
+            }
+        }
+        match self.params.iter().position(|p| p == name) {
+            Some(k) => Ok(1 + k),
+            None => Err(Fail::new(
+                Kind::NonAffine,
+                e.start,
+                format!("`{name}` cannot be used here"),
+            )),
+        }
+    }
+
+    /// Runs `f` with an evaluator over the parameters, the `depth` outermost loop
+    /// iterators and `n_out` further dimensions.
+    fn with_eval<T>(&self, depth: usize, n_out: usize, f: impl FnOnce(&Eval) -> R<T>) -> R<T> {
+        let resolve = |e: &Expr, name: &str| self.resolve(e, name, depth);
+        let eval = Eval {
+            source: self.source,
+            base: 1 + self.n_params() + depth + n_out,
+            resolve: &resolve,
+        };
+        f(&eval)
+    }
+
+    // ----- the walk -----
+
+    fn statement(&mut self, s: &Stmt, items: &mut Vec<Item>) -> R<()> {
+        match s {
+            Stmt::Block(v) => {
+                for s in v {
+                    self.statement(s, items)?;
+                }
+                Ok(())
+            }
+            Stmt::Empty => Ok(()),
+            Stmt::If { cond, then, els } => {
+                let depth = self.loops.len();
+                let yes = self.with_eval(depth, 0, |ev| ev.condition(cond, false))?;
+                let no = self.with_eval(depth, 0, |ev| ev.condition(cond, true))?;
+                self.levels.push(Level {
+                    n_dims: depth,
+                    dnf: yes,
+                });
+                let r = self.statement(then, items);
+                self.levels.pop();
+                r?;
+                if let Some(e) = els {
+                    self.levels.push(Level {
+                        n_dims: depth,
+                        dnf: no,
+                    });
+                    let r = self.statement(e, items);
+                    self.levels.pop();
+                    r?;
+                }
+                Ok(())
+            }
+            Stmt::For(f) => self.for_loop(f, items),
+            Stmt::Expr { expr, end } => {
+                let k = self.assignment(expr, *end)?;
+                items.push(Item::Statement(k));
+                Ok(())
+            }
+        }
+    }
+
+    fn for_loop(&mut self, f: &ForLoop, items: &mut Vec<Item>) -> R<()> {
+        let (name, init) = self.loop_header(f)?;
+        let step = self.loop_step(f, &name)?;
+        let depth = self.loops.len();
+        let n = self.n_params();
+        let init = self.with_eval(depth, 0, |ev| ev.value(init))?;
+        self.loops.push(LoopLevel { name: name.clone() });
+        let cond = self.with_eval(depth + 1, 0, |ev| ev.condition(&f.cond, false));
+        let cond = match cond {
+            Ok(c) => c,
+            Err(e) => {
+                self.loops.pop();
+                return Err(e);
+            }
+        };
+        let base = 1 + n + depth + 1;
+        let x = 1 + n + depth;
+        if let Err(message) = check_monotone(&cond, x, base, step > 0, &name) {
+            self.loops.pop();
+            return Err(Fail::new(Kind::Loop, f.cond.start, message));
+        }
+        let mut start = Vec::new();
+        for p in init {
+            let mut g = p.guard.shifted(base - 1, 1);
+            let v = shift(&p.value, base - 1, 1);
+            let diff = if step > 0 {
+                add_scaled(&unit(x), &Int::from(-1), &v)
+            } else {
+                add_scaled(&v, &Int::from(-1), &unit(x))
+            };
+            g.ineqs.push(diff.clone());
+            let m = Int::from(step.unsigned_abs());
+            if !m.is_one() {
+                let col = base + g.locals.len();
+                g.locals.push(crate::affine::Local {
+                    num: diff.clone(),
+                    den: m.clone(),
+                });
+                g.eqs.push(add_scaled(&diff, &-m, &unit(col)));
+            }
+            start.push(g);
+        }
+        let dnf = dnf_and(&start, &cond, base, f.at);
+        let dnf = match dnf {
+            Ok(d) => d,
+            Err(e) => {
+                self.loops.pop();
+                return Err(e);
+            }
+        };
+        self.levels.push(Level {
+            n_dims: depth + 1,
+            dnf,
+        });
+        let mut children = Vec::new();
+        let r = self.statement(&f.body, &mut children);
+        self.levels.pop();
+        self.loops.pop();
+        r?;
+        let statements: Vec<usize> = children.iter().flat_map(Item::statements).collect();
+        if !statements.is_empty() {
+            items.push(Item::Loop {
+                depth,
+                decreasing: step < 0,
+                statements,
+                children,
+            });
+        }
+        Ok(())
+    }
+
+    /// The iterator of a loop and its initial value.
+    fn loop_header<'f>(&self, f: &'f ForLoop) -> R<(String, &'f Expr)> {
+        let (name, at, value) = match &f.init {
+            ForInit::Declaration {
+                name,
+                at,
+                integer,
+                value,
+            } => {
+                if !integer {
+                    return Err(Fail::new(
+                        Kind::Loop,
+                        *at,
+                        format!("the loop iterator `{name}` must have an integer type"),
+                    ));
+                }
+                (name.clone(), *at, value)
+            }
+            ForInit::Expr(e) => match &e.kind {
+                ExprKind::Assign(None, lhs, rhs) if lhs.ident().is_some() => {
+                    let name = lhs.ident().unwrap_or("").to_string();
+                    if let Some(decl) = self.decls.vars.get(&name) {
+                        if !decl.integer {
+                            return Err(Fail::new(
+                                Kind::Loop,
+                                lhs.start,
+                                format!(
+                                    "the loop iterator `{name}` is declared `{}`, not as an integer scalar",
+                                    decl.element_type
+                                ),
+                            ));
+                        }
+                    }
+                    (name, lhs.start, &**rhs)
+                }
+                _ => {
+                    return Err(Fail::new(
+                        Kind::Loop,
+                        e.start,
+                        format!(
+                            "the initialisation `{}` of a `for` loop must assign its iterator (`i = ...`)",
+                            quote(self.source, e)
+                        ),
+                    ))
+                }
+            },
+        };
+        if self.loops.iter().any(|l| l.name == name) {
+            return Err(Fail::new(
+                Kind::Name,
+                at,
+                format!("`{name}` is already the iterator of an enclosing loop"),
+            ));
+        }
+        Ok((name, value))
+    }
+
+    /// The constant step of a loop's increment (negative for decreasing loops).
+    fn loop_step(&self, f: &ForLoop, name: &str) -> R<i64> {
+        let e = &f.incr;
+        let bad = || {
+            Fail::new(
+                Kind::Loop,
+                e.start,
+                format!(
+                    "the increment `{}` must be `{name}++`, `{name}--`, `{name} += c`, `{name} -= c` or `{name} = {name} + c` with an integer constant c",
+                    quote(self.source, e)
+                ),
+            )
+        };
+        let is_it = |x: &Expr| x.ident() == Some(name);
+        let step = match &e.kind {
+            ExprKind::IncDec { increment, operand } if is_it(operand) => {
+                if *increment {
+                    1
+                } else {
+                    -1
+                }
+            }
+            ExprKind::Assign(Some(op @ (BinOp::Add | BinOp::Sub)), lhs, rhs) if is_it(lhs) => {
+                let c = self.constant(rhs).ok_or_else(bad)?;
+                if *op == BinOp::Add {
+                    c
+                } else {
+                    c.checked_neg().ok_or_else(bad)?
+                }
+            }
+            ExprKind::Assign(None, lhs, rhs) if is_it(lhs) => match &rhs.kind {
+                ExprKind::Binary(BinOp::Add, a, b) if is_it(a) => {
+                    self.constant(b).ok_or_else(bad)?
+                }
+                ExprKind::Binary(BinOp::Add, a, b) if is_it(b) => {
+                    self.constant(a).ok_or_else(bad)?
+                }
+                ExprKind::Binary(BinOp::Sub, a, b) if is_it(a) => self
+                    .constant(b)
+                    .and_then(i64::checked_neg)
+                    .ok_or_else(bad)?,
+                _ => return Err(bad()),
+            },
+            _ => return Err(bad()),
+        };
+        if step == 0 {
+            return Err(Fail::new(
+                Kind::Loop,
+                e.start,
+                "this loop steps its iterator by 0",
+            ));
+        }
+        Ok(step)
+    }
+
+    /// The value of an integer constant expression.
+    fn constant(&self, e: &Expr) -> Option<i64> {
+        let resolve = |e: &Expr, _: &str| -> R<usize> {
+            Err(Fail::new(Kind::NonAffine, e.start, "not a constant"))
+        };
+        let eval = Eval {
+            source: self.source,
+            base: 1,
+            resolve: &resolve,
+        };
+        let pw = eval.value(e).ok()?;
+        match pw.as_slice() {
+            [p] if p.guard.eqs.is_empty()
+                && p.guard.ineqs.is_empty()
+                && p.value.iter().skip(1).all(Int::is_zero) =>
+            {
+                entry(&p.value, 0).to_i64()
+            }
+            _ => None,
+        }
+    }
+
+    // ----- statements -----
+
+    /// Builds the statement of an expression statement and returns its index.
+    fn assignment(&mut self, expr: &Expr, end: usize) -> R<usize> {
+        let (reads, writes) = self.statement_accesses(expr)?;
+        let index = self.statements.len();
+        let name = format!("S{index}");
+        let depth = self.loops.len();
+        let iterators: Vec<String> = self.loops.iter().map(|l| l.name.clone()).collect();
+        let domain = self.domain(&name, &iterators, expr.start)?;
+        let mut accesses = Vec::new();
+        for (kind, list) in [(AccessKind::Read, reads), (AccessKind::Write, writes)] {
+            for r in list {
+                let relation = self.relation(&name, &iterators, depth, &r)?;
+                self.touched.insert(r.array.clone());
+                accesses.push(Access {
+                    kind,
+                    array: r.array,
+                    relation,
+                });
+            }
+        }
+        self.statements.push(Statement {
+            name,
+            domain,
+            iterators,
+            accesses,
+            body: self.source.get(expr.start..end).unwrap_or("").to_string(),
+        });
+        Ok(index)
+    }
+
+    /// The reads (in order) and writes of a statement.
+    fn statement_accesses<'e>(&self, e: &'e Expr) -> R<(Vec<Ref<'e>>, Vec<Ref<'e>>)> {
+        match &e.kind {
+            ExprKind::Assign(op, lhs, rhs) => {
+                let target = self.target(lhs)?;
+                let mut reads = Vec::new();
+                if op.is_some() {
+                    reads.push(Ref {
+                        array: target.array.clone(),
+                        subscripts: target.subscripts.clone(),
+                        at: target.at,
+                    });
+                }
+                let mut writes = Vec::new();
+                if let ExprKind::Assign(..) = rhs.kind {
+                    let (r, w) = self.statement_accesses(rhs)?;
+                    reads.extend(r);
+                    writes.extend(w);
+                } else {
+                    self.reads(rhs, &mut reads)?;
+                }
+                writes.push(target);
+                Ok((reads, writes))
+            }
+            ExprKind::IncDec { operand, .. } => {
+                let target = self.target(operand)?;
+                let read = Ref {
+                    array: target.array.clone(),
+                    subscripts: target.subscripts.clone(),
+                    at: target.at,
+                };
+                Ok((vec![read], vec![target]))
+            }
+            ExprKind::Call(..) => Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!(
+                    "the function call statement `{}` is outside the polyhedral model (its effects are unknown)",
+                    quote(self.source, e)
+                ),
+            )),
+            _ => Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!(
+                    "the expression statement `{}` assigns nothing",
+                    quote(self.source, e)
+                ),
+            )),
+        }
+    }
+
+    /// The element or scalar an assignment writes.
+    fn target<'e>(&self, lhs: &'e Expr) -> R<Ref<'e>> {
+        match &lhs.kind {
+            ExprKind::Ident(name) => {
+                if self.iterators.contains(name) {
+                    return Err(Fail::new(
+                        Kind::Name,
+                        lhs.start,
+                        format!("the loop iterator `{name}` is written by a statement"),
+                    ));
+                }
+                let Some(decl) = self.decls.vars.get(name) else {
+                    return Err(Fail::new(
+                        Kind::Name,
+                        lhs.start,
+                        format!("`{name}` is written but not declared before the scop (an undeclared name is a parameter, which cannot be written)"),
+                    ));
+                };
+                self.scalar_ref(lhs, name, decl)
+            }
+            ExprKind::Index(..) => self.array_ref(lhs),
+            _ => Err(self.unsupported_operand(lhs, "assignment to")),
+        }
+    }
+
+    /// A scalar variable used as a value.
+    fn scalar_ref<'e>(&self, e: &'e Expr, name: &str, decl: &VarDecl) -> R<Ref<'e>> {
+        if decl.pointer {
+            return Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!("the pointer `{name}` is used as a value; pointers are outside the polyhedral model"),
+            ));
+        }
+        if !decl.extents.is_empty() {
+            return Err(Fail::new(
+                Kind::Name,
+                e.start,
+                format!(
+                    "the array `{name}` is used without its {} subscripts",
+                    decl.extents.len()
+                ),
+            ));
+        }
+        Ok(Ref {
+            array: name.to_string(),
+            subscripts: Vec::new(),
+            at: e.start,
+        })
+    }
+
+    /// An array element reference `A[e1]..[en]`.
+    fn array_ref<'e>(&self, e: &'e Expr) -> R<Ref<'e>> {
+        let mut subscripts = Vec::new();
+        let mut base = e;
+        while let ExprKind::Index(b, index) = &base.kind {
+            subscripts.push(&**index);
+            base = b;
+        }
+        subscripts.reverse();
+        let Some(name) = base.ident() else {
+            return Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!(
+                    "`{}` indexes something other than a named array (pointer arithmetic is outside the polyhedral model)",
+                    quote(self.source, e)
+                ),
+            ));
+        };
+        if self.iterators.contains(name) {
+            return Err(Fail::new(
+                Kind::Name,
+                base.start,
+                format!("the loop iterator `{name}` is used as an array"),
+            ));
+        }
+        let Some(decl) = self.decls.vars.get(name) else {
+            return Err(Fail::new(
+                Kind::Name,
+                base.start,
+                format!("the array `{name}` is not declared before the scop"),
+            ));
+        };
+        if decl.pointer {
+            return Err(Fail::new(
+                Kind::Unsupported,
+                base.start,
+                format!("the pointer `{name}` is indexed; pointers are outside the polyhedral model (declare it as an array)"),
+            ));
+        }
+        if decl.extents.len() != subscripts.len() {
+            return Err(Fail::new(
+                Kind::Name,
+                e.start,
+                format!(
+                    "`{name}` has {} dimensions but `{}` gives {} subscripts",
+                    decl.extents.len(),
+                    quote(self.source, e),
+                    subscripts.len()
+                ),
+            ));
+        }
+        Ok(Ref {
+            array: name.to_string(),
+            subscripts,
+            at: e.start,
+        })
+    }
+
+    fn unsupported_operand(&self, e: &Expr, context: &str) -> Fail {
+        let q = quote(self.source, e);
+        let what = match &e.kind {
+            ExprKind::Unary(UnOp::Deref, _) => "a pointer dereference",
+            ExprKind::Unary(UnOp::AddrOf, _) => "taking an address",
+            ExprKind::Member(_) => "a structure member",
+            _ => "an expression that is not a variable or an array element",
+        };
+        Fail::new(
+            Kind::Unsupported,
+            e.start,
+            format!("{context} `{q}`: {what} is outside the polyhedral model"),
+        )
+    }
+
+    /// The reads of a right-hand side, left to right.
+    fn reads<'e>(&self, e: &'e Expr, out: &mut Vec<Ref<'e>>) -> R<()> {
+        match &e.kind {
+            ExprKind::Ident(name) => {
+                let depth = self.loops.len();
+                if self.loops[..depth].iter().any(|l| &l.name == name) {
+                    return Ok(());
+                }
+                if self.iterators.contains(name) {
+                    return Err(Fail::new(
+                        Kind::Name,
+                        e.start,
+                        format!("the loop iterator `{name}` is used outside its loop"),
+                    ));
+                }
+                if let Some(decl) = self.decls.vars.get(name) {
+                    out.push(self.scalar_ref(e, name, decl)?);
+                }
+                Ok(())
+            }
+            ExprKind::Index(..) => {
+                out.push(self.array_ref(e)?);
+                Ok(())
+            }
+            ExprKind::Call(f, args) => {
+                match f.ident() {
+                    Some(name) if !self.decls.vars.contains_key(name) => {}
+                    _ => {
+                        return Err(Fail::new(
+                            Kind::Unsupported,
+                            f.start,
+                            format!(
+                                "the call through `{}` is outside the polyhedral model",
+                                quote(self.source, f)
+                            ),
+                        ))
+                    }
+                }
+                for a in args {
+                    self.reads(a, out)?;
+                }
+                Ok(())
+            }
+            ExprKind::Unary(UnOp::Deref | UnOp::AddrOf, _) | ExprKind::Member(_) => {
+                Err(self.unsupported_operand(e, "the value"))
+            }
+            ExprKind::IncDec { .. } | ExprKind::Assign(..) => Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!(
+                    "the assignment `{}` inside an expression is outside the polyhedral model",
+                    quote(self.source, e)
+                ),
+            )),
+            ExprKind::Comma(..) => Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!(
+                    "the comma expression `{}` is outside the polyhedral model",
+                    quote(self.source, e)
+                ),
+            )),
+            ExprKind::Sizeof => Ok(()),
+            _ => {
+                for c in e.children() {
+                    self.reads(c, out)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    // ----- sets -----
+
+    fn presburger(&self, at: usize) -> impl Fn(pollen_presburger::Error) -> Fail {
+        move |e| Fail::presburger(at, e)
+    }
+
+    /// The domain of a statement under the current loops and branches.
+    fn domain(&mut self, name: &str, iterators: &[String], at: usize) -> R<Set> {
+        let depth = iterators.len();
+        let n = self.n_params();
+        let base = 1 + n + depth;
+        let mut dnf = vec![Conj::default()];
+        for level in &self.levels {
+            let embedded: Dnf = level
+                .dnf
+                .iter()
+                .map(|c| c.shifted(1 + n + level.n_dims, depth - level.n_dims))
+                .collect();
+            dnf = dnf_and(&dnf, &embedded, base, at)?;
+        }
+        let names: Vec<&str> = iterators.iter().map(String::as_str).collect();
+        let space = Space::set(self.params.clone(), Tuple::new(Some(name), &names));
+        let map = to_map(space, &dnf, base).map_err(self.presburger(at))?;
+        let map = self.clean(map, at)?;
+        Set::from_map(map).map_err(self.presburger(at))
+    }
+
+    /// The relation of one access.
+    fn relation(&mut self, name: &str, iterators: &[String], depth: usize, r: &Ref) -> R<Map> {
+        let n = self.n_params();
+        let rank = r.subscripts.len();
+        let base = 1 + n + depth + rank;
+        let mut dnf = vec![Conj::default()];
+        for (k, s) in r.subscripts.iter().enumerate() {
+            let pw = self.with_eval(depth, rank, |ev| ev.value(s))?;
+            let out = unit(1 + n + depth + k);
+            let pieces: Dnf = pw
+                .into_iter()
+                .map(|p| {
+                    let mut g = p.guard;
+                    g.eqs.push(add_scaled(&out, &Int::from(-1), &p.value));
+                    g
+                })
+                .collect();
+            dnf = dnf_and(&dnf, &pieces, base, s.start)?;
+        }
+        let names: Vec<&str> = iterators.iter().map(String::as_str).collect();
+        let space = Space::map(
+            self.params.clone(),
+            Tuple::new(Some(name), &names),
+            Tuple::with_names(Some(r.array.clone()), vec![None; rank]),
+        );
+        let map = to_map(space, &dnf, base).map_err(self.presburger(r.at))?;
+        self.clean(map, r.at)
+    }
+
+    /// Drops empty parts and coalesces.
+    fn clean(&mut self, map: Map, at: usize) -> R<Map> {
+        let map = map
+            .remove_empty_parts(&mut self.budget)
+            .map_err(self.presburger(at))?;
+        map.coalesce_with(&mut self.budget)
+            .map_err(self.presburger(at))
+    }
+
+    // ----- the scop -----
+
+    fn finish(mut self, items: Vec<Item>, region_start: usize) -> R<Scop> {
+        let err = self.presburger(region_start);
+        let mut all = UnionSet::empty(self.params.clone());
+        for s in &self.statements {
+            all.add_set(s.domain.clone()).map_err(&err)?;
+        }
+        let context = if self.statements.is_empty() {
+            Set::empty(Space::params(self.params.clone()))
+        } else {
+            let params = all.params().map_err(&err)?;
+            let params = params.align_params(&self.params).map_err(&err)?;
+            let params = Set::from_map(
+                params
+                    .as_map()
+                    .remove_empty_parts(&mut self.budget)
+                    .map_err(&err)?,
+            )
+            .map_err(&err)?;
+            params.coalesce_with(&mut self.budget).map_err(&err)?
+        };
+        let child = self.node_for_list(&items).map_err(&err)?;
+        let schedule = ScheduleTree {
+            root: Node::Domain {
+                domain: all,
+                child: Box::new(child),
+            },
+        };
+        let mut arrays: Vec<&VarDecl> = self
+            .touched
+            .iter()
+            .filter_map(|n| self.decls.vars.get(n))
+            .collect();
+        arrays.sort_by_key(|d| (d.at, d.name.clone()));
+        let arrays = arrays
+            .into_iter()
+            .map(|d| Array {
+                name: d.name.clone(),
+                element_type: d.element_type.clone(),
+                extents: d.extents.clone(),
+            })
+            .collect();
+        Ok(Scop {
+            params: self.params,
+            context,
+            arrays,
+            statements: self.statements,
+            schedule,
+        })
+    }
+
+    /// The union of the domains of the given statements.
+    fn filter(&self, statements: &[usize]) -> pollen_presburger::Result<UnionSet> {
+        let mut u = UnionSet::empty(self.params.clone());
+        for &k in statements {
+            u.add_set(self.statements[k].domain.clone())?;
+        }
+        Ok(u)
+    }
+
+    fn node_for_list(&self, items: &[Item]) -> pollen_presburger::Result<Node> {
+        match items {
+            [] => Ok(Node::Leaf),
+            [one] => self.node_for_item(one),
+            _ => {
+                let mut children = Vec::new();
+                for it in items {
+                    let filter = self.filter(&it.statements())?;
+                    children.push(Node::filter(filter, self.node_for_item(it)?));
+                }
+                Ok(Node::Sequence(children))
+            }
+        }
+    }
+
+    fn node_for_item(&self, item: &Item) -> pollen_presburger::Result<Node> {
+        match item {
+            Item::Statement(_) => Ok(Node::Leaf),
+            Item::Loop {
+                depth,
+                decreasing,
+                statements,
+                children,
+            } => {
+                let mut schedule = UnionMap::empty(self.params.clone());
+                for &k in statements {
+                    schedule.add_map(self.band_member(
+                        &self.statements[k],
+                        *depth,
+                        *decreasing,
+                    )?)?;
+                }
+                Ok(Node::Band(Band {
+                    schedule,
+                    permutable: false,
+                    coincident: vec![false],
+                    child: Box::new(self.node_for_list(children)?),
+                }))
+            }
+        }
+    }
+
+    /// `{ S[.., i, ..] -> [i] }` (or `[-i]`) for the iterator at `depth`.
+    fn band_member(
+        &self,
+        s: &Statement,
+        depth: usize,
+        decreasing: bool,
+    ) -> pollen_presburger::Result<Map> {
+        let n = self.n_params();
+        let names: Vec<&str> = s.iterators.iter().map(String::as_str).collect();
+        let space = Space::map(
+            self.params.clone(),
+            Tuple::new(Some(&s.name), &names),
+            Tuple::anonymous(1),
+        );
+        let width = 1 + n + s.iterators.len() + 1;
+        let mut row = vec![Int::zero(); width];
+        row[width - 1] = Int::one();
+        row[1 + n + depth] = Int::from(if decreasing { 1 } else { -1 });
+        let b = BasicMap::from_parts(space.clone(), Vec::new(), vec![row], Vec::new())?;
+        Map::from_parts(space, vec![b])
+    }
+}
+
+/// Whether every disjunct of a loop condition only shrinks as the iterator (column `x`)
+/// moves in the loop's direction, and bounds it. Then the iterations the loop runs are
+/// exactly the values from the start that satisfy the condition.
+fn check_monotone(
+    dnf: &Dnf,
+    x: usize,
+    base: usize,
+    increasing: bool,
+    name: &str,
+) -> Result<(), String> {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Dir {
+        Zero,
+        Up,
+        Down,
+        Mixed,
+    }
+    fn join(a: Dir, b: Dir) -> Dir {
+        match (a, b) {
+            (Dir::Zero, d) | (d, Dir::Zero) => d,
+            (a, b) if a == b => a,
+            _ => Dir::Mixed,
+        }
+    }
+    fn times(d: Dir, c: &Int) -> Dir {
+        match (d, c.signum()) {
+            (_, 0) | (Dir::Zero, _) => Dir::Zero,
+            (Dir::Mixed, _) => Dir::Mixed,
+            (d, s) if s > 0 => d,
+            (Dir::Up, _) => Dir::Down,
+            _ => Dir::Up,
+        }
+    }
+    let direction = |row: &[Int], locals: &[Dir]| {
+        let mut d = times(Dir::Up, &entry(row, x));
+        for (k, l) in locals.iter().enumerate() {
+            d = join(d, times(*l, &entry(row, base + k)));
+        }
+        d
+    };
+    let shrinking = if increasing { Dir::Down } else { Dir::Up };
+    for conj in dnf {
+        let mut locals = Vec::new();
+        for l in &conj.locals {
+            let d = direction(&l.num, &locals);
+            locals.push(d);
+        }
+        let mut bounded = false;
+        for row in &conj.ineqs {
+            match direction(row, &locals) {
+                Dir::Zero => {}
+                d if d == shrinking => bounded = true,
+                _ => {
+                    return Err(format!(
+                        "the condition of this loop is not monotone in `{name}`: once false it could become true again as `{name}` {}",
+                        if increasing { "grows" } else { "decreases" }
+                    ))
+                }
+            }
+        }
+        if conj.eqs.iter().any(|r| direction(r, &locals) != Dir::Zero) {
+            return Err(format!(
+                "the condition of this loop fixes `{name}` by an equality; use an `if`"
+            ));
+        }
+        if !bounded {
+            return Err(format!(
+                "the condition of this loop does not bound `{name}` {} (the loop would not terminate)",
+                if increasing { "from above" } else { "from below" }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The map of the disjunction `dnf` over `space`, whose locals start at column `base`.
+fn to_map(space: Space, dnf: &[Conj], base: usize) -> pollen_presburger::Result<Map> {
+    let mut parts = Vec::new();
+    for c in dnf {
+        let width = base + c.locals.len();
+        let pad = |r: &Row| {
+            let mut r = r.clone();
+            r.resize(width, Int::zero());
+            r
+        };
+        let divs = c
+            .locals
+            .iter()
+            .map(|l| {
+                Some(DivDef {
+                    num: pad(&l.num),
+                    den: l.den.clone(),
+                })
+            })
+            .collect();
+        let eqs = c.eqs.iter().map(pad).collect();
+        let ineqs = c.ineqs.iter().map(pad).collect();
+        parts.push(BasicMap::from_parts(space.clone(), divs, eqs, ineqs)?);
+    }
+    Map::from_parts(space, parts)
+}
