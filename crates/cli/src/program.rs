@@ -1,0 +1,87 @@
+//! The subcommands that read a C file: `pollen scop` and `pollen deps`.
+//!
+//! Each reads the file, extracts its `#pragma scop` region with `pollen-frontend` and
+//! prints a stage of the pipeline in isl syntax. Frontend errors are reported as
+//! `file:line:column: error: message`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use pollen_deps::{Analysis, DepKind, Dependences};
+use pollen_frontend::Extracted;
+
+/// An error in the user's input with its place, printed as is:
+/// `file:line:column: error: message`.
+#[derive(Debug)]
+pub struct Located(pub String);
+
+impl std::fmt::Display for Located {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Located {}
+
+/// Reads and extracts a C file.
+pub fn read_scop(path: &Path) -> Result<Extracted> {
+    let source =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    pollen_frontend::extract(&source).map_err(|e| {
+        Located(format!(
+            "{}:{}:{}: error: {}",
+            path.display(),
+            e.line(),
+            e.column(),
+            e.message()
+        ))
+        .into()
+    })
+}
+
+/// `pollen scop FILE.c`: the scop in its text form.
+pub fn scop(path: &Path) -> Result<String> {
+    let extracted = read_scop(path)?;
+    Ok(pollen_scop::text::print(&extracted.scop))
+}
+
+/// Which dependence kinds `pollen deps` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum KindChoice {
+    /// Read after write.
+    Flow,
+    /// Write after read.
+    Anti,
+    /// Write after write.
+    Output,
+    /// All three.
+    All,
+}
+
+/// `pollen deps FILE.c`: one line per dependence kind, `kind: <union map>`.
+pub fn deps(path: &Path, kind: KindChoice, analysis: Analysis) -> Result<String> {
+    let extracted = read_scop(path)?;
+    let deps = pollen_deps::analyze(&extracted.scop, analysis)
+        .with_context(|| format!("dependence analysis of {} failed", path.display()))?;
+    Ok(print_deps(&deps, kind))
+}
+
+/// The kinds selected by `kind`, each as `name: union map` on its own line.
+pub fn print_deps(deps: &Dependences, kind: KindChoice) -> String {
+    let kinds: &[(DepKind, &str)] = match kind {
+        KindChoice::Flow => &[(DepKind::Flow, "flow")],
+        KindChoice::Anti => &[(DepKind::Anti, "anti")],
+        KindChoice::Output => &[(DepKind::Output, "output")],
+        KindChoice::All => &[
+            (DepKind::Flow, "flow"),
+            (DepKind::Anti, "anti"),
+            (DepKind::Output, "output"),
+        ],
+    };
+    let mut out = String::new();
+    for (kind, name) in kinds {
+        let _ = writeln!(out, "{name}: {}", deps.union(*kind));
+    }
+    out
+}
