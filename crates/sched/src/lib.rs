@@ -3,5 +3,103 @@
 //! The schedulers (Pluto and Feautrier, on Farkas-linearised legality constraints) compute
 //! a new [`pollen_scop::ScheduleTree`] from a scop's dependences; [`legality`] checks any
 //! schedule against the dependences independently of how it was found.
+//!
+//! ```text
+//!   Scop + dependences ──► model (edges, Farkas constraints: farkas, fm)
+//!        │
+//!        ├─ pluto: level by level lexmin ILP (ilp) over (u, w, coefficients) ─┐
+//!        └─ feautrier: maximise strongly satisfied dependences per level ─────┤
+//!                                                                             ▼
+//!                        rows (loop / scalar) ──► build: schedule tree, coincidence,
+//!                                                 wavefront
+//! ```
+//!
+//! [`schedule`] is the entry point; [`Options`] chooses the algorithm, the fusion policy,
+//! the wavefront, a coefficient bound, a work budget, and an optional [`ConstraintTree`]
+//! of extra constraints on the coefficients (see [`inject`]).
 
+mod build;
+mod ddg;
+mod error;
+pub mod farkas;
+mod feautrier;
+pub mod fm;
+mod ilp;
+pub mod inject;
 pub mod legality;
+mod model;
+mod pluto;
+mod progress;
+mod vars;
+
+pub use error::{Error, Result};
+pub use inject::{Coefficient, ConstraintNode, ConstraintTree, InjectedConstraint};
+
+use pollen_deps::Dependence;
+use pollen_presburger::Budget;
+use pollen_scop::{ScheduleTree, Scop};
+
+/// The scheduling algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Algo {
+    /// Pluto: permutable bands minimising dependence distances (the default).
+    #[default]
+    Pluto,
+    /// Feautrier: per level, as many dependences strongly satisfied as possible.
+    Feautrier,
+}
+
+/// The fusion policy of the Pluto scheduler (how strongly connected components of the
+/// dependence graph are separated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Fuse {
+    /// Separate all components before every band (Pluto's `--nofuse`).
+    No,
+    /// Separate components of different dimensionality first, fuse the others where a
+    /// common hyperplane exists (Pluto's default `--smartfuse`).
+    #[default]
+    Smart,
+    /// Separate components only when no common hyperplane exists (`--maxfuse`).
+    Max,
+}
+
+/// The options of [`schedule`].
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The algorithm (default Pluto).
+    pub algo: Algo,
+    /// The fusion policy (default smart; Feautrier fuses maximally).
+    pub fuse: Fuse,
+    /// Whether a band whose first member is not parallel is given a wavefront, the first
+    /// member becoming the sum of the first two (or of all) members (default off).
+    pub wavefront: bool,
+    /// An upper bound on every schedule coefficient (iterators and constants), or none
+    /// (the default; coefficients are non-negative in every case).
+    pub coefficient_bound: Option<i64>,
+    /// The number of elementary steps the Presburger operations may take, or unlimited
+    /// (the default); running out gives [`Error::LimitExceeded`].
+    pub budget: Option<u64>,
+    /// Extra constraints on the schedule coefficients, tried in priority order (see
+    /// [`inject`]).
+    pub constraints: Option<ConstraintTree>,
+}
+
+/// A new schedule for `scop` that respects the dependences `deps`.
+///
+/// The result has a domain root over every statement, bands (permutable, with exact
+/// coincidence flags) and sequences of filters where statements are distributed.
+pub fn schedule(scop: &Scop, deps: &[Dependence], options: &Options) -> Result<ScheduleTree> {
+    let mut budget = match options.budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    let mut model = model::Model::new(scop, deps, &mut budget)?;
+    let rows = match options.algo {
+        Algo::Pluto => {
+            model.ensure_farkas()?;
+            inject::schedule_rows(&model, options, &mut budget)?
+        }
+        Algo::Feautrier => feautrier::schedule_rows(&model, options, &mut budget)?,
+    };
+    build::build_tree(&model, &rows, options.wavefront, &mut budget)
+}

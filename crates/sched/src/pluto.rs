@@ -1,0 +1,596 @@
+//! The Pluto scheduler (Bondhugula et al., PLDI 2008; Bondhugula's thesis, 2008), one
+//! hyperplane at a time.
+//!
+//! Every level solves an ILP over the coefficients of all statements: validity
+//! (`φ_T − φ_S ≥ 0` on every dependence not satisfied when the current band started, so
+//! that the band is permutable), the distance bound `φ_T − φ_S ≤ u·N + w` (both
+//! linearised with Farkas, see [`crate::model`]), non-triviality and linear independence
+//! from the statement's earlier rows, and the lexicographic minimum over
+//! `(u, w, coefficients)` (see [`crate::vars`] for the order).
+//!
+//! Linear independence follows Pluto's orthogonal sub-space construction: for a
+//! statement whose rows `H` are not yet of full column rank, take an integer basis
+//! `v_1..v_k` of the null space of `H` (the orthogonal complement of its row space), give
+//! each `v_i` the sign `s_i` for which `s_i v_i·h ≥ 1` is (rationally) feasible with the
+//! other constraints, and require `Σ s_i v_i·h ≥ 1`. In *eager* mode every statement that
+//! is not full rank gets such a constraint (and `Σ h ≥ 1`); in *lazy* mode one summed
+//! constraint asks for progress on at least one statement.
+//!
+//! All coefficients are non-negative, as in Pluto's default: reversal and negative
+//! skewing are not explored (the lexicographic minimum over non-negative variables
+//! always exists, and shifts and skews stay small). `Options::coefficient_bound` bounds
+//! them from above.
+//!
+//! The driver follows `pluto_auto_transform`: find as many permutable hyperplanes as the
+//! deepest statement still needs; when none is found, cut between strongly connected
+//! components of the unsatisfied dependences according to the fusion policy, or switch
+//! to lazy mode; repeat until every statement is full rank and every dependence is
+//! satisfied. The fusion policies:
+//! - [`Fuse::No`]: before every band, cut between all components;
+//! - [`Fuse::Smart`]: first cut between components of different dimensionality, later
+//!   (when no hyperplane exists) cut in the middle of the component order, then between
+//!   connected components far apart;
+//! - [`Fuse::Max`]: cut only when no hyperplane exists, as few dependences as possible.
+//!
+//! # Invariants
+//! - every row weakly satisfies every dependence not satisfied before its band started;
+//! - a state's residuals are the pairs of each relation on which all rows so far have
+//!   distance zero.
+
+use pollen_arith::Int;
+use pollen_presburger::{Budget, Map};
+
+use crate::ddg::Sccs;
+use crate::error::{Error, Result};
+use crate::fm::Rows;
+use crate::ilp;
+use crate::model::{Distance, Model, Row, RowKind};
+use crate::progress;
+use crate::vars::{edge_targets, embed, Target, Vars};
+use crate::{Fuse, Options};
+
+/// The schedule under construction.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// The rows found so far.
+    pub rows: Vec<Row>,
+    /// Per edge: the pairs not yet strictly ordered by the rows.
+    pub residual: Vec<Map>,
+    /// Per edge: whether its residual is empty.
+    pub satisfied: Vec<bool>,
+    band: Option<Band>,
+    n_bands: usize,
+    lazy: bool,
+    iterations: usize,
+}
+
+/// The band being built.
+#[derive(Clone, Debug)]
+struct Band {
+    id: usize,
+    /// The validity and bounding constraints of the edges unsatisfied at its start.
+    base: Rows,
+    /// Edges unsatisfied when the band started.
+    edges: Vec<bool>,
+    found: usize,
+    max: usize,
+}
+
+/// The outcome of [`Pluto::advance`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advance {
+    /// A loop row was appended.
+    Appended,
+    /// Every statement is full rank and every dependence is satisfied.
+    Complete,
+    /// The extra constraints admit no hyperplane here.
+    Blocked,
+}
+
+/// Extra constraints for the next hyperplane (constraint injection).
+#[derive(Clone, Debug)]
+pub struct Influence {
+    /// Rows over the ILP variables.
+    pub rows: Rows,
+    /// Whether a band may be closed early to satisfy them.
+    pub break_band: bool,
+}
+
+/// The Pluto scheduler over a model.
+pub struct Pluto<'a> {
+    /// The problem (its edges' Farkas constraints computed).
+    pub model: &'a Model,
+    options: &'a Options,
+    /// The ILP layout: `u_1..u_p, w`, then the coefficients.
+    pub vars: Vars,
+    budget: Budget,
+}
+
+impl<'a> Pluto<'a> {
+    /// A scheduler for `model`, whose Farkas constraints must be computed.
+    pub fn new(model: &'a Model, options: &'a Options, budget: Budget) -> Pluto<'a> {
+        let dims: Vec<usize> = model.stmts.iter().map(|s| s.dim).collect();
+        let vars = Vars::new(&dims, model.n_params + 1, 0);
+        Pluto {
+            model,
+            options,
+            vars,
+            budget,
+        }
+    }
+
+    /// The empty schedule, with the smart-fusion pre-cut applied.
+    pub fn initial_state(&mut self) -> Result<State> {
+        let mut st = State {
+            rows: Vec::new(),
+            residual: self
+                .model
+                .edges
+                .iter()
+                .map(|e| e.relation.clone())
+                .collect(),
+            satisfied: vec![false; self.model.edges.len()],
+            band: None,
+            n_bands: 0,
+            lazy: false,
+            iterations: 0,
+        };
+        if self.options.fuse == Fuse::Smart {
+            self.cut_dim_based(&mut st)?;
+        }
+        Ok(st)
+    }
+
+    /// The budget left.
+    pub fn budget(&self) -> Budget {
+        self.budget.clone()
+    }
+
+    /// Separates all components of the unsatisfied dependences by a scalar row;
+    /// whether there was more than one.
+    pub fn cut_all_components(&mut self, st: &mut State) -> Result<bool> {
+        let sccs = self.sccs(st);
+        self.cut_all(st, &sccs)
+    }
+
+    /// Runs the plain algorithm to completion from `st`.
+    pub fn complete(&mut self, st: &mut State) -> Result<()> {
+        loop {
+            match self.advance(st, None)? {
+                Advance::Complete => return Ok(()),
+                Advance::Appended => {}
+                Advance::Blocked => return Err(Error::NoLegalSchedule),
+            }
+        }
+    }
+
+    /// Whether every statement is full rank and every dependence satisfied.
+    pub fn is_complete(&self, st: &State) -> bool {
+        st.satisfied.iter().all(|&s| s)
+            && (0..self.model.stmts.len()).all(|s| self.is_full_rank(st, s))
+    }
+
+    fn is_full_rank(&self, st: &State, s: usize) -> bool {
+        self.model.rank(&st.rows, s) >= self.model.stmts[s].dim
+    }
+
+    /// Runs the algorithm until it appends the next loop row (honouring `influence` for
+    /// that row), or completes.
+    pub fn advance(&mut self, st: &mut State, influence: Option<&Influence>) -> Result<Advance> {
+        let max_iterations = 8 * (self.max_dim() + 2) * (self.model.stmts.len() + 2);
+        loop {
+            st.iterations += 1;
+            if st.iterations > max_iterations {
+                return Err(Error::NoLegalSchedule);
+            }
+            if self.is_complete(st) {
+                let Some(inf) = influence else {
+                    return Ok(Advance::Complete);
+                };
+                // Influence asks for one more dimension: no progression constraints.
+                self.open_band_if_closed(st)?;
+                return Ok(match self.find(st, Some(&inf.rows), false)? {
+                    Some(row) => {
+                        self.append_loop_row(st, row)?;
+                        Advance::Appended
+                    }
+                    None => Advance::Blocked,
+                });
+            }
+            self.open_band_if_closed(st)?;
+            let band = st.band.as_ref().expect("a band is open");
+            if band.found < band.max {
+                match influence {
+                    None => {
+                        if let Some(row) = self.find(st, None, true)? {
+                            self.append_loop_row(st, row)?;
+                            return Ok(Advance::Appended);
+                        }
+                    }
+                    Some(inf) => {
+                        if let Some(row) = self.find(st, Some(&inf.rows), true)? {
+                            self.append_loop_row(st, row)?;
+                            return Ok(Advance::Appended);
+                        }
+                        if st.satisfied.iter().all(|&s| s) {
+                            if let Some(row) = self.find(st, Some(&inf.rows), false)? {
+                                self.append_loop_row(st, row)?;
+                                return Ok(Advance::Appended);
+                            }
+                        }
+                        if self.find(st, None, true)?.is_some() {
+                            if inf.break_band && self.can_break_band(st) {
+                                st.band = None;
+                                continue;
+                            }
+                            return Ok(Advance::Blocked);
+                        }
+                    }
+                }
+            }
+            self.after_band(st)?;
+        }
+    }
+
+    /// Pluto's reaction to a band that can take no more hyperplanes.
+    fn after_band(&mut self, st: &mut State) -> Result<()> {
+        let band = st.band.take().expect("a band is open");
+        if band.found >= 1 {
+            return Ok(());
+        }
+        let sccs = self.sccs(st);
+        if self.has_inter_scc_unsatisfied(st, &sccs) {
+            match self.options.fuse {
+                Fuse::No => {
+                    self.cut_all(st, &sccs)?;
+                }
+                Fuse::Smart => self.cut_smart(st, &sccs)?,
+                Fuse::Max => {
+                    if st.iterations > 2 * self.max_dim() {
+                        self.cut_all(st, &sccs)?;
+                    } else {
+                        self.cut_conservative(st, &sccs)?;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if !st.lazy {
+            st.lazy = true;
+            return Ok(());
+        }
+        Err(Error::NoLegalSchedule)
+    }
+
+    fn max_dim(&self) -> usize {
+        self.model.stmts.iter().map(|s| s.dim).max().unwrap_or(0)
+    }
+
+    /// Whether closing the open band would drop some dependence from the validity
+    /// constraints.
+    fn can_break_band(&self, st: &State) -> bool {
+        let Some(band) = &st.band else { return false };
+        band.found >= 1
+            && band
+                .edges
+                .iter()
+                .zip(&st.satisfied)
+                .any(|(&in_band, &sat)| in_band && sat)
+    }
+
+    fn open_band_if_closed(&mut self, st: &mut State) -> Result<()> {
+        if st.band.is_some() {
+            return Ok(());
+        }
+        if self.options.fuse == Fuse::No {
+            let sccs = self.sccs(st);
+            if sccs.n_sccs > 1 {
+                self.cut_all(st, &sccs)?;
+            }
+        }
+        let edges: Vec<bool> = st.satisfied.iter().map(|&s| !s).collect();
+        let max = (0..self.model.stmts.len())
+            .map(|s| {
+                self.model.stmts[s].dim - self.model.rank(&st.rows, s).min(self.model.stmts[s].dim)
+            })
+            .max()
+            .unwrap_or(0);
+        let base = self.base_constraints(&edges);
+        st.band = Some(Band {
+            id: st.n_bands,
+            base,
+            edges,
+            found: 0,
+            max,
+        });
+        st.n_bands += 1;
+        Ok(())
+    }
+
+    /// Validity (`δ = 0`) and distance-bound constraints of the given edges, and the
+    /// coefficient bounds.
+    fn base_constraints(&self, edges: &[bool]) -> Rows {
+        let mut rows = Rows::new(self.vars.n);
+        let p = self.model.n_params;
+        for (k, e) in self.model.edges.iter().enumerate() {
+            if !edges[k] {
+                continue;
+            }
+            let targets = edge_targets(
+                &self.vars,
+                e,
+                Target::Value(Int::zero()),
+                &|i| Target::Var(i),
+                Target::Var(p),
+            );
+            embed(
+                e.validity.as_ref().expect("Farkas computed"),
+                &targets,
+                &mut rows,
+            );
+            embed(
+                e.bounding.as_ref().expect("Farkas computed"),
+                &targets,
+                &mut rows,
+            );
+        }
+        if let Some(bound) = self.options.coefficient_bound {
+            for v in p + 1..self.vars.n {
+                let mut r = self.vars.zero_row();
+                r[0] = Int::from(bound);
+                r[1 + v] = Int::from(-1);
+                rows.ineqs.push(r);
+            }
+        }
+        rows
+    }
+
+    /// The lexicographically smallest hyperplane for the open band, with the
+    /// progression constraints of the current mode when `progression` holds.
+    fn find(&mut self, st: &State, extra: Option<&Rows>, progression: bool) -> Result<Option<Row>> {
+        let band = st.band.as_ref().expect("a band is open");
+        let mut rows = band.base.clone();
+        if let Some(extra) = extra {
+            rows.eqs.extend(extra.eqs.iter().cloned());
+            rows.ineqs.extend(extra.ineqs.iter().cloned());
+        }
+        if progression {
+            let not_full: Vec<usize> = (0..self.model.stmts.len())
+                .filter(|&s| !self.is_full_rank(st, s))
+                .collect();
+            if not_full.is_empty() {
+                return Ok(None);
+            }
+            self.add_progression(st, &not_full, &mut rows)?;
+        }
+        let sol = ilp::lexmin(&rows, &mut self.budget)?;
+        Ok(sol.map(|s| self.vars.row_of(&s, RowKind::Loop { band: band.id })))
+    }
+
+    /// Non-triviality and linear-independence constraints for the statements
+    /// `not_full` (eager: each of them; lazy: at least one).
+    fn add_progression(&mut self, st: &State, not_full: &[usize], rows: &mut Rows) -> Result<()> {
+        let mut nontrivial = Vec::new();
+        for &s in not_full {
+            nontrivial.push(self.vars.nontrivial_row(s));
+        }
+        let mut with_nontrivial = rows.clone();
+        if st.lazy {
+            with_nontrivial
+                .ineqs
+                .push(progress::sum_rows(&nontrivial, 1));
+        } else {
+            with_nontrivial.ineqs.extend(nontrivial.iter().cloned());
+        }
+        let mut independence = Vec::new();
+        for &s in not_full {
+            independence.push(progress::independence_row(
+                self.model,
+                &self.vars,
+                &st.rows,
+                s,
+                &with_nontrivial,
+                &mut self.budget,
+            )?);
+        }
+        *rows = with_nontrivial;
+        if st.lazy {
+            rows.ineqs.push(progress::sum_rows(&independence, 1));
+        } else {
+            rows.ineqs.extend(independence);
+        }
+        Ok(())
+    }
+
+    /// Appends a loop row to the open band and updates the residuals.
+    fn append_loop_row(&mut self, st: &mut State, row: Row) -> Result<()> {
+        self.append_row(st, row)?;
+        if let Some(band) = st.band.as_mut() {
+            band.found += 1;
+        }
+        Ok(())
+    }
+
+    /// Appends a row and updates the residuals.
+    pub fn append_row(&mut self, st: &mut State, row: Row) -> Result<()> {
+        for (k, e) in self.model.edges.iter().enumerate() {
+            if st.satisfied[k] {
+                continue;
+            }
+            let r = self
+                .model
+                .restrict(e, &st.residual[k], &row, Distance::Zero)?;
+            st.satisfied[k] = r.is_empty_with(&mut self.budget)?;
+            st.residual[k] = r;
+        }
+        st.rows.push(row);
+        Ok(())
+    }
+
+    /// The components of the graph of unsatisfied dependences.
+    fn sccs(&self, st: &State) -> Sccs {
+        let edges: Vec<(usize, usize)> = self
+            .model
+            .edges
+            .iter()
+            .zip(&st.satisfied)
+            .filter(|(_, &s)| !s)
+            .map(|(e, _)| (e.source, e.target))
+            .collect();
+        Sccs::new(self.model.stmts.len(), &edges)
+    }
+
+    fn has_inter_scc_unsatisfied(&self, st: &State, sccs: &Sccs) -> bool {
+        self.model
+            .edges
+            .iter()
+            .zip(&st.satisfied)
+            .any(|(e, &s)| !s && sccs.scc_of[e.source] != sccs.scc_of[e.target])
+    }
+
+    /// A scalar row giving statement `s` the value `value(s)`.
+    fn scalar_row(&self, value: impl Fn(usize) -> usize) -> Row {
+        let coeffs = self
+            .model
+            .stmts
+            .iter()
+            .enumerate()
+            .map(|(s, stmt)| {
+                let mut c = vec![Int::zero(); stmt.dim + 1];
+                c[stmt.dim] = Int::from(value(s) as u64);
+                c
+            })
+            .collect();
+        Row {
+            kind: RowKind::Scalar,
+            coeffs,
+        }
+    }
+
+    /// The number of unsatisfied edges a scalar row would satisfy.
+    fn newly_satisfied(&self, st: &State, row: &Row) -> usize {
+        self.model
+            .edges
+            .iter()
+            .zip(&st.satisfied)
+            .filter(|(e, &s)| {
+                !s && self
+                    .model
+                    .constant_distance(e, row)
+                    .is_some_and(|d| d.is_positive())
+            })
+            .count()
+    }
+
+    /// Appends a scalar row if it satisfies at least one dependence (or always, when
+    /// `force`); returns whether it did.
+    fn add_cut(&mut self, st: &mut State, row: Row, force: bool) -> Result<bool> {
+        if !force && self.newly_satisfied(st, &row) == 0 {
+            return Ok(false);
+        }
+        self.append_row(st, row)?;
+        Ok(true)
+    }
+
+    /// Cuts between all components.
+    fn cut_all(&mut self, st: &mut State, sccs: &Sccs) -> Result<bool> {
+        if sccs.n_sccs <= 1 {
+            return Ok(false);
+        }
+        let row = self.scalar_row(|s| sccs.scc_of[s]);
+        self.add_cut(st, row, true)
+    }
+
+    /// Cuts between consecutive components of different dimensionality.
+    fn cut_dim_based(&mut self, st: &mut State) -> Result<bool> {
+        let sccs = self.sccs(st);
+        if sccs.n_sccs <= 1 {
+            return Ok(false);
+        }
+        let mut max_dim = vec![0usize; sccs.n_sccs];
+        for (s, stmt) in self.model.stmts.iter().enumerate() {
+            let c = sccs.scc_of[s];
+            max_dim[c] = max_dim[c].max(stmt.dim);
+        }
+        let mut group = vec![0usize; sccs.n_sccs];
+        let mut count = 0;
+        for c in 1..sccs.n_sccs {
+            if max_dim[c] != max_dim[c - 1] {
+                count += 1;
+            }
+            group[c] = count;
+        }
+        let row = self.scalar_row(|s| group[sccs.scc_of[s]]);
+        self.add_cut(st, row, false)
+    }
+
+    /// Whether an unsatisfied edge goes from component `a` to component `b`.
+    fn directly_connected(&self, st: &State, sccs: &Sccs, a: usize, b: usize) -> bool {
+        self.model
+            .edges
+            .iter()
+            .zip(&st.satisfied)
+            .any(|(e, &s)| !s && sccs.scc_of[e.source] == a && sccs.scc_of[e.target] == b)
+    }
+
+    /// Cuts between the components before `b` and the others, if `a` feeds `b`.
+    fn cut_between(&mut self, st: &mut State, sccs: &Sccs, a: usize, b: usize) -> Result<bool> {
+        if !self.directly_connected(st, sccs, a, b) {
+            return Ok(false);
+        }
+        let row = self.scalar_row(|s| usize::from(sccs.scc_of[s] >= b));
+        self.add_cut(st, row, false)
+    }
+
+    /// Pluto's `cut_smart`.
+    fn cut_smart(&mut self, st: &mut State, sccs: &Sccs) -> Result<()> {
+        if (0..self.model.stmts.len()).all(|s| self.is_full_rank(st, s)) {
+            self.cut_all(st, sccs)?;
+            return Ok(());
+        }
+        if self.cut_dim_based(st)? {
+            return Ok(());
+        }
+        let n = sccs.n_sccs;
+        let mid = n.div_ceil(2);
+        if mid >= 1 && mid < n && self.cut_between(st, sccs, mid - 1, mid)? {
+            return Ok(());
+        }
+        for i in 0..n.saturating_sub(1) {
+            for j in (i + 1..n).rev() {
+                if st.rows.len() <= 4 * self.max_dim() + 2 {
+                    self.cut_between(st, sccs, i, j)?;
+                } else {
+                    self.cut_all(st, sccs)?;
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pluto's `cut_conservative`: as few dependences cut as possible.
+    fn cut_conservative(&mut self, st: &mut State, sccs: &Sccs) -> Result<()> {
+        if self.cut_dim_based(st)? {
+            return Ok(());
+        }
+        let n = sccs.n_sccs;
+        let mid = n.div_ceil(2);
+        if mid >= 1 && mid < n && self.cut_between(st, sccs, mid - 1, mid)? {
+            return Ok(());
+        }
+        for i in 0..n.saturating_sub(1) {
+            for j in (i + 1..n).rev() {
+                if st.rows.len() <= 4 * self.max_dim() + 2 {
+                    if self.cut_between(st, sccs, i, j)? {
+                        return Ok(());
+                    }
+                } else {
+                    self.cut_all(st, sccs)?;
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+}
