@@ -1366,3 +1366,33 @@ fn analysed_jacobi_original_legal_reversal_rejected_skew_permutable() {
         .iter()
         .all(|v| matches!(v.kind, ViolationKind::Permutable { member: 1, .. })));
 }
+
+/// The C kernels of `examples/kernels`, by name, in name order.
+fn kernels() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_kernel_original_schedule_is_legal_and_its_reversal_is_not() {
+    let all = kernels();
+    assert!(all.len() >= 30, "{} kernels", all.len());
+    let mut with_deps = 0;
+    for (name, source) in &all {
+        let extracted = pollen_frontend::extract(source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if original_legal_and_reversal_rejected(&extracted.scop, name) > 0 {
+            with_deps += 1;
+        }
+    }
+    assert!(with_deps >= 25, "{with_deps} kernels with dependences");
+}
