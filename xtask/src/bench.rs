@@ -56,8 +56,14 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         Some((suite, flags)) => (suite.as_str(), flags),
         None => bail!("`bench` needs a suite name; the suites are: presburger"),
     };
+    if crate::bench_pipeline::suite_names().contains(&suite) {
+        return crate::bench_pipeline::run(root, suite, flags);
+    }
     if suite != "presburger" {
-        bail!("no benchmark suite `{suite}`; the suites are: presburger");
+        bail!(
+            "no benchmark suite `{suite}`; the suites are: presburger, {}",
+            crate::bench_pipeline::suite_names().join(", ")
+        );
     }
     let mut with_isl = true;
     for flag in flags {

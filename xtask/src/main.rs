@@ -6,12 +6,15 @@
 //!   toolchain (see [`fuzz`]);
 //! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
 //! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
-//!   and in isl, side by side (see [`mod@bench`]).
+//!   and in isl, side by side (see [`mod@bench`]);
+//! - `bench deps`: times extraction and dependence analysis of the example kernels (see
+//!   [`bench_pipeline`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
 
 mod bench;
+mod bench_pipeline;
 mod fuzz;
 mod tidy;
 
@@ -26,13 +29,15 @@ usage: cargo xtask <command>
 commands:
   tidy                      check the code base's conventions (file docs, no ignored
                             tests, no crate-wide lint allows, layering of crates, no
-                            floating point in the arithmetic and Presburger crates)
+                            floating point in the library crates)
   fuzz <target> [args...]   run a cargo-fuzz target of fuzz/ (args go to `cargo fuzz run`,
                             e.g. `cargo xtask fuzz parse -- -max_total_time=60`)
   fuzz-smoke [seconds]      run every fuzz target briefly (default 5 seconds each)
   bench presburger [--pollen-only]
                             time the Presburger benchmark corpus in Pollen and in isl
                             (islpy, installed into target/islpy-venv on first use)
+  bench deps                time extraction and dependence analysis of the 30 kernels of
+                            examples/kernels on one core
   help                      print this message";
 
 fn main() -> ExitCode {
