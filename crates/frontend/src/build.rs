@@ -626,6 +626,14 @@ impl Builder<'_> {
                     quote(self.source, e)
                 ),
             )),
+            ExprKind::Comma(..) => Err(Fail::new(
+                Kind::Unsupported,
+                e.start,
+                format!(
+                    "the comma expression `{}` is outside the polyhedral model (write one statement per assignment)",
+                    quote(self.source, e)
+                ),
+            )),
             _ => Err(Fail::new(
                 Kind::Unsupported,
                 e.start,

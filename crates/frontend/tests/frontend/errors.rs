@@ -1,0 +1,497 @@
+//! Every error of the frontend, with its kind, line, column and message.
+
+use pollen_frontend::{extract, Error};
+
+use crate::common::wrap;
+
+/// The kinds of errors, to compare without the fields.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+enum K {
+    Syntax,
+    Unsupported,
+    NonAffine,
+    Name,
+    Loop,
+    Region,
+    TooComplex,
+}
+
+fn kind(e: &Error) -> K {
+    match e {
+        Error::Syntax { .. } => K::Syntax,
+        Error::Unsupported { .. } => K::Unsupported,
+        Error::NonAffine { .. } => K::NonAffine,
+        Error::Name { .. } => K::Name,
+        Error::Loop { .. } => K::Loop,
+        Error::Region { .. } => K::Region,
+        Error::TooComplex { .. } => K::TooComplex,
+        Error::Presburger { .. } => panic!("unexpected Presburger error {e}"),
+    }
+}
+
+/// Asserts that `source` fails with an error of kind `k` at `line:column` whose message
+/// contains `needle`.
+fn check(source: &str, k: K, line: usize, column: usize, needle: &str) {
+    let e = match extract(source) {
+        Ok(_) => panic!("expected an error for\n{source}"),
+        Err(e) => e,
+    };
+    let text = e.to_string();
+    assert_eq!(
+        (kind(&e), e.line(), e.column()),
+        (k, line, column),
+        "error `{text}` for\n{source}"
+    );
+    assert!(
+        text.contains(needle),
+        "`{text}` does not mention `{needle}`"
+    );
+    assert_eq!(text, format!("{line}:{column}: {}", e.message()));
+}
+
+/// The declarations every snippet may use.
+const DECLS: &str = "int i, j; double x, y, A[N][N], B[N]; double *p;";
+
+/// `check` on a region body wrapped after [`DECLS`]: the body starts on line 5.
+fn body(region: &str, k: K, line: usize, column: usize, needle: &str) {
+    check(&wrap(DECLS, region), k, line, column, needle);
+}
+
+#[test]
+fn non_affine_subscripts_and_bounds() {
+    body(
+        "for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    A[i * j][0] = 0;",
+        K::NonAffine,
+        7,
+        7,
+        "product `i * j`",
+    );
+    body(
+        "for (i = 0; i < N; i++) A[B[i]][0] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "array element `B[i]`",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[i / N] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "division by a non-zero integer constant",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[i % 0] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "non-zero",
+    );
+    body(
+        "for (i = 0; i < 2.5; i++) x = 0;",
+        K::NonAffine,
+        5,
+        17,
+        "floating-point constant `2.5`",
+    );
+    body(
+        "for (i = 0; i < f(N); i++) x = 0;",
+        K::NonAffine,
+        5,
+        17,
+        "call `f(N)`",
+    );
+    body(
+        "for (i = 0; i < x; i++) x = 0;",
+        K::NonAffine,
+        5,
+        17,
+        "`x` is a variable the scop writes",
+    );
+    body(
+        "for (i = 0; i < y; i++) x = 0;",
+        K::NonAffine,
+        5,
+        17,
+        "`y` is a variable that is not an integer scalar",
+    );
+    body("if (x > 0) y = 1;", K::NonAffine, 5, 5, "`x`");
+    body(
+        "for (i = 0; i < N; i++) B[i < 3] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "used as an integer value",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[i << 1] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "operator `<<`",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[floord(i, -2)] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "positive divisor",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[99999999999999999999] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "integer constant",
+    );
+}
+
+#[test]
+fn constructs_outside_the_model() {
+    body("while (1) x = 0;", K::Unsupported, 5, 1, "`while` loop");
+    body(
+        "x = 0;\n  do x = 1; while (0);",
+        K::Unsupported,
+        6,
+        3,
+        "`do` loop",
+    );
+    body("goto end;", K::Unsupported, 5, 1, "`goto`");
+    body(
+        "for (i = 0; i < N; i++) { if (i > 2) break; }",
+        K::Unsupported,
+        5,
+        38,
+        "`break`",
+    );
+    body(
+        "for (i = 0; i < N; i++) continue;",
+        K::Unsupported,
+        5,
+        25,
+        "`continue`",
+    );
+    body("return;", K::Unsupported, 5, 1, "`return`");
+    body(
+        "switch (N) { case 1: x = 0; }",
+        K::Unsupported,
+        5,
+        1,
+        "`switch`",
+    );
+    body(
+        "foo(x);",
+        K::Unsupported,
+        5,
+        1,
+        "function call statement `foo(x)`",
+    );
+    body("x + 1;", K::Unsupported, 5, 1, "assigns nothing");
+    body("*p = 1;", K::Unsupported, 5, 1, "pointer dereference");
+    body(
+        "for (i = 0; i < N; i++) p[i] = 0;",
+        K::Unsupported,
+        5,
+        25,
+        "pointer `p`",
+    );
+    body("x = *p;", K::Unsupported, 5, 5, "pointer dereference");
+    body(
+        "x = y + (y = 2);",
+        K::Unsupported,
+        5,
+        9,
+        "assignment `(y = 2)` inside an expression",
+    );
+    body("x = y++;", K::Unsupported, 5, 5, "inside an expression");
+    body("x = 1, y = 2;", K::Unsupported, 5, 1, "comma");
+    body(
+        "double z = 0;",
+        K::Unsupported,
+        5,
+        1,
+        "declaration inside the scop",
+    );
+    body("L: x = 1;", K::Unsupported, 5, 1, "label `L`");
+    body("s.f = 1;", K::Unsupported, 5, 1, "structure member");
+    body("x = p;", K::Unsupported, 5, 5, "pointer `p`");
+    body("x = (*fp)(y);", K::Unsupported, 5, 5, "call through");
+}
+
+#[test]
+fn misused_names() {
+    body(
+        "for (i = 0; i < N; i++) i = 3;",
+        K::Name,
+        5,
+        25,
+        "loop iterator `i` is written",
+    );
+    body("Q[0] = 1;", K::Name, 5, 1, "array `Q` is not declared");
+    body("x = Q[0];", K::Name, 5, 5, "array `Q` is not declared");
+    body("N = 3;", K::Name, 5, 1, "`N` is written but not declared");
+    body(
+        "for (i = 0; i < N; i++) B[i] = 0;\nB[i] = 1;",
+        K::Name,
+        6,
+        3,
+        "loop iterator `i` is used outside its loop",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[i] = 0;\nx = i;",
+        K::Name,
+        6,
+        5,
+        "used outside its loop",
+    );
+    body(
+        "for (i = 0; i < N; i++)\n  for (i = 0; i < N; i++) x = 0;",
+        K::Name,
+        6,
+        8,
+        "`i` is already the iterator of an enclosing loop",
+    );
+    body(
+        "for (i = 0; i < N; i++) A[i] = 0;",
+        K::Name,
+        5,
+        25,
+        "`A` has 2 dimensions but `A[i]` gives 1 subscripts",
+    );
+    body(
+        "x = B;",
+        K::Name,
+        5,
+        5,
+        "array `B` is used without its 1 subscripts",
+    );
+    body(
+        "for (j = 0; j < N; j++) x = j[0];",
+        K::Name,
+        5,
+        29,
+        "iterator `j` is used as an array",
+    );
+    body(
+        "x = j[0];",
+        K::Name,
+        5,
+        5,
+        "`j` has 0 dimensions but `j[0]` gives 1 subscripts",
+    );
+}
+
+#[test]
+fn loops_outside_the_model() {
+    body(
+        "for (; i < N; i++) x = 0;",
+        K::Loop,
+        5,
+        6,
+        "does not initialise its iterator",
+    );
+    body(
+        "for (i = 0;; i++) x = 0;",
+        K::Loop,
+        5,
+        12,
+        "has no condition",
+    );
+    body(
+        "for (i = 0; i < N;) x = 0;",
+        K::Loop,
+        5,
+        19,
+        "does not step its iterator",
+    );
+    body("for (i = 0; i < N; i += 0) x = 0;", K::Loop, 5, 20, "by 0");
+    body(
+        "for (i = 0; i < N; i *= 2) x = 0;",
+        K::Loop,
+        5,
+        20,
+        "increment `i *= 2`",
+    );
+    body(
+        "for (i = 0; i < N; j++) x = 0;",
+        K::Loop,
+        5,
+        20,
+        "increment `j++`",
+    );
+    body(
+        "for (i = 0; i < N; i += N) x = 0;",
+        K::Loop,
+        5,
+        20,
+        "integer constant",
+    );
+    body(
+        "for (i = 0; i > -5; i++) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "not monotone in `i`",
+    );
+    body(
+        "for (i = N; i < 5; i--) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "not monotone",
+    );
+    body(
+        "for (i = 0; i < N || i > 9; i++) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "not monotone",
+    );
+    body(
+        "for (i = 0; N > 0; i++) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "does not bound `i` from above",
+    );
+    body(
+        "for (i = 0; i == 0; i++) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "equality",
+    );
+    body(
+        "for (x = 0; x < N; x++) y = 0;",
+        K::Loop,
+        5,
+        6,
+        "declared `double`",
+    );
+    body(
+        "for (double d = 0; d < N; d++) y = 0;",
+        K::Loop,
+        5,
+        13,
+        "integer type",
+    );
+    body(
+        "for (i = 0, j = 0; i < N; i++) y = 0;",
+        K::Loop,
+        5,
+        6,
+        "must assign its iterator",
+    );
+}
+
+#[test]
+fn malformed_regions() {
+    check(
+        "int x;\nvoid f() { x = 1; }\n",
+        K::Region,
+        1,
+        1,
+        "no `#pragma scop`",
+    );
+    check(
+        "void f() {\n  #pragma scop\n  x = 1;\n}\n",
+        K::Region,
+        2,
+        3,
+        "without a matching `#pragma endscop`",
+    );
+    check(
+        "void f() {\n#pragma endscop\n}\n",
+        K::Region,
+        2,
+        1,
+        "without a preceding `#pragma scop`",
+    );
+    body(
+        "x = 1;\n#define Y 2\ny = 1;",
+        K::Region,
+        6,
+        1,
+        "directive `define Y 2`",
+    );
+    body(
+        "#pragma scop\nx = 1;",
+        K::Region,
+        5,
+        1,
+        "second `#pragma scop`",
+    );
+    body(
+        "#pragma omp parallel for\nfor (i = 0; i < N; i++) x = 1;",
+        K::Region,
+        5,
+        1,
+        "directive `pragma omp parallel for`",
+    );
+}
+
+#[test]
+fn syntax_errors() {
+    body("B[i = 0;", K::Syntax, 5, 8, "expected `]`, found `;`");
+    body("{ x = 1;", K::Syntax, 5, 1, "block is not closed");
+    body("x = 1; }", K::Syntax, 5, 8, "`}` without a matching `{`");
+    body("else x = 1;", K::Syntax, 5, 1, "`else` without `if`");
+    body(
+        "x = ;",
+        K::Syntax,
+        5,
+        5,
+        "expected an expression, found `;`",
+    );
+    body(
+        "x = 1",
+        K::Syntax,
+        6,
+        1,
+        "expected `;`, found `#pragma endscop`",
+    );
+    body("x = 1 @ 2;", K::Syntax, 5, 7, "the character `@`");
+    body("if x > 1) y = 0;", K::Syntax, 5, 4, "expected `(`");
+}
+
+#[test]
+fn limits() {
+    let deep = format!("x = {}1{};", "(".repeat(300), ")".repeat(300));
+    // Every parenthesis costs two levels; the statement and the assignment three more.
+    body(&deep, K::TooComplex, 5, 4 + 100, "nesting deeper than");
+    let blocks = format!("{}x = 1;{}", "{".repeat(300), "}".repeat(300));
+    body(&blocks, K::TooComplex, 5, 201, "nesting deeper than");
+    let mut e = "i".to_string();
+    for k in 0..9 {
+        e = format!("min({e}, {k})");
+    }
+    body(
+        &format!("for (i = 0; i < N; i++) B[{e}] = 0;"),
+        K::TooComplex,
+        5,
+        27,
+        "more than 256 pieces",
+    );
+    let disjuncts: Vec<String> = (0..9).map(|k| format!("(i == {k} || i == -{k})")).collect();
+    body(
+        &format!(
+            "for (i = 0; i < N; i++) if ({}) x = 0;",
+            disjuncts.join(" && ")
+        ),
+        K::TooComplex,
+        5,
+        29,
+        "more than 256 pieces",
+    );
+}
+
+#[test]
+fn positions_count_characters_not_bytes() {
+    check(
+        "/* é è */ int x;\nvoid f() {\n#pragma scop\n/* ü */ x = Q[0];\n#pragma endscop\n}\n",
+        K::Name,
+        4,
+        13,
+        "`Q`",
+    );
+}
