@@ -35,8 +35,9 @@
 //! none beyond the per-pair fusions). Every step is exact over the integers.
 //!
 //! # Invariants
-//! - the domains are intersected with the scop's context first, so every relation holds
-//!   only for parameter values of the context;
+//! - the domains are intersected with the scop's context first (with its simple hull when
+//!   the context is a union), so every relation is exact for every parameter value of
+//!   the context and holds no pair for parameter values outside its hull;
 //! - the flattened schedule is assumed injective (every instance has its own time), as
 //!   the frontend's `2d+1` schedules are.
 
@@ -57,7 +58,7 @@ pub fn analyze(scop: &Scop, analysis: Analysis) -> Result<Dependences> {
 /// [`analyze`] within a budget of solver steps.
 pub fn analyze_with(scop: &Scop, analysis: Analysis, budget: &mut Budget) -> Result<Dependences> {
     scop.validate()?;
-    let model = Model::new(scop)?;
+    let model = Model::new(scop, budget)?;
     let mut relations = Relations::new();
     let mut precedence = BTreeMap::new();
     for refs in model.accesses_by_array().values() {
@@ -103,12 +104,13 @@ struct Model<'s> {
 }
 
 impl<'s> Model<'s> {
-    fn new(scop: &'s Scop) -> Result<Model<'s>> {
+    fn new(scop: &'s Scop, budget: &mut Budget) -> Result<Model<'s>> {
         let flat = scop.schedule.to_union_map()?;
+        let context = convex_context(scop, budget)?;
         let mut schedules = Vec::with_capacity(scop.statements.len());
         let mut accesses = Vec::new();
         for (k, s) in scop.statements.iter().enumerate() {
-            let domain = s.domain.as_map().intersect_params(scop.context.as_map())?;
+            let domain = s.domain.as_map().intersect_params(&context)?;
             let schedule = flat
                 .maps()
                 .find(|m| m.space().domain_tuple().and_then(|t| t.name()) == Some(s.name.as_str()))
@@ -168,6 +170,19 @@ impl<'s> Model<'s> {
             }
         }
     }
+}
+
+/// The context as one basic set: itself when it coalesces to one, otherwise its simple
+/// hull. Intersecting the domains with a union would multiply the pieces of every
+/// relation by its size in each operand (3mm's context of three pieces gave 81-piece
+/// intermediate relations); the hull keeps one piece and still holds every parameter
+/// value of the context, where the relations are therefore exact.
+fn convex_context(scop: &Scop, budget: &mut Budget) -> Result<Map> {
+    let context = scop.context.as_map().coalesce_with(budget)?;
+    if context.basic_maps().len() <= 1 {
+        return Ok(context);
+    }
+    Ok(Map::from_basic(context.simple_hull_with(budget)?))
 }
 
 /// Whether two maps have syntactically the same parts (after simplification), a cheap
