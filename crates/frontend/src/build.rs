@@ -325,17 +325,15 @@ impl Builder<'_> {
                     n_dims: depth,
                     dnf: yes,
                 });
-                let r = self.statement(then, items);
+                self.statement(then, items)?;
                 self.levels.pop();
-                r?;
                 if let Some(e) = els {
                     self.levels.push(Level {
                         n_dims: depth,
                         dnf: no,
                     });
-                    let r = self.statement(e, items);
+                    self.statement(e, items)?;
                     self.levels.pop();
-                    r?;
                 }
                 Ok(())
             }
@@ -354,59 +352,22 @@ impl Builder<'_> {
         let depth = self.loops.len();
         let n = self.n_params();
         let init = self.with_eval(depth, 0, |ev| ev.value(init))?;
+        // An error abandons the whole builder, so the stacks need no unwinding.
         self.loops.push(LoopLevel { name: name.clone() });
-        let cond = self.with_eval(depth + 1, 0, |ev| ev.condition(&f.cond, false));
-        let cond = match cond {
-            Ok(c) => c,
-            Err(e) => {
-                self.loops.pop();
-                return Err(e);
-            }
-        };
+        let cond = self.with_eval(depth + 1, 0, |ev| ev.condition(&f.cond, false))?;
         let base = 1 + n + depth + 1;
         let x = 1 + n + depth;
-        if let Err(message) = check_monotone(&cond, x, base, step > 0, &name) {
-            self.loops.pop();
-            return Err(Fail::new(Kind::Loop, f.cond.start, message));
-        }
-        let mut start = Vec::new();
-        for p in init {
-            let mut g = p.guard.shifted(base - 1, 1);
-            let v = shift(&p.value, base - 1, 1);
-            let diff = if step > 0 {
-                add_scaled(&unit(x), &Int::from(-1), &v)
-            } else {
-                add_scaled(&v, &Int::from(-1), &unit(x))
-            };
-            g.ineqs.push(diff.clone());
-            let m = Int::from(step.unsigned_abs());
-            if !m.is_one() {
-                let col = base + g.locals.len();
-                g.locals.push(crate::affine::Local {
-                    num: diff.clone(),
-                    den: m.clone(),
-                });
-                g.eqs.push(add_scaled(&diff, &-m, &unit(col)));
-            }
-            start.push(g);
-        }
-        let dnf = dnf_and(&start, &cond, base, f.at);
-        let dnf = match dnf {
-            Ok(d) => d,
-            Err(e) => {
-                self.loops.pop();
-                return Err(e);
-            }
-        };
+        let start = loop_start(init, x, base, step);
+        self.check_loop_condition(f, &name, &start, &cond, step, depth)?;
+        let dnf = dnf_and(&start, &cond, base, f.at)?;
         self.levels.push(Level {
             n_dims: depth + 1,
             dnf,
         });
         let mut children = Vec::new();
-        let r = self.statement(&f.body, &mut children);
+        self.statement(&f.body, &mut children)?;
         self.levels.pop();
         self.loops.pop();
-        r?;
         let statements: Vec<usize> = children.iter().flat_map(Item::statements).collect();
         if !statements.is_empty() {
             items.push(Item::Loop {
@@ -417,6 +378,58 @@ impl Builder<'_> {
             });
         }
         Ok(())
+    }
+
+    /// Checks that the condition of loop `f` (already pushed as the innermost loop, at
+    /// `depth`) bounds its iterator and never becomes true again once false, so that the
+    /// iterations are exactly the values from the start that satisfy it: by the syntax of
+    /// the condition when it shrinks monotonically, otherwise by testing that no
+    /// iteration follows one that fails the condition.
+    fn check_loop_condition(
+        &mut self,
+        f: &ForLoop,
+        name: &str,
+        start: &[Conj],
+        cond: &[Conj],
+        step: i64,
+        depth: usize,
+    ) -> R<()> {
+        let n = self.n_params();
+        let (x, base) = (1 + n + depth, 1 + n + depth + 1);
+        match condition_shape(cond, x, base, step > 0, name) {
+            Shape::Monotone => Ok(()),
+            Shape::Unbounded(message) => Err(Fail::new(Kind::Loop, f.cond.start, message)),
+            Shape::Unknown => {
+                let failed = self.with_eval(depth + 1, 0, |ev| ev.condition(&f.cond, true))?;
+                let here: Dnf = dnf_and(start, cond, base, f.cond.start)?;
+                let before: Dnf = start
+                    .iter()
+                    .map(|c| substitute_shift(c, x, -step))
+                    .collect();
+                let before_failed: Dnf = failed
+                    .iter()
+                    .map(|c| substitute_shift(c, x, -step))
+                    .collect();
+                let previous = dnf_and(&before, &before_failed, base, f.cond.start)?;
+                let gaps = dnf_and(&here, &previous, base, f.cond.start)?;
+                let space = Space::set(self.params.clone(), Tuple::anonymous(depth + 1));
+                let err = self.presburger(f.cond.start);
+                let map = to_map(space, &gaps, base).map_err(&err)?;
+                let map = map.remove_empty_parts(&mut self.budget).map_err(&err)?;
+                if map.basic_maps().is_empty() {
+                    Ok(())
+                } else {
+                    Err(Fail::new(
+                        Kind::Loop,
+                        f.cond.start,
+                        format!(
+                            "the condition of this loop is not monotone in `{name}`: it can become true again after failing as `{name}` {}",
+                            if step > 0 { "grows" } else { "decreases" }
+                        ),
+                    ))
+                }
+            }
+        }
     }
 
     /// The iterator of a loop and its initial value.
@@ -566,7 +579,7 @@ impl Builder<'_> {
         let mut accesses = Vec::new();
         for (kind, list) in [(AccessKind::Read, reads), (AccessKind::Write, writes)] {
             for r in list {
-                let relation = self.relation(&name, &iterators, depth, &r)?;
+                let relation = self.relation(&name, &iterators, depth, &r, &domain)?;
                 self.touched.insert(r.array.clone());
                 accesses.push(Access {
                     kind,
@@ -869,8 +882,17 @@ impl Builder<'_> {
         Set::from_map(map).map_err(self.presburger(at))
     }
 
-    /// The relation of one access.
-    fn relation(&mut self, name: &str, iterators: &[String], depth: usize, r: &Ref) -> R<Map> {
+    /// The relation of one access, without the parts that apply to no instance of the
+    /// statement's domain (the pieces of a division by the sign of a numerator that the
+    /// domain keeps positive, for instance); the rest is not restricted to the domain.
+    fn relation(
+        &mut self,
+        name: &str,
+        iterators: &[String],
+        depth: usize,
+        r: &Ref,
+        domain: &Set,
+    ) -> R<Map> {
         let n = self.n_params();
         let rank = r.subscripts.len();
         let base = 1 + n + depth + rank;
@@ -894,8 +916,21 @@ impl Builder<'_> {
             Tuple::new(Some(name), &names),
             Tuple::with_names(Some(r.array.clone()), vec![None; rank]),
         );
-        let map = to_map(space, &dnf, base).map_err(self.presburger(r.at))?;
-        self.clean(map, r.at)
+        let err = self.presburger(r.at);
+        let map = to_map(space.clone(), &dnf, base).map_err(&err)?;
+        let map = self.clean(map, r.at)?;
+        if map.basic_maps().len() < 2 {
+            return Ok(map);
+        }
+        let mut kept = Vec::new();
+        for b in map.basic_maps() {
+            let part = Map::from_basic(b.clone());
+            let used = part.intersect_domain(domain.as_map()).map_err(&err)?;
+            if !used.is_empty_with(&mut self.budget).map_err(&err)? {
+                kept.push(b.clone());
+            }
+        }
+        Map::from_parts(space, kept).map_err(&err)
     }
 
     /// Drops empty parts and coalesces.
@@ -1033,16 +1068,49 @@ impl Builder<'_> {
     }
 }
 
-/// Whether every disjunct of a loop condition only shrinks as the iterator (column `x`)
-/// moves in the loop's direction, and bounds it. Then the iterations the loop runs are
-/// exactly the values from the start that satisfy the condition.
-fn check_monotone(
-    dnf: &Dnf,
-    x: usize,
-    base: usize,
-    increasing: bool,
-    name: &str,
-) -> Result<(), String> {
+/// The constraints of a loop's start on its iterator (column `x`, locals from `base`):
+/// per piece of the initial value `v`, `x >= v` (`x <= v` for a negative step) and, for
+/// a step `s` other than ±1, `x - v` a multiple of `s`.
+fn loop_start(init: crate::affine::Pw, x: usize, base: usize, step: i64) -> Dnf {
+    let mut start = Vec::new();
+    for p in init {
+        let mut g = p.guard.shifted(base - 1, 1);
+        let v = shift(&p.value, base - 1, 1);
+        let diff = if step > 0 {
+            add_scaled(&unit(x), &Int::from(-1), &v)
+        } else {
+            add_scaled(&v, &Int::from(-1), &unit(x))
+        };
+        g.ineqs.push(diff.clone());
+        let m = Int::from(step.unsigned_abs());
+        if !m.is_one() {
+            let col = base + g.locals.len();
+            g.locals.push(crate::affine::Local {
+                num: diff.clone(),
+                den: m.clone(),
+            });
+            g.eqs.push(add_scaled(&diff, &-m, &unit(col)));
+        }
+        start.push(g);
+    }
+    start
+}
+
+/// What the syntax of a loop condition says about the iterations it allows.
+enum Shape {
+    /// Every disjunct only shrinks as the iterator moves in the loop's direction: the
+    /// iterations are exactly the values from the start that satisfy the condition.
+    Monotone,
+    /// Every disjunct bounds the iterator but some constraint does not shrink
+    /// (a truncating division or modulo of the iterator, an equality): whether the
+    /// condition can become true again after failing needs the exact test.
+    Unknown,
+    /// Some disjunct does not bound the iterator: the loop would not terminate.
+    Unbounded(String),
+}
+
+/// The shape of a loop condition over the iterator at column `x` (locals from `base`).
+fn condition_shape(dnf: &[Conj], x: usize, base: usize, increasing: bool, name: &str) -> Shape {
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Dir {
         Zero,
@@ -1074,6 +1142,7 @@ fn check_monotone(
         d
     };
     let shrinking = if increasing { Dir::Down } else { Dir::Up };
+    let mut shape = Shape::Monotone;
     for conj in dnf {
         let mut locals = Vec::new();
         for l in &conj.locals {
@@ -1085,27 +1154,51 @@ fn check_monotone(
             match direction(row, &locals) {
                 Dir::Zero => {}
                 d if d == shrinking => bounded = true,
-                _ => {
-                    return Err(format!(
-                        "the condition of this loop is not monotone in `{name}`: once false it could become true again as `{name}` {}",
-                        if increasing { "grows" } else { "decreases" }
-                    ))
-                }
+                _ => shape = Shape::Unknown,
             }
         }
-        if conj.eqs.iter().any(|r| direction(r, &locals) != Dir::Zero) {
-            return Err(format!(
-                "the condition of this loop fixes `{name}` by an equality; use an `if`"
-            ));
+        let fixed = conj.eqs.iter().any(|r| direction(r, &locals) != Dir::Zero);
+        if fixed {
+            shape = Shape::Unknown;
         }
         if !bounded {
-            return Err(format!(
-                "the condition of this loop does not bound `{name}` {} (the loop would not terminate)",
-                if increasing { "from above" } else { "from below" }
-            ));
+            let message = if fixed {
+                format!("the condition of this loop fixes `{name}` by an equality; use an `if`")
+            } else {
+                format!(
+                    "the condition of this loop does not bound `{name}` {} (the loop would not terminate)",
+                    if increasing { "from above" } else { "from below" }
+                )
+            };
+            return Shape::Unbounded(message);
         }
     }
-    Ok(())
+    shape
+}
+
+/// The conjunction with the column `x` replaced by `x + delta`.
+fn substitute_shift(c: &Conj, x: usize, delta: i64) -> Conj {
+    let delta = Int::from(delta);
+    let moved = |r: &Row| {
+        let mut r = r.clone();
+        let change = &delta * &entry(&r, x);
+        if let Some(first) = r.first_mut() {
+            *first = &*first + &change;
+        }
+        r
+    };
+    Conj {
+        locals: c
+            .locals
+            .iter()
+            .map(|l| crate::affine::Local {
+                num: moved(&l.num),
+                den: l.den.clone(),
+            })
+            .collect(),
+        eqs: c.eqs.iter().map(moved).collect(),
+        ineqs: c.ineqs.iter().map(moved).collect(),
+    }
 }
 
 /// The map of the disjunction `dnf` over `space`, whose locals start at column `base`.

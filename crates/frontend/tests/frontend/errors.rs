@@ -331,21 +331,35 @@ fn loops_outside_the_model() {
         K::Loop,
         5,
         13,
-        "not monotone in `i`",
+        "does not bound `i` from above",
     );
     body(
         "for (i = N; i < 5; i--) x = 0;",
         K::Loop,
         5,
         13,
-        "not monotone",
+        "does not bound `i` from below",
     );
     body(
         "for (i = 0; i < N || i > 9; i++) x = 0;",
         K::Loop,
         5,
         13,
-        "not monotone",
+        "does not bound",
+    );
+    body(
+        "for (i = 0; i < N && i % 3 != 2; i++) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "not monotone in `i`: it can become true again",
+    );
+    body(
+        "for (i = 9; i >= 0 && i / 2 != 2; i--) x = 0;",
+        K::Loop,
+        5,
+        13,
+        "true again after failing as `i` decreases",
     );
     body(
         "for (i = 0; N > 0; i++) x = 0;",

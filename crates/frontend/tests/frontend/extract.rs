@@ -357,6 +357,8 @@ fn empty_regions_and_empty_loops() {
 
 #[test]
 fn subscripts_with_divisions_and_modulos() {
+    // The pieces of C's division for negative numerators apply to no instance here and
+    // are left out.
     let s = scop(&wrap(
         "int i; double A[100], B[100];",
         "for (i = 0; i < N; i++) A[i / 2] = B[(i + 1) % 3];",
@@ -365,8 +367,14 @@ fn subscripts_with_divisions_and_modulos() {
         &s,
         "S0",
         &[
-            (Read, "[N] -> { S0[i] -> B[o] : i >= -1 and o = (i + 1) mod 3; S0[i] -> B[o] : i < -1 and o = -((-i - 1) mod 3) }"),
-            (Write, "[N] -> { S0[i] -> A[o] : i >= 0 and o = floor(i / 2); S0[i] -> A[o] : i < 0 and o = -floor(-i / 2) }"),
+            (
+                Read,
+                "[N] -> { S0[i] -> B[o] : i >= -1 and o = (i + 1) mod 3 }",
+            ),
+            (
+                Write,
+                "[N] -> { S0[i] -> A[o] : i >= 0 and o = floor(i / 2) }",
+            ),
         ],
     );
 }

@@ -146,7 +146,13 @@ fn conditions_follow_c_semantics() {
 /// A loop header and its Rust simulation: `(start, test, step)`.
 type Simulated = (fn(i64) -> i64, fn(i64, i64) -> bool, i64);
 
-const LOOPS: [(&str, Simulated); 7] = [
+const LOOPS: [(&str, Simulated); 10] = [
+    ("i = -5; i / 2 < N; i++", (|_| -5, |i, n| i / 2 < n, 1)),
+    ("i = 9; -i / 3 < N; i -= 2", (|_| 9, |i, n| -i / 3 < n, -2)),
+    (
+        "i = N - 3; (i - N) / 2 < 1 && i < 50; i++",
+        (|n| n - 3, |i, n| (i - n) / 2 < 1 && i < 50, 1),
+    ),
     (
         "i = N / 2; i < (N + 5) / 3; i++",
         (|n| n / 2, |i, n| i < (n + 5) / 3, 1),
