@@ -11,9 +11,12 @@
 //! ```
 //!
 //! computed as the conflict relation `A_S ; A_T⁻¹` intersected with the precedence
-//! relation `θ_S ; ≺ ; θ_T⁻¹` (one basic map per level of the lexicographic order; levels
-//! where the constant dimensions of the two schedules disagree vanish syntactically). The
-//! order is strict, so an instance never depends on itself: its reads precede its writes.
+//! relation `θ_S ; ≺ ; θ_T⁻¹`, one basic map per level of the lexicographic order. The
+//! levels that the constant dimensions of the two schedules (the positions in sequences)
+//! rule out are left out before any composition, and a pair of statements that no level
+//! orders (a later statement of a sequence before an earlier one, outside any common
+//! loop) is skipped altogether. The order is strict, so an instance never depends on
+//! itself: its reads precede its writes.
 //!
 //! Value-based flow follows Feautrier's *Dataflow analysis of array and scalar
 //! references* (IJPP 1991) in the form isl's `isl_union_access_info_compute_flow` takes
@@ -44,7 +47,7 @@
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
-use pollen_presburger::{Budget, Map};
+use pollen_presburger::{BasicMap, Budget, DimKind, Int, Map, Space};
 use pollen_scop::{AccessKind, Scop};
 
 use crate::{Analysis, DepKind, Dependence, Dependences, Error, Result};
@@ -99,6 +102,8 @@ struct Model<'s> {
     scop: &'s Scop,
     /// Per statement, `{ S[x] -> [t] }` on `D_S ∩ context`.
     schedules: Vec<Map>,
+    /// Per statement, the constant dimensions of its schedule.
+    constants: Vec<Vec<Option<Int>>>,
     /// Every access, statement by statement, in order.
     accesses: Vec<AccessRef<'s>>,
 }
@@ -136,6 +141,7 @@ impl<'s> Model<'s> {
         }
         Ok(Model {
             scop,
+            constants: schedules.iter().map(constant_dims).collect(),
             schedules,
             accesses,
         })
@@ -151,25 +157,109 @@ impl<'s> Model<'s> {
         by_array
     }
 
-    /// `{ S[x] -> T[y] : θ_S(x) ≺ θ_T(y) }`, cached per statement pair.
+    /// `{ S[x] -> T[y] : θ_S(x) ≺ θ_T(y) }`, cached per statement pair; `None` when no
+    /// instance of `S` precedes one of `T` (the schedules' constant dimensions decide it).
     fn precedence<'c>(
         &self,
         source: usize,
         target: usize,
-        cache: &'c mut BTreeMap<(usize, usize), Map>,
-    ) -> Result<&'c Map> {
-        match cache.entry((source, target)) {
-            Entry::Occupied(e) => Ok(e.into_mut()),
+        cache: &'c mut BTreeMap<(usize, usize), Option<Map>>,
+    ) -> Result<Option<&'c Map>> {
+        let before = match cache.entry((source, target)) {
+            Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
                 let (s, t) = (&self.schedules[source], &self.schedules[target]);
-                let time = s.range().space().clone();
-                let before = s
-                    .apply_range(&Map::lex_lt(&time, true))?
-                    .apply_range(&t.reverse())?;
-                Ok(e.insert(before))
+                let levels = precedence_levels(&self.constants[source], &self.constants[target]);
+                let before = if levels.is_empty() {
+                    None
+                } else {
+                    let time = s.range().space().clone();
+                    let order = lex_levels(&time, &levels);
+                    Some(s.apply_range(&order)?.apply_range(&t.reverse())?)
+                };
+                e.insert(before)
             }
+        };
+        Ok(before.as_ref())
+    }
+}
+
+/// A level of the lexicographic order between two schedule vectors `t` and `t'`: the
+/// first `level` dimensions are equal and then `t'` is strictly greater at `level`
+/// (`strict`), or, for a level where the two are different constants, the first `level`
+/// dimensions are equal and nothing more is required.
+type Level = (usize, bool);
+
+/// The levels at which an instance scheduled with constant dimensions `source` can
+/// precede one with constant dimensions `target` (`None`: not a constant). Scanning from
+/// the outermost dimension: equal constants cannot order the instances (go deeper); a
+/// non-constant dimension can (a strict level); the first pair of different constants
+/// ends the scan, with a level that holds whenever the prefix is equal if the source's
+/// constant is the smaller, and no level otherwise.
+fn precedence_levels(source: &[Option<Int>], target: &[Option<Int>]) -> Vec<Level> {
+    let mut levels = Vec::new();
+    for (l, (a, b)) in source.iter().zip(target).enumerate() {
+        match (a, b) {
+            (Some(a), Some(b)) if a == b => {}
+            (Some(a), Some(b)) => {
+                if a < b {
+                    levels.push((l, false));
+                }
+                return levels;
+            }
+            _ => levels.push((l, true)),
         }
     }
+    levels
+}
+
+/// The union of the given levels of the lexicographic order on a set space, as a map
+/// `{ t -> t' }`.
+fn lex_levels(time: &Space, levels: &[Level]) -> Map {
+    let space = Space::map_from(time, time);
+    let n = time.n_dims();
+    let mut order = Map::empty(space.clone());
+    for &(level, strict) in levels {
+        let mut b = BasicMap::universe(space.clone());
+        for k in 0..level {
+            let mut row = b.zero_row();
+            row[b.dim_col(DimKind::In, k)] = Int::one();
+            row[b.dim_col(DimKind::Out, k)] = -Int::one();
+            b.add_eq(row);
+        }
+        if strict && level < n {
+            // t'_level - t_level - 1 >= 0
+            let mut row = b.zero_row();
+            row[0] = -Int::one();
+            row[b.dim_col(DimKind::In, level)] = -Int::one();
+            row[b.dim_col(DimKind::Out, level)] = Int::one();
+            b.add_ineq(row);
+        }
+        order.push(b);
+    }
+    order
+}
+
+/// Per output dimension of a schedule map, its value when one equality of its single
+/// basic map fixes it to a constant.
+fn constant_dims(schedule: &Map) -> Vec<Option<Int>> {
+    let n = schedule.space().n_out();
+    let mut constants = vec![None; n];
+    let [b] = schedule.basic_maps() else {
+        return constants;
+    };
+    for row in b.eqs() {
+        let mut nonzero = row.iter().enumerate().skip(1).filter(|(_, c)| !c.is_zero());
+        let (Some((col, coefficient)), None) = (nonzero.next(), nonzero.next()) else {
+            continue;
+        };
+        let first_out = b.dim_col(DimKind::Out, 0);
+        if (first_out..first_out + n).contains(&col) && coefficient.divides(&row[0]) {
+            // coefficient * t + c = 0
+            constants[col - first_out] = Some((-&row[0]).exact_div(coefficient));
+        }
+    }
+    constants
 }
 
 /// The context as one basic set: itself when it coalesces to one, otherwise its simple
@@ -224,7 +314,7 @@ fn kind_of(first: AccessKind, second: AccessKind) -> Option<DepKind> {
 fn memory_dependences<'s>(
     model: &Model<'s>,
     refs: &[&AccessRef<'s>],
-    precedence: &mut BTreeMap<(usize, usize), Map>,
+    precedence: &mut BTreeMap<(usize, usize), Option<Map>>,
     relations: &mut Relations<'s>,
     budget: &mut Budget,
 ) -> Result<Vec<ReadFlow<'s>>> {
@@ -239,7 +329,10 @@ fn memory_dependences<'s>(
             if conflict.is_obviously_empty() {
                 continue;
             }
-            let before = model.precedence(source.statement, target.statement, precedence)?;
+            let Some(before) = model.precedence(source.statement, target.statement, precedence)?
+            else {
+                continue;
+            };
             let relation = conflict.intersect(before)?.remove_empty_parts(budget)?;
             if relation.is_obviously_empty() {
                 continue;
