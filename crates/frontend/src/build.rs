@@ -950,20 +950,7 @@ impl Builder<'_> {
         for s in &self.statements {
             all.add_set(s.domain.clone()).map_err(&err)?;
         }
-        let context = if self.statements.is_empty() {
-            Set::empty(Space::params(self.params.clone()))
-        } else {
-            let params = all.params().map_err(&err)?;
-            let params = params.align_params(&self.params).map_err(&err)?;
-            let params = Set::from_map(
-                params
-                    .as_map()
-                    .remove_empty_parts(&mut self.budget)
-                    .map_err(&err)?,
-            )
-            .map_err(&err)?;
-            params.coalesce_with(&mut self.budget).map_err(&err)?
-        };
+        let context = self.context().map_err(&err)?;
         let child = self.node_for_list(&items).map_err(&err)?;
         let schedule = ScheduleTree {
             root: Node::Domain {
@@ -992,6 +979,23 @@ impl Builder<'_> {
             statements: self.statements,
             schedule,
         })
+    }
+
+    /// The parameter values for which some statement instance runs: the union of the
+    /// parameter projections of the domains, each added only when it is not already
+    /// covered (statements of one loop nest share their projection).
+    fn context(&mut self) -> pollen_presburger::Result<Set> {
+        let mut context = Set::empty(Space::params(self.params.clone()));
+        for s in &self.statements {
+            let params = s.domain.params().align_params(&self.params)?;
+            if params.is_subset_with(&context, &mut self.budget)? {
+                continue;
+            }
+            let union = context.union(&params)?;
+            let union = Set::from_map(union.as_map().remove_empty_parts(&mut self.budget)?)?;
+            context = union.coalesce_with(&mut self.budget)?;
+        }
+        Ok(context)
     }
 
     /// The union of the domains of the given statements.
