@@ -1,20 +1,11 @@
 //! From the syntax tree of a region to a [`Scop`]: names, domains, accesses, the
 //! original schedule tree and the context.
 //!
-//! Identifiers are classified as follows.
-//! - A *loop iterator* is the iterator of an enclosing `for`; using the iterator of a
-//!   loop that does not enclose the use (its value after the loop) is an error.
-//! - A *variable* is declared before the region (globals, function parameters, locals).
-//!   In a right-hand side a scalar variable is a read of a 0-dimensional array and an
-//!   array element is a read; in a bound, condition or subscript a variable is an error
-//!   (data-dependent), except a scalar of a C integer type that the region never writes:
-//!   its value is fixed while the region runs, so it is a parameter (like `n` in
-//!   `void f(int n, double A[n])`).
-//! - Every other identifier is a *parameter* (a symbolic constant such as `N` or a macro
-//!   such as `_PB_N`, name kept) in bounds, conditions and subscripts, and a value
-//!   (a macro, a function name) in right-hand sides. Parameters cannot be written.
-//!
-//! Parameters are ordered by their first appearance in the text.
+//! Identifiers are classified as the crate documentation describes (loop iterators,
+//! variables, parameters); parameters are collected in a first pass, in order of first
+//! appearance, so that every set is built over the final parameter list. Each loop and
+//! each `if` branch pushes its constraints (a disjunction over the parameters and the
+//! iterators of its depth); a statement's domain is the conjunction of those in scope.
 
 use std::collections::BTreeSet;
 
@@ -27,7 +18,7 @@ use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, Stmt, UnOp};
 use crate::decls::{Decls, VarDecl};
 use crate::error::{Fail, Kind, R};
 
-/// The budget of steps of every Presburger operation the frontend makes.
+/// The budget of steps shared by the Presburger operations of one extraction.
 const BUDGET_STEPS: u64 = 50_000_000;
 
 /// Builds the scop of the parsed region. `region_start` locates errors that belong to

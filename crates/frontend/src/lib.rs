@@ -27,10 +27,27 @@
 //! constant (truncating toward zero, modelled exactly), `min`/`max`/`MIN`/`MAX`,
 //! `floord`/`ceild` by a positive constant, casts to integer types and `?:`.
 //!
-//! Preprocessor lines inside the region are errors. Comments are skipped everywhere.
-//! Identifiers are classified as described in the `build` module: loop iterators,
-//! variables declared before the region (scalars and arrays, with PolyBench's
-//! `POLYBENCH_<n>D` declarators understood) and parameters (everything else).
+//! Comments are skipped everywhere. Preprocessor lines inside the region (other
+//! `#pragma`s included) are errors: the region is replaced by generated code, and a
+//! directive in it could not be kept in place. Only the first region of a file is read.
+//!
+//! # Identifiers
+//! - A *loop iterator* is the iterator of an enclosing `for`. Using the iterator of a
+//!   loop that does not enclose the use (its value after the loop), or writing an
+//!   iterator, is an error.
+//! - A *variable* is declared before the region: a global, a parameter of the function
+//!   holding the region, or one of its locals (the declarations visible at the
+//!   `#pragma scop` line, PolyBench's `POLYBENCH_<n>D(A, N1, .., Nn, n1, .., nn)`
+//!   declarators included). In a right-hand side, a scalar variable is a read of a
+//!   0-dimensional array and an array element a read of the array; in a bound, a
+//!   condition or a subscript a variable is an error (data-dependent), except a scalar
+//!   of a C integer type that the region never writes: its value is fixed while the
+//!   region runs, so it is a parameter (like `n` in `void f(int n, double A[n])`).
+//! - Every other identifier is a *parameter* in bounds, conditions and subscripts (a
+//!   symbolic constant or a macro such as `N` or `_PB_N`; its name is kept exactly), and
+//!   a value (a macro or a function name) in a right-hand side. Writing one is an error.
+//!
+//! Parameters are ordered by their first appearance in the region.
 //!
 //! # The scop
 //! - Statements are named `S0`, `S1`, ... in textual order; a domain's dimensions are
@@ -45,6 +62,18 @@
 //!   decreasing loop) that is neither permutable nor coincident; an `if` adds no node
 //!   (its branches' items join the enclosing list); loops without statements are left
 //!   out.
+//!
+//! # Example
+//! ```
+//! let source = "void f(double A[100]) {\n  int i;\n#pragma scop\n  for (i = 0; i < N; i++)\n    A[i] = A[i] / 2;\n#pragma endscop\n}\n";
+//! let extracted = pollen_frontend::extract(source)?;
+//! let scop = &extracted.scop;
+//! assert_eq!(scop.params, ["N"]);
+//! assert_eq!(scop.statements[0].body, "A[i] = A[i] / 2;");
+//! assert_eq!(scop.statements[0].domain.to_string(), "[N] -> { S0[i] : 0 <= i < N }");
+//! assert!(source[extracted.region].starts_with("#pragma scop"));
+//! # Ok::<(), pollen_frontend::Error>(())
+//! ```
 
 mod affine;
 mod ast;
