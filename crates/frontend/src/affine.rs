@@ -353,7 +353,7 @@ impl Eval<'_> {
                 "the array element `{q}` in a bound, condition or subscript is data-dependent, not affine"
             ),
             ExprKind::Float => format!("the floating-point constant `{q}` is not an integer"),
-            ExprKind::Cast { .. } => format!("the cast `{q}` is not to an integer type"),
+            ExprKind::Cast { .. } => format!("the cast `{q}` is not to a signed integer type at least as wide as `int`"),
             ExprKind::Unary(UnOp::Deref | UnOp::AddrOf, _) => {
                 format!("the pointer expression `{q}` is outside the polyhedral model")
             }

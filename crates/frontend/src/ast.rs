@@ -148,7 +148,8 @@ pub(crate) enum ExprKind {
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `(type) x`
     Cast {
-        /// Whether the type is a C integer type.
+        /// Whether the cast leaves every `int` value unchanged (a signed integer type at
+        /// least as wide as `int`).
         integer: bool,
         /// The operand.
         operand: Box<Expr>,
@@ -200,7 +201,7 @@ pub(crate) enum ForInit {
         name: String,
         /// Byte offset of the iterator's name.
         at: usize,
-        /// Whether the declared type is an integer type.
+        /// Whether the declared type is a signed integer type.
         integer: bool,
         /// The initial value.
         value: Expr,

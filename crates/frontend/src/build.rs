@@ -159,7 +159,7 @@ impl Builder<'_> {
         self.params.len()
     }
 
-    /// Whether the declared variable `name` is a parameter: an integer scalar never
+    /// Whether the declared variable `name` is a parameter: a signed integer scalar never
     /// written by the region nor used as a loop iterator.
     fn is_integer_constant(&self, decl: &VarDecl) -> bool {
         decl.integer && !self.written.contains(&decl.name) && !self.iterators.contains(&decl.name)
@@ -266,7 +266,7 @@ impl Builder<'_> {
                 let why = if self.written.contains(name) {
                     "a variable the scop writes"
                 } else {
-                    "a variable that is not an integer scalar"
+                    "a variable that is not a signed integer scalar"
                 };
                 return Err(Fail::new(
                     Kind::NonAffine,
@@ -436,7 +436,7 @@ impl Builder<'_> {
                     return Err(Fail::new(
                         Kind::Loop,
                         *at,
-                        format!("the loop iterator `{name}` must have an integer type"),
+                        format!("the loop iterator `{name}` must have a signed integer type"),
                     ));
                 }
                 (name.clone(), *at, value)
@@ -450,7 +450,7 @@ impl Builder<'_> {
                                 Kind::Loop,
                                 lhs.start,
                                 format!(
-                                    "the loop iterator `{name}` is declared `{}`, not as an integer scalar",
+                                    "the loop iterator `{name}` is declared `{}`, not as a signed integer scalar",
                                     decl.element_type
                                 ),
                             ));

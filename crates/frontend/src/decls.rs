@@ -29,7 +29,7 @@ pub(crate) struct VarDecl {
     pub extents: Vec<String>,
     /// Whether the declarator has a `*` (a pointer, or an array of pointers).
     pub pointer: bool,
-    /// Whether it is a scalar of a C integer type.
+    /// Whether it is a scalar of a signed C integer type.
     pub integer: bool,
     /// Byte offset of the declarator's name (orders the arrays of a scop).
     pub at: usize,
@@ -41,7 +41,7 @@ pub(crate) struct Decls {
     /// The variables, by name (the innermost declaration of each name).
     pub vars: BTreeMap<String, VarDecl>,
     /// Type names that are not keywords (typedefs, and macros used as types), each with
-    /// whether it names an integer type.
+    /// whether it names a signed integer type.
     pub types: BTreeMap<String, bool>,
 }
 
@@ -116,22 +116,25 @@ const TYPE_WORDS: [&str; 11] = [
     "_Complex",
 ];
 
-/// Type specifier keywords of integer types.
-const INTEGER_WORDS: [&str; 7] = [
-    "char", "short", "int", "long", "signed", "unsigned", "_Bool",
-];
+/// Type specifier keywords of signed integer types.
+const SIGNED_WORDS: [&str; 5] = ["char", "short", "int", "long", "signed"];
 
-/// Standard typedef names of integer types.
-const INTEGER_TYPEDEFS: [&str; 14] = [
-    "size_t",
-    "ssize_t",
-    "ptrdiff_t",
-    "intptr_t",
-    "uintptr_t",
+/// Standard typedef names of signed integer types, the last five at least as wide as
+/// `int`.
+const SIGNED_TYPEDEFS: [&str; 7] = [
     "int8_t",
     "int16_t",
     "int32_t",
     "int64_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+];
+
+/// Standard typedef names of unsigned integer types (types, but not signed integers).
+const UNSIGNED_TYPEDEFS: [&str; 7] = [
+    "size_t",
+    "uintptr_t",
     "uint8_t",
     "uint16_t",
     "uint32_t",
@@ -154,15 +157,29 @@ pub(crate) fn is_qualifier(word: &str) -> bool {
     QUALIFIERS.contains(&word)
 }
 
-/// Whether the type spelled by `words` (specifier keywords or one type name) is an
-/// integer type, given the known type names.
+/// Whether the type spelled by `words` (specifier keywords or one type name) is a
+/// signed integer type, given the known type names. Unsigned types are not: their
+/// wrap-around (and the conversions of signed operands compared with them) is outside
+/// the model of integer arithmetic.
 pub(crate) fn is_integer_type(words: &[String], types: &BTreeMap<String, bool>) -> bool {
     match words {
         [] => false,
         [one] if !is_type_word(one) => {
-            INTEGER_TYPEDEFS.contains(&one.as_str()) || types.get(one).copied().unwrap_or(false)
+            SIGNED_TYPEDEFS.contains(&one.as_str()) || types.get(one).copied().unwrap_or(false)
         }
-        _ => words.iter().all(|w| INTEGER_WORDS.contains(&w.as_str())),
+        _ => words.iter().all(|w| SIGNED_WORDS.contains(&w.as_str())),
+    }
+}
+
+/// Whether a cast to the type spelled by `words` leaves every `int` value unchanged:
+/// signed integer types at least as wide as `int`.
+pub(crate) fn is_wide_integer_type(words: &[String]) -> bool {
+    match words {
+        [] => false,
+        [one] if !is_type_word(one) => SIGNED_TYPEDEFS[2..].contains(&one.as_str()),
+        _ => words
+            .iter()
+            .all(|w| matches!(w.as_str(), "int" | "long" | "signed")),
     }
 }
 
@@ -175,8 +192,11 @@ pub(crate) fn scan(source: &str, tokens: &[Token]) -> Decls {
         types: BTreeMap::new(),
         scopes: Vec::new(),
     };
-    for t in INTEGER_TYPEDEFS {
+    for t in SIGNED_TYPEDEFS {
         scanner.types.insert(t.to_string(), true);
+    }
+    for t in UNSIGNED_TYPEDEFS {
+        scanner.types.insert(t.to_string(), false);
     }
     scanner.run();
     let mut vars = BTreeMap::new();

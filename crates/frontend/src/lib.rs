@@ -25,7 +25,9 @@
 //! Quasi-affine expressions are built from integer constants, loop iterators,
 //! parameters, `+`, `-`, multiplication by a constant, C's `/` and `%` by a non-zero
 //! constant (truncating toward zero, modelled exactly), `min`/`max`/`MIN`/`MAX`,
-//! `floord`/`ceild` by a positive constant, casts to integer types and `?:`.
+//! `floord`/`ceild` by a positive constant, casts to `int`, `long` and other signed
+//! integer types at least as wide as `int`, and `?:`. C integer arithmetic is assumed not
+//! to overflow.
 //!
 //! Comments are skipped everywhere. Preprocessor lines inside the region (other
 //! `#pragma`s included) are errors: the region is replaced by generated code, and a
@@ -41,7 +43,7 @@
 //!   declarators included). In a right-hand side, a scalar variable is a read of a
 //!   0-dimensional array and an array element a read of the array; in a bound, a
 //!   condition or a subscript a variable is an error (data-dependent), except a scalar
-//!   of a C integer type that the region never writes: its value is fixed while the
+//!   of a signed C integer type that the region never writes: its value is fixed while the
 //!   region runs, so it is a parameter (like `n` in `void f(int n, double A[n])`).
 //! - Every other identifier is a *parameter* in bounds, conditions and subscripts (a
 //!   symbolic constant or a macro such as `N` or `_PB_N`; its name is kept exactly), and

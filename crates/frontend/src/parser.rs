@@ -17,7 +17,9 @@
 use std::collections::BTreeMap;
 
 use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, Stmt, UnOp};
-use crate::decls::{is_integer_type, is_keyword, is_qualifier, is_type_word, Decls};
+use crate::decls::{
+    is_integer_type, is_keyword, is_qualifier, is_type_word, is_wide_integer_type, Decls,
+};
 use crate::error::{Fail, Kind, R};
 use crate::lexer::{Token, TokenKind};
 
@@ -545,7 +547,7 @@ impl Parser<'_> {
                 return None;
             }
         }
-        Some((!pointer && is_integer_type(&words, self.types), after))
+        Some((!pointer && is_wide_integer_type(&words), after))
     }
 
     fn postfix(&mut self) -> R<Expr> {

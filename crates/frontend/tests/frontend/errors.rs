@@ -50,7 +50,7 @@ fn check(source: &str, k: K, line: usize, column: usize, needle: &str) {
 }
 
 /// The declarations every snippet may use.
-const DECLS: &str = "int i, j; double x, y, A[N][N], B[N]; double *p;";
+const DECLS: &str = "int i, j; double x, y, A[N][N], B[N]; double *p; unsigned u;";
 
 /// `check` on a region body wrapped after [`DECLS`]: the body starts on line 5.
 fn body(region: &str, k: K, line: usize, column: usize, needle: &str) {
@@ -113,7 +113,21 @@ fn non_affine_subscripts_and_bounds() {
         K::NonAffine,
         5,
         17,
-        "`y` is a variable that is not an integer scalar",
+        "`y` is a variable that is not a signed integer scalar",
+    );
+    body(
+        "for (i = 0; i < u; i++) x = 0;",
+        K::NonAffine,
+        5,
+        17,
+        "`u` is a variable that is not a signed integer scalar",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[(unsigned) i] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "cast `(unsigned) i` is not to a signed integer type",
     );
     body("if (x > 0) y = 1;", K::NonAffine, 5, 5, "`x`");
     body(
@@ -374,6 +388,20 @@ fn loops_outside_the_model() {
         5,
         13,
         "equality",
+    );
+    body(
+        "for (unsigned k = 0; k < N; k++) y = 0;",
+        K::Loop,
+        5,
+        15,
+        "signed integer type",
+    );
+    body(
+        "for (u = 0; u < N; u++) y = 0;",
+        K::Loop,
+        5,
+        6,
+        "declared `unsigned`",
     );
     body(
         "for (x = 0; x < N; x++) y = 0;",
