@@ -38,17 +38,18 @@
 //! none beyond the per-pair fusions). Every step is exact over the integers.
 //!
 //! # Invariants
-//! - the domains are intersected with the scop's context first (with its simple hull when
-//!   the context is a union), so every relation is exact for every parameter value of
-//!   the context and holds no pair for parameter values outside its hull;
+//! - a domain whose parameter domain does not lie in the scop's context is intersected
+//!   with the context first (with its simple hull when the context is a union), so every
+//!   relation is exact for every parameter value of the context and holds no pair for
+//!   parameter values outside its hull;
 //! - the flattened schedule is assumed injective (every instance has its own time), as
 //!   the frontend's `2d+1` schedules are.
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
-use pollen_presburger::{BasicMap, Budget, DimKind, Int, Map, Space};
-use pollen_scop::{AccessKind, Scop};
+use pollen_presburger::{BasicMap, Budget, DimKind, Int, Map, Set, Space};
+use pollen_scop::{AccessKind, Scop, Statement};
 
 use crate::{Analysis, DepKind, Dependence, Dependences, Error, Result};
 
@@ -115,7 +116,7 @@ impl<'s> Model<'s> {
         let mut schedules = Vec::with_capacity(scop.statements.len());
         let mut accesses = Vec::new();
         for (k, s) in scop.statements.iter().enumerate() {
-            let domain = s.domain.as_map().intersect_params(&context)?;
+            let domain = within_context(s, &scop.context, &context, budget)?;
             let schedule = flat
                 .maps()
                 .find(|m| m.space().domain_tuple().and_then(|t| t.name()) == Some(s.name.as_str()))
@@ -260,6 +261,25 @@ fn constant_dims(schedule: &Map) -> Vec<Option<Int>> {
         }
     }
     constants
+}
+
+/// The statement's domain restricted to the context: itself when its parameter domain
+/// already lies in the context (always so for the frontend's contexts, which are the union
+/// of the domains' parameter domains), otherwise intersected with `convex`, the context
+/// as one basic set. Leaving out implied parameter constraints keeps every relation built
+/// from the domain free of them.
+fn within_context(
+    statement: &Statement,
+    context: &Set,
+    convex: &Map,
+    budget: &mut Budget,
+) -> Result<Map> {
+    let domain = statement.domain.as_map();
+    if statement.domain.params().is_subset_with(context, budget)? {
+        Ok(domain.clone())
+    } else {
+        Ok(domain.intersect_params(convex)?)
+    }
 }
 
 /// The context as one basic set: itself when it coalesces to one, otherwise its simple

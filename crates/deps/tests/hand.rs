@@ -189,6 +189,24 @@ fn recurrence_relations() {
     agrees(&s, &[&[1], &[2], &[5]]);
 }
 
+/// The recurrence under a context stricter than its domain, a union: the relations are
+/// restricted to the context's hull.
+#[test]
+fn context_restricts_relations() {
+    let mut s = recurrence();
+    s.context = "[N] -> { : 5 <= N <= 7 or N >= 10 }".parse().unwrap();
+    let deps = analyze(&s, Analysis::ValueBased).unwrap();
+    expect_relation(
+        &deps,
+        DepKind::Flow,
+        "A",
+        "S",
+        "S",
+        Some("[N] -> { S[i] -> S[i + 1] : 1 <= i < N - 1 and N >= 5 }"),
+    );
+    agrees(&s, &[&[5], &[7], &[10]]);
+}
+
 /// `for (i = 0; i < N; i++) A[i] = A[i + 1];` (anti only).
 #[test]
 fn forward_read_is_anti() {
