@@ -26,7 +26,7 @@ use crate::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::error::{Fail, Kind, R};
 
 /// The most pieces (or disjuncts) one expression or condition may have.
-pub(crate) const MAX_PIECES: usize = 256;
+pub(crate) const MAX_PIECES: usize = 1024;
 
 /// A row of coefficients over `[1 | vars | locals]`; missing trailing entries are zero.
 pub(crate) type Row = Vec<Int>;
@@ -150,19 +150,55 @@ impl Conj {
     }
 }
 
+impl Conj {
+    /// Drops the constant constraints that hold; `false` if one fails (the conjunction
+    /// is then empty).
+    fn settle(&mut self) -> bool {
+        let constant = |r: &Row| r.iter().skip(1).all(Int::is_zero);
+        if self
+            .eqs
+            .iter()
+            .any(|r| constant(r) && !entry(r, 0).is_zero())
+            || self
+                .ineqs
+                .iter()
+                .any(|r| constant(r) && entry(r, 0).is_negative())
+        {
+            return false;
+        }
+        self.eqs.retain(|r| !constant(r));
+        self.ineqs.retain(|r| !constant(r));
+        true
+    }
+}
+
+/// Adds a piece unless a constant constraint of its guard fails.
+fn keep(out: &mut Pw, mut piece: Piece) {
+    if piece.guard.settle() {
+        out.push(piece);
+    }
+}
+
+/// Adds a conjunction unless one of its constant constraints fails.
+fn keep_conj(out: &mut Dnf, mut conj: Conj) {
+    if conj.settle() {
+        out.push(conj);
+    }
+}
+
 /// All conjunctions of one disjunct of `a` and one of `b`.
 pub(crate) fn dnf_and(a: &[Conj], b: &[Conj], base: usize, at: usize) -> R<Dnf> {
     let mut out = Vec::new();
     for x in a {
         for y in b {
-            out.push(x.and(y, base).0);
+            keep_conj(&mut out, x.and(y, base).0);
         }
         check_size(out.len(), at)?;
     }
     Ok(out)
 }
 
-fn check_size(n: usize, at: usize) -> R<()> {
+pub(crate) fn check_size(n: usize, at: usize) -> R<()> {
     if n > MAX_PIECES {
         return Err(Fail::new(
             Kind::TooComplex,
@@ -331,7 +367,7 @@ impl Eval<'_> {
                     for g in &cond {
                         for p in &pw {
                             let (guard, offset) = g.and(&p.guard, self.base);
-                            out.push(Piece {
+                            keep(&mut out, Piece {
                                 guard,
                                 value: shift(&p.value, self.base, offset),
                             });
@@ -391,10 +427,13 @@ impl Eval<'_> {
             for y in &pb {
                 let (guard, offset) = x.guard.and(&y.guard, self.base);
                 let vb = shift(&y.value, self.base, offset);
-                out.push(Piece {
-                    value: f(&x.value, &vb)?,
-                    guard,
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        value: f(&x.value, &vb)?,
+                        guard,
+                    },
+                );
             }
             check_size(out.len(), e.start)?;
         }
@@ -432,33 +471,45 @@ impl Eval<'_> {
         for p in pw {
             if is_constant(&p.value) {
                 let v = vec![c_div(&entry(&p.value, 0), d)];
-                out.push(Piece {
-                    guard: p.guard,
-                    value: v,
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        guard: p.guard,
+                        value: v,
+                    },
+                );
             } else if p.value.iter().all(|c| m.divides(c)) {
                 let v: Row = p.value.iter().map(|c| c.exact_div(&m)).collect();
-                out.push(Piece {
-                    guard: p.guard,
-                    value: scale(&v, &sign),
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        guard: p.guard,
+                        value: scale(&v, &sign),
+                    },
+                );
             } else {
                 let mut nonneg = p.guard.clone();
                 nonneg.ineqs.push(p.value.clone());
                 let q = nonneg.floor_div(&p.value, &m, self.base);
-                out.push(Piece {
-                    guard: nonneg,
-                    value: scale(&q, &sign),
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        guard: nonneg,
+                        value: scale(&q, &sign),
+                    },
+                );
                 let mut neg = p.guard;
                 let minus = scale(&p.value, &Int::from(-1));
                 neg.ineqs
                     .push(add_scaled(&minus, &Int::from(-1), &[Int::one()]));
                 let q = neg.floor_div(&minus, &m, self.base);
-                out.push(Piece {
-                    guard: neg,
-                    value: scale(&q, &(-sign.clone())),
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        guard: neg,
+                        value: scale(&q, &(-sign.clone())),
+                    },
+                );
             }
             check_size(out.len(), at)?;
         }
@@ -473,32 +524,44 @@ impl Eval<'_> {
             if is_constant(&p.value) {
                 let a = entry(&p.value, 0);
                 let r = &a - &(c_div(&a, d) * d);
-                out.push(Piece {
-                    guard: p.guard,
-                    value: vec![r],
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        guard: p.guard,
+                        value: vec![r],
+                    },
+                );
             } else if p.value.iter().all(|c| m.divides(c)) {
-                out.push(Piece {
-                    guard: p.guard,
-                    value: vec![Int::zero()],
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        guard: p.guard,
+                        value: vec![Int::zero()],
+                    },
+                );
             } else {
                 let mut nonneg = p.guard.clone();
                 nonneg.ineqs.push(p.value.clone());
                 let q = nonneg.floor_div(&p.value, &m, self.base);
-                out.push(Piece {
-                    value: add_scaled(&p.value, &-m.clone(), &q),
-                    guard: nonneg,
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        value: add_scaled(&p.value, &-m.clone(), &q),
+                        guard: nonneg,
+                    },
+                );
                 let mut neg = p.guard;
                 let minus = scale(&p.value, &Int::from(-1));
                 neg.ineqs
                     .push(add_scaled(&minus, &Int::from(-1), &[Int::one()]));
                 let q = neg.floor_div(&minus, &m, self.base);
-                out.push(Piece {
-                    value: add_scaled(&p.value, &m, &q),
-                    guard: neg,
-                });
+                keep(
+                    &mut out,
+                    Piece {
+                        value: add_scaled(&p.value, &m, &q),
+                        guard: neg,
+                    },
+                );
             }
             check_size(out.len(), at)?;
         }
@@ -524,14 +587,14 @@ impl Eval<'_> {
                         let (first, second) = if is_min { (va, vb) } else { (vb, va) };
                         let mut g1 = guard.clone();
                         g1.ineqs.push(b_minus_a);
-                        out.push(Piece {
+                        keep(&mut out, Piece {
                             guard: g1,
                             value: first,
                         });
                         let mut g2 = guard;
                         g2.ineqs
                             .push(add_scaled(&a_minus_b, &Int::from(-1), &[Int::one()]));
-                        out.push(Piece {
+                        keep(&mut out, Piece {
                             guard: g2,
                             value: second,
                         });
@@ -557,7 +620,7 @@ impl Eval<'_> {
                         p.value.clone()
                     };
                     let q = p.guard.floor_div(&num, &d, self.base);
-                    out.push(Piece {
+                    keep(&mut out, Piece {
                         value: if ceil { scale(&q, &Int::from(-1)) } else { q },
                         guard: p.guard,
                     });
@@ -646,7 +709,7 @@ impl Eval<'_> {
                     } else {
                         g.ineqs.extend(rows);
                     }
-                    out.push(g);
+                    keep_conj(&mut out, g);
                 };
                 match cmp {
                     Cmp::Lt => push(vec![strict(&b_minus_a)], false),

@@ -13,7 +13,7 @@ use pollen_arith::Int;
 use pollen_presburger::{BasicMap, Budget, DivDef, Map, Set, Space, Tuple, UnionMap, UnionSet};
 use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
 
-use crate::affine::{add_scaled, dnf_and, entry, quote, shift, unit, Conj, Dnf, Eval, Row};
+use crate::affine::{add_scaled, check_size, entry, quote, shift, unit, Conj, Dnf, Eval, Row};
 use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, Stmt, UnOp};
 use crate::decls::{Decls, VarDecl};
 use crate::error::{Fail, Kind, R};
@@ -311,7 +311,9 @@ impl Builder<'_> {
             Stmt::If { cond, then, els } => {
                 let depth = self.loops.len();
                 let yes = self.with_eval(depth, 0, |ev| ev.condition(cond, false))?;
+                let yes = self.feasible(&[Conj::default()], &yes, depth, cond.start)?;
                 let no = self.with_eval(depth, 0, |ev| ev.condition(cond, true))?;
+                let no = self.feasible(&[Conj::default()], &no, depth, cond.start)?;
                 self.levels.push(Level {
                     n_dims: depth,
                     dnf: yes,
@@ -350,7 +352,7 @@ impl Builder<'_> {
         let x = 1 + n + depth;
         let start = loop_start(init, x, base, step);
         self.check_loop_condition(f, &name, &start, &cond, step, depth)?;
-        let dnf = dnf_and(&start, &cond, base, f.at)?;
+        let dnf = self.feasible(&start, &cond, depth + 1, f.at)?;
         self.levels.push(Level {
             n_dims: depth + 1,
             dnf,
@@ -392,7 +394,7 @@ impl Builder<'_> {
             Shape::Unbounded(message) => Err(Fail::new(Kind::Loop, f.cond.start, message)),
             Shape::Unknown => {
                 let failed = self.with_eval(depth + 1, 0, |ev| ev.condition(&f.cond, true))?;
-                let here: Dnf = dnf_and(start, cond, base, f.cond.start)?;
+                let here = self.feasible(start, cond, depth + 1, f.cond.start)?;
                 let before: Dnf = start
                     .iter()
                     .map(|c| substitute_shift(c, x, -step))
@@ -401,8 +403,8 @@ impl Builder<'_> {
                     .iter()
                     .map(|c| substitute_shift(c, x, -step))
                     .collect();
-                let previous = dnf_and(&before, &before_failed, base, f.cond.start)?;
-                let gaps = dnf_and(&here, &previous, base, f.cond.start)?;
+                let previous = self.feasible(&before, &before_failed, depth + 1, f.cond.start)?;
+                let gaps = self.feasible(&here, &previous, depth + 1, f.cond.start)?;
                 let space = Space::set(self.params.clone(), Tuple::anonymous(depth + 1));
                 let err = self.presburger(f.cond.start);
                 let map = to_map(space, &gaps, base).map_err(&err)?;
@@ -852,19 +854,46 @@ impl Builder<'_> {
         move |e| Fail::presburger(at, e)
     }
 
+    /// The conjunctions of a disjunct of `a` and one of `b` (over the parameters and
+    /// `n_dims` iterators) that have integer points: pruning as the disjunctions of
+    /// nested loops and branches multiply keeps them to the feasible combinations.
+    fn feasible(&mut self, a: &[Conj], b: &[Conj], n_dims: usize, at: usize) -> R<Dnf> {
+        let base = 1 + self.n_params() + n_dims;
+        let space = Space::set(self.params.clone(), Tuple::anonymous(n_dims));
+        let err = self.presburger(at);
+        let mut out = Vec::new();
+        for x in a {
+            for y in b {
+                let c = x.and(y, base).0;
+                let part = to_basic_map(&space, &c, base).map_err(&err)?;
+                if !part.is_empty(&mut self.budget).map_err(&err)? {
+                    out.push(c);
+                }
+            }
+            check_size(out.len(), at)?;
+        }
+        Ok(out)
+    }
+
     /// The domain of a statement under the current loops and branches.
     fn domain(&mut self, name: &str, iterators: &[String], at: usize) -> R<Set> {
         let depth = iterators.len();
         let n = self.n_params();
         let base = 1 + n + depth;
+        let levels: Vec<Dnf> = self
+            .levels
+            .iter()
+            .map(|level| {
+                level
+                    .dnf
+                    .iter()
+                    .map(|c| c.shifted(1 + n + level.n_dims, depth - level.n_dims))
+                    .collect()
+            })
+            .collect();
         let mut dnf = vec![Conj::default()];
-        for level in &self.levels {
-            let embedded: Dnf = level
-                .dnf
-                .iter()
-                .map(|c| c.shifted(1 + n + level.n_dims, depth - level.n_dims))
-                .collect();
-            dnf = dnf_and(&dnf, &embedded, base, at)?;
+        for embedded in &levels {
+            dnf = self.feasible(&dnf, embedded, depth, at)?;
         }
         let names: Vec<&str> = iterators.iter().map(String::as_str).collect();
         let space = Space::set(self.params.clone(), Tuple::new(Some(name), &names));
@@ -899,7 +928,7 @@ impl Builder<'_> {
                     g
                 })
                 .collect();
-            dnf = dnf_and(&dnf, &pieces, base, s.start)?;
+            dnf = self.feasible(&dnf, &pieces, depth + rank, s.start)?;
         }
         let names: Vec<&str> = iterators.iter().map(String::as_str).collect();
         let space = Space::map(
@@ -1198,27 +1227,32 @@ fn substitute_shift(c: &Conj, x: usize, delta: i64) -> Conj {
 
 /// The map of the disjunction `dnf` over `space`, whose locals start at column `base`.
 fn to_map(space: Space, dnf: &[Conj], base: usize) -> pollen_presburger::Result<Map> {
-    let mut parts = Vec::new();
-    for c in dnf {
-        let width = base + c.locals.len();
-        let pad = |r: &Row| {
-            let mut r = r.clone();
-            r.resize(width, Int::zero());
-            r
-        };
-        let divs = c
-            .locals
-            .iter()
-            .map(|l| {
-                Some(DivDef {
-                    num: pad(&l.num),
-                    den: l.den.clone(),
-                })
-            })
-            .collect();
-        let eqs = c.eqs.iter().map(pad).collect();
-        let ineqs = c.ineqs.iter().map(pad).collect();
-        parts.push(BasicMap::from_parts(space.clone(), divs, eqs, ineqs)?);
-    }
+    let parts = dnf
+        .iter()
+        .map(|c| to_basic_map(&space, c, base))
+        .collect::<pollen_presburger::Result<Vec<_>>>()?;
     Map::from_parts(space, parts)
+}
+
+/// The basic map of the conjunction `c` over `space`, whose locals start at `base`.
+fn to_basic_map(space: &Space, c: &Conj, base: usize) -> pollen_presburger::Result<BasicMap> {
+    let width = base + c.locals.len();
+    let pad = |r: &Row| {
+        let mut r = r.clone();
+        r.resize(width, Int::zero());
+        r
+    };
+    let divs = c
+        .locals
+        .iter()
+        .map(|l| {
+            Some(DivDef {
+                num: pad(&l.num),
+                den: l.den.clone(),
+            })
+        })
+        .collect();
+    let eqs = c.eqs.iter().map(pad).collect();
+    let ineqs = c.ineqs.iter().map(pad).collect();
+    BasicMap::from_parts(space.clone(), divs, eqs, ineqs)
 }

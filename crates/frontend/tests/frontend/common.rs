@@ -2,7 +2,7 @@
 //! comparison and enumeration of instances at fixed parameter values.
 
 use pollen_frontend::{extract, Extracted};
-use pollen_presburger::{DimKind, Int, Map, Set};
+use pollen_presburger::{DimKind, Int, Map, Set, UnionMap};
 use pollen_scop::{AccessKind, Scop};
 
 /// A C function whose locals are `decls` and whose scop region is `body`.
@@ -78,10 +78,9 @@ pub fn points(m: &Map, values: &[i64]) -> Vec<Vec<i64>> {
         .collect()
 }
 
-/// The statement instances of the scop in the order of its schedule tree, at the given
+/// The statement instances in the order of a flattened schedule tree, at the given
 /// parameter values: `(statement, iterator values)`.
-pub fn schedule_order(scop: &Scop, values: &[i64]) -> Vec<(String, Vec<i64>)> {
-    let schedule = scop.schedule.to_union_map().expect("to_union_map");
+pub fn schedule_order(schedule: &UnionMap, values: &[i64]) -> Vec<(String, Vec<i64>)> {
     let mut timed = Vec::new();
     for m in schedule.maps() {
         let name = m
@@ -106,7 +105,18 @@ pub fn schedule_order(scop: &Scop, values: &[i64]) -> Vec<(String, Vec<i64>)> {
 /// code executes at the given parameter values), and that the domains hold exactly the
 /// traced instances.
 pub fn assert_trace(scop: &Scop, values: &[i64], trace: &[(&str, Vec<i64>)]) {
-    let got = schedule_order(scop, values);
+    let schedule = scop.schedule.to_union_map().expect("to_union_map");
+    assert_trace_with(scop, &schedule, values, trace);
+}
+
+/// [`assert_trace`] with the scop's flattened schedule already computed.
+pub fn assert_trace_with(
+    scop: &Scop,
+    schedule: &UnionMap,
+    values: &[i64],
+    trace: &[(&str, Vec<i64>)],
+) {
+    let got = schedule_order(schedule, values);
     let want: Vec<(String, Vec<i64>)> = trace
         .iter()
         .map(|(n, i)| (n.to_string(), i.clone()))

@@ -503,18 +503,21 @@ fn limits() {
     body(&deep, K::TooComplex, 5, 4 + 100, "nesting deeper than");
     let blocks = format!("{}x = 1;{}", "{".repeat(300), "}".repeat(300));
     body(&blocks, K::TooComplex, 5, 201, "nesting deeper than");
-    let mut e = "i".to_string();
-    for k in 0..9 {
-        e = format!("min({e}, {k})");
+    // Eleven nested `min`s of distinct parameters: 2^11 pieces, none of them empty.
+    let mut e = "P0".to_string();
+    for k in 1..=11 {
+        e = format!("min({e}, P{k})");
     }
     body(
         &format!("for (i = 0; i < N; i++) B[{e}] = 0;"),
         K::TooComplex,
         5,
         27,
-        "more than 256 pieces",
+        "more than 1024 pieces",
     );
-    let disjuncts: Vec<String> = (0..9).map(|k| format!("(i == {k} || i == -{k})")).collect();
+    let disjuncts: Vec<String> = (0..11)
+        .map(|k| format!("(i == {k} || i == -{k})"))
+        .collect();
     body(
         &format!(
             "for (i = 0; i < N; i++) if ({}) x = 0;",
@@ -523,7 +526,7 @@ fn limits() {
         K::TooComplex,
         5,
         29,
-        "more than 256 pieces",
+        "more than 1024 pieces",
     );
 }
 

@@ -7,5 +7,6 @@ mod common;
 mod errors;
 mod extract;
 mod kernels;
+mod programs;
 mod robustness;
 mod semantics;

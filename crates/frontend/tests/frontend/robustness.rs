@@ -102,15 +102,17 @@ const VOCABULARY: [&str; 46] = [
 ];
 
 #[test]
-fn random_bytes() {
+fn random_characters() {
     let mut rng = Rng(1);
-    let alphabet = b"#pragma scop endscop\n{}()[];=+-*/%<>!&|?:,.'\"\\ iAN01x\t/*";
-    for _ in 0..400 {
+    let alphabet: Vec<char> =
+        "#pragma scop endscop\n\r{}()[];=+-*/%<>!&|?:,.'\"\\ iAN01x\t/*é€😀\u{0}"
+            .chars()
+            .collect();
+    for _ in 0..600 {
         let len = rng.below(200);
-        let bytes: Vec<u8> = (0..len)
+        let text: String = (0..len)
             .map(|_| alphabet[rng.below(alphabet.len())])
             .collect();
-        let text = String::from_utf8_lossy(&bytes).into_owned();
         survive(&text);
         survive(&wrap(DECLS, &text));
     }
