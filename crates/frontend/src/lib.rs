@@ -11,9 +11,11 @@
 //! - `for` loops `for (i = lb; cond; step)` (or `for (int i = lb; ...)`) whose step is
 //!   `i++`, `++i`, `i--`, `--i`, `i += c`, `i -= c` or `i = i + c` (`c` a non-zero integer
 //!   constant), whose start `lb` is quasi-affine in the outer iterators and the
-//!   parameters, and whose condition is a quasi-affine condition that shrinks
-//!   monotonically as `i` moves in the loop's direction and bounds `i` (`i < N`,
-//!   `i <= min(N, j + 2) && 2 * i < M`, `i >= 0` for a decreasing loop, ...);
+//!   parameters, and whose condition is a quasi-affine condition that bounds `i` in the
+//!   loop's direction (`i < N`, `i <= min(N, j + 2) && 2 * i < M`, `i >= 0` for a
+//!   decreasing loop, ...) and never becomes true again once it failed (checked from
+//!   its syntax, or exactly when the syntax does not tell, as for `i / 2 < N`); the
+//!   iterations are then the values from the start, in steps, that satisfy it;
 //! - `if` and `if`-`else` with quasi-affine conditions built from comparisons, `&&`, `||`
 //!   and `!`;
 //! - blocks `{ ... }` and empty statements;
