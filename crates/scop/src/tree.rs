@@ -134,8 +134,39 @@ impl Node {
     }
 }
 
-/// The schedule built so far for one statement: `{ S[i] -> [outer dims] }`.
-type Prefix = Map;
+/// The schedule built so far for one statement: the outer dimensions as a map on the
+/// statement's whole space, and the instances still active. Keeping the two apart keeps
+/// the domain's constraints (and divs) out of every product, where they would multiply;
+/// they meet once, at the leaf.
+#[derive(Clone, Debug)]
+struct Prefix {
+    /// `{ S[i] -> [outer dims] }`, not restricted to the active instances.
+    schedule: Map,
+    /// The active instances, a set as a map.
+    active: Map,
+}
+
+impl Prefix {
+    fn key(&self) -> String {
+        self.active
+            .space()
+            .range_tuple()
+            .map(|t| t.key())
+            .unwrap_or_default()
+    }
+
+    /// The prefix with `dims` appended to its schedule.
+    fn extended(&self, dims: &Map) -> Result<Prefix> {
+        Ok(Prefix {
+            schedule: self.schedule.flat_range_product(dims)?,
+            active: self.active.clone(),
+        })
+    }
+
+    fn finish(self) -> Result<Map> {
+        Ok(self.schedule.intersect_domain(&self.active)?)
+    }
+}
 
 impl ScheduleTree {
     /// The tree's domain (the instances of its root domain node).
@@ -159,8 +190,12 @@ impl ScheduleTree {
         for set in domain.sets() {
             prefixes.push(empty_prefix(&set));
         }
-        let mut leaves = Vec::new();
-        flatten(child, prefixes, &mut leaves)?;
+        let mut finished = Vec::new();
+        flatten(child, prefixes, &mut finished)?;
+        let leaves = finished
+            .into_iter()
+            .map(Prefix::finish)
+            .collect::<Result<Vec<Map>>>()?;
         let depth = leaves.iter().map(|m| m.space().n_out()).max().unwrap_or(0);
         let mut all = UnionMap::empty(domain.param_names().to_vec());
         for m in leaves {
@@ -229,7 +264,7 @@ fn validate_node(node: &Node) -> Result<()> {
     node.children().into_iter().try_for_each(validate_node)
 }
 
-/// `{ S[i] -> [] }` over the set's space.
+/// The empty prefix of a set's instances: `{ S[i] -> [] }`, all of them active.
 fn empty_prefix(set: &Set) -> Prefix {
     let space = set.space();
     let tuple = space
@@ -237,13 +272,13 @@ fn empty_prefix(set: &Set) -> Prefix {
         .cloned()
         .unwrap_or_else(|| Tuple::anonymous(0));
     let map_space = Space::map(space.param_names().to_vec(), tuple, Tuple::anonymous(0));
-    let universe = Map::universe(map_space);
-    universe
-        .intersect_domain(set.as_map())
-        .expect("a set and its own universe map share their space")
+    Prefix {
+        schedule: Map::universe(map_space),
+        active: set.as_map().clone(),
+    }
 }
 
-/// `{ S[i] -> [c1, ..., cn] }` on the domain of `domain` (a set as a map).
+/// `{ S[i] -> [c1, ..., cn] }` on the whole space of the set `domain` (as a map).
 fn constant_map(domain: &Map, values: &[i64]) -> Result<Map> {
     let space = domain.space();
     let tuple = space
@@ -274,12 +309,15 @@ fn statement_key(m: &Map) -> String {
 fn filter_prefixes(prefixes: &[Prefix], filter: &UnionSet) -> Result<Vec<Prefix>> {
     let mut kept = Vec::new();
     for p in prefixes {
-        let key = statement_key(p);
+        let key = p.key();
         for f in filter.sets() {
             if f.space().range_tuple().map(|t| t.key()) == Some(key.clone()) {
-                let restricted = p.intersect_domain(f.as_map())?;
-                if !restricted.is_obviously_empty() {
-                    kept.push(restricted);
+                let active = p.active.intersect(f.as_map())?;
+                if !active.is_obviously_empty() {
+                    kept.push(Prefix {
+                        schedule: p.schedule.clone(),
+                        active,
+                    });
                 }
             }
         }
@@ -287,7 +325,7 @@ fn filter_prefixes(prefixes: &[Prefix], filter: &UnionSet) -> Result<Vec<Prefix>
     Ok(kept)
 }
 
-fn flatten(node: &Node, prefixes: Vec<Prefix>, leaves: &mut Vec<Map>) -> Result<()> {
+fn flatten(node: &Node, prefixes: Vec<Prefix>, leaves: &mut Vec<Prefix>) -> Result<()> {
     match node {
         Node::Leaf => {
             leaves.extend(prefixes);
@@ -302,14 +340,13 @@ fn flatten(node: &Node, prefixes: Vec<Prefix>, leaves: &mut Vec<Map>) -> Result<
         Node::Band(band) => {
             let mut extended = Vec::new();
             for p in prefixes {
-                let key = statement_key(&p);
+                let key = p.key();
                 let Some(members) = band.schedule.maps().find(|m| statement_key(m) == key) else {
                     return Err(Error::Invalid(format!(
                         "a band does not schedule the active statement {key}"
                     )));
                 };
-                let members = members.intersect_domain(&p.domain())?;
-                extended.push(p.flat_range_product(&members)?);
+                extended.push(p.extended(members)?);
             }
             flatten(&band.child, extended, leaves)
         }
@@ -318,8 +355,8 @@ fn flatten(node: &Node, prefixes: Vec<Prefix>, leaves: &mut Vec<Map>) -> Result<
                 let position = i64::try_from(position).expect("fewer than 2^63 children");
                 let mut numbered = Vec::new();
                 for p in &prefixes {
-                    let constant = constant_map(&p.domain(), &[position])?;
-                    numbered.push(p.flat_range_product(&constant)?);
+                    let constant = constant_map(&p.active, &[position])?;
+                    numbered.push(p.extended(&constant)?);
                 }
                 flatten(c, numbered, leaves)?;
             }
@@ -327,14 +364,17 @@ fn flatten(node: &Node, prefixes: Vec<Prefix>, leaves: &mut Vec<Map>) -> Result<
         }
         Node::Extension { extension, child } => {
             let mut all = prefixes;
-            let depth = all.first().map(|p| p.space().n_out());
+            let depth = all.first().map(|p| p.schedule.space().n_out());
             for m in extension.maps() {
                 if depth.is_some_and(|d| d != m.space().n_in()) {
                     return Err(Error::Invalid(
                         "an extension's domain does not match its outer schedule dimensions".into(),
                     ));
                 }
-                all.push(m.reverse());
+                all.push(Prefix {
+                    schedule: m.reverse(),
+                    active: m.range(),
+                });
             }
             flatten(child, all, leaves)
         }
