@@ -59,7 +59,37 @@ enum Command {
         #[arg(long)]
         memory_based: bool,
     },
+    /// Compute a new schedule of a C file's `#pragma scop` region (Pluto or Feautrier).
+    #[command(long_about = SCHED_HELP)]
+    Sched {
+        /// The C file.
+        file: PathBuf,
+        /// The scheduling algorithm.
+        #[arg(long, value_enum, default_value = "pluto")]
+        algo: program::AlgoChoice,
+        /// How strongly connected components of the dependence graph are fused.
+        #[arg(long, value_enum, default_value = "smart")]
+        fuse: program::FuseChoice,
+        /// Pipelined parallelism: skew a band whose outer member is not parallel.
+        #[arg(long)]
+        wavefront: bool,
+    },
 }
+
+const SCHED_HELP: &str = "\
+Compute a new schedule of a C file's `#pragma scop` region from its dependences and print
+it twice: as one isl union map from statement instances to their schedule vectors, then
+as a schedule tree (bands with their `permutable` and per-member `coincident`, i.e.
+parallel, flags; sequences of filters where statements are distributed).
+
+--algo pluto (default) finds permutable bands of hyperplanes minimising dependence
+distances (tileable, with parallel members marked); --algo feautrier strongly satisfies
+as many dependences as possible per dimension. --fuse no|smart|max are Pluto's fusion
+policies. Every schedule is checked by the independent legality checker before it is
+printed; an illegal one is an error.
+
+Example:
+  pollen sched examples/kernels/jacobi-1d.c";
 
 const SCOP_HELP: &str = "\
 Print the polyhedral model of the region between `#pragma scop` and `#pragma endscop` of a
@@ -85,7 +115,8 @@ element only); --memory-based gives every earlier write. Anti and output depende
 always memory-based.
 
 Example:
-  pollen deps examples/kernels/jacobi-1d.c --kind flow";
+  pollen deps examples/kernels/jacobi-1d.c --kind flow
+  pollen sched examples/kernels/gemm.c";
 
 const POLLEN_HELP: &str = "\
 Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
@@ -166,6 +197,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             print_out(&program::deps(&file, kind, analysis)?)
         }
+        Command::Sched {
+            file,
+            algo,
+            fuse,
+            wavefront,
+        } => print_out(&program::sched(&file, algo, fuse, wavefront)?),
     }
 }
 

@@ -1,4 +1,4 @@
-//! The subcommands that read a C file: `pollen scop` and `pollen deps`.
+//! The subcommands that read a C file: `pollen scop`, `pollen deps` and `pollen sched`.
 //!
 //! Each reads the file, extracts its `#pragma scop` region with `pollen-frontend` and
 //! prints a stage of the pipeline in isl syntax. Frontend errors are reported as
@@ -84,4 +84,60 @@ pub fn print_deps(deps: &Dependences, kind: KindChoice) -> String {
         let _ = writeln!(out, "{name}: {}", deps.union(*kind));
     }
     out
+}
+
+/// The scheduling algorithm of `pollen sched`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgoChoice {
+    /// Pluto: permutable bands minimising dependence distances.
+    Pluto,
+    /// Feautrier: as many dependences strongly satisfied per level as possible.
+    Feautrier,
+}
+
+/// The fusion policy of `pollen sched`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FuseChoice {
+    /// Distribute every strongly connected component.
+    No,
+    /// Fuse components of the same dimensionality.
+    Smart,
+    /// Fuse wherever a common hyperplane exists.
+    Max,
+}
+
+/// `pollen sched FILE.c`: the new schedule as a union map, then as a tree; the schedule
+/// is checked by the independent legality checker before it is printed.
+pub fn sched(path: &Path, algo: AlgoChoice, fuse: FuseChoice, wavefront: bool) -> Result<String> {
+    let extracted = read_scop(path)?;
+    let scop = &extracted.scop;
+    let deps = pollen_deps::analyze(scop, Analysis::ValueBased)
+        .with_context(|| format!("dependence analysis of {} failed", path.display()))?;
+    let options = pollen_sched::Options {
+        algo: match algo {
+            AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
+            AlgoChoice::Feautrier => pollen_sched::Algo::Feautrier,
+        },
+        fuse: match fuse {
+            FuseChoice::No => pollen_sched::Fuse::No,
+            FuseChoice::Smart => pollen_sched::Fuse::Smart,
+            FuseChoice::Max => pollen_sched::Fuse::Max,
+        },
+        wavefront,
+        ..Default::default()
+    };
+    let tree = pollen_sched::schedule(scop, deps.as_slice(), &options)
+        .with_context(|| format!("scheduling {} failed", path.display()))?;
+    let report = pollen_sched::legality::check(deps.as_slice(), &tree)
+        .with_context(|| format!("checking the schedule of {} failed", path.display()))?;
+    if !report.is_legal() {
+        anyhow::bail!(
+            "the schedule found for {} is not legal:\n{report}",
+            path.display()
+        );
+    }
+    let map = tree
+        .to_union_map()
+        .with_context(|| format!("flattening the schedule of {} failed", path.display()))?;
+    Ok(format!("{map}\n{tree}\n"))
 }
