@@ -7,9 +7,10 @@
 //!    whole file or crate with an inner `allow` attribute (in every Rust file of the
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
 //! 3. Layering: each library crate depends only on the Pollen crates below it in the
-//!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched`), so that
-//!    `arith` and `presburger` know nothing about programs. Tests may also use the
-//!    frontend to read example kernels (`[dev-dependencies]`).
+//!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched` <
+//!    `transform`; `scop` < `codegen` < `emit-c`), so that `arith` and `presburger` know
+//!    nothing about programs and emitters make no Presburger calls. Tests may also run the
+//!    earlier stages of the pipeline (`[dev-dependencies]`).
 //! 4. No floating point in the library crates before the emitters: the words `f32` and
 //!    `f64` do not occur in their code.
 //!
@@ -72,6 +73,27 @@ const SCHED: &[&str] = &[
     "pollen-arith",
 ];
 
+const CODEGEN: &[&str] = &[
+    "pollen-codegen",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+const TRANSFORM: &[&str] = &[
+    "pollen-transform",
+    "pollen-sched",
+    "pollen-deps",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+const EMIT_C: &[&str] = &[
+    "pollen-emit-c",
+    "pollen-codegen",
+    "pollen-scop",
+    "pollen-arith",
+];
+
 const LAYERS: &[Layer] = &[
     Layer {
         dir: "crates/arith",
@@ -102,6 +124,32 @@ const LAYERS: &[Layer] = &[
         dir: "crates/sched",
         dependencies: SCHED,
         dev_dependencies: &["pollen-frontend"],
+    },
+    Layer {
+        dir: "crates/transform",
+        dependencies: TRANSFORM,
+        dev_dependencies: &["pollen-frontend", "pollen-codegen"],
+    },
+    Layer {
+        dir: "crates/codegen",
+        dependencies: CODEGEN,
+        dev_dependencies: &[
+            "pollen-frontend",
+            "pollen-deps",
+            "pollen-sched",
+            "pollen-transform",
+        ],
+    },
+    Layer {
+        dir: "crates/emit-c",
+        dependencies: EMIT_C,
+        dev_dependencies: &[
+            "pollen-frontend",
+            "pollen-deps",
+            "pollen-sched",
+            "pollen-transform",
+            "pollen-presburger",
+        ],
     },
 ];
 
