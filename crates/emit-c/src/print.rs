@@ -1,0 +1,286 @@
+//! Printing of the loop AST as C statements.
+//!
+//! Loops are `for (c0 = lower; c0 <= upper; c0++)` (or `c0 += stride`); a body of one
+//! statement goes without braces, a block of several with them. `if`/`else` braces the
+//! branch before an `else` unless it is one statement call, so that no `else` attaches to
+//! the wrong `if`. The outermost loop marked parallel in each nest gets
+//! `#pragma omp parallel for`, listing the iterators of the loops inside it as private
+//! (every iterator is declared once, at the top of the generated block); a vectorisable
+//! loop that is not itself the `omp parallel for` gets the chosen vectorisation pragma.
+
+use std::collections::BTreeMap;
+
+use pollen_codegen::{Ast, Loop};
+use pollen_scop::Scop;
+
+use crate::error::{Error, Result};
+use crate::expr::ExprPrinter;
+use crate::{EmitOptions, Vectorize};
+
+/// The indentation of one level.
+const INDENT: &str = "  ";
+
+/// Prints AST nodes, one line at a time, into a string.
+pub(crate) struct AstPrinter<'a> {
+    pub exprs: ExprPrinter<'a>,
+    scop: &'a Scop,
+    options: &'a EmitOptions,
+    /// The macro name of each statement.
+    macros: &'a BTreeMap<String, String>,
+    /// The indentation of the region.
+    base: &'a str,
+    pub out: String,
+}
+
+impl<'a> AstPrinter<'a> {
+    /// A printer writing at the given base indentation.
+    pub fn new(
+        exprs: ExprPrinter<'a>,
+        scop: &'a Scop,
+        options: &'a EmitOptions,
+        macros: &'a BTreeMap<String, String>,
+        base: &'a str,
+    ) -> AstPrinter<'a> {
+        AstPrinter {
+            exprs,
+            scop,
+            options,
+            macros,
+            base,
+            out: String::new(),
+        }
+    }
+
+    /// Writes one line at `depth` levels below the base indentation.
+    pub fn line(&mut self, depth: usize, text: &str) {
+        self.out.push_str(self.base);
+        for _ in 0..depth {
+            self.out.push_str(INDENT);
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// Prints `ast` as one C statement (or a sequence of statements, for a block that
+    /// is not a loop or branch body) at `depth`; `in_parallel` says whether an enclosing
+    /// loop is already an `omp parallel for`.
+    pub fn statements(&mut self, ast: &Ast, depth: usize, in_parallel: bool) -> Result<()> {
+        match ast {
+            Ast::Block(children) => {
+                for child in children {
+                    self.statements(child, depth, in_parallel)?;
+                }
+                Ok(())
+            }
+            Ast::For(l) => self.for_loop(l, depth, in_parallel),
+            Ast::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.exprs.cond(cond)?;
+                let header = format!("if ({cond})");
+                match otherwise {
+                    None => self.body(&header, then, depth, in_parallel, false),
+                    Some(otherwise) => self.if_else(&header, then, otherwise, depth, in_parallel),
+                }
+            }
+            Ast::User { statement, args } => {
+                let call = self.call(statement, args)?;
+                self.line(depth, &call);
+                Ok(())
+            }
+        }
+    }
+
+    /// `if (...) ... else ...`: both branches braced unless the then-branch is one
+    /// statement call (which no `else` can mistake for its `if`).
+    fn if_else(
+        &mut self,
+        header: &str,
+        then: &Ast,
+        otherwise: &Ast,
+        depth: usize,
+        in_parallel: bool,
+    ) -> Result<()> {
+        if matches!(unwrap(then), Ast::User { .. }) {
+            self.body(header, then, depth, in_parallel, false)?;
+            return self.body("else", otherwise, depth, in_parallel, false);
+        }
+        self.line(depth, &format!("{header} {{"));
+        self.statements(unwrap(then), depth + 1, in_parallel)?;
+        self.line(depth, "} else {");
+        self.statements(unwrap(otherwise), depth + 1, in_parallel)?;
+        self.line(depth, "}");
+        Ok(())
+    }
+
+    /// `header` then `ast` as its body: on the next lines one level deeper, in braces if
+    /// it is several statements (or `brace` asks for them).
+    fn body(
+        &mut self,
+        header: &str,
+        ast: &Ast,
+        depth: usize,
+        in_parallel: bool,
+        brace: bool,
+    ) -> Result<()> {
+        let inner = unwrap(ast);
+        if brace || needs_braces(inner) || self.has_pragma(inner, in_parallel) {
+            self.line(depth, &format!("{header} {{"));
+            self.statements(inner, depth + 1, in_parallel)?;
+            self.line(depth, "}");
+        } else {
+            self.line(depth, header);
+            self.statements(inner, depth + 1, in_parallel)?;
+        }
+        Ok(())
+    }
+
+    /// A loop with its pragma.
+    fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
+        if !l.stride.is_positive() {
+            return Err(Error::NonPositiveStride(l.stride.to_string()));
+        }
+        let lower = self.exprs.expr(&l.lower)?;
+        let upper = self.exprs.expr(&l.upper)?;
+        let name = self.exprs.iterator_name(&l.iterator);
+        let parallel = self.is_omp_parallel(l, in_parallel);
+        if parallel {
+            let private = self.inner_iterators(&l.body);
+            let pragma = if private.is_empty() {
+                "#pragma omp parallel for".to_string()
+            } else {
+                format!("#pragma omp parallel for private({})", private.join(", "))
+            };
+            self.line(depth, &pragma);
+        } else if l.vectorizable {
+            match self.options.vectorize {
+                Vectorize::OmpSimd => self.line(depth, "#pragma omp simd"),
+                Vectorize::Ivdep => self.line(depth, "#pragma GCC ivdep"),
+                Vectorize::None => {}
+            }
+        }
+        let step = if l.stride.is_one() {
+            format!("{name}++")
+        } else {
+            format!("{name} += {}", l.stride)
+        };
+        let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
+        self.exprs.enter(&l.iterator);
+        let result = self.body(&header, &l.body, depth, in_parallel || parallel, false);
+        self.exprs.leave();
+        result
+    }
+
+    /// Whether the loop gets `#pragma omp parallel for`.
+    fn is_omp_parallel(&self, l: &Loop, in_parallel: bool) -> bool {
+        self.options.openmp && l.parallel && !in_parallel
+    }
+
+    /// Whether `ast` is a loop printed after a pragma (which is kept inside braces: a
+    /// pragma line is not a statement of its own).
+    fn has_pragma(&self, ast: &Ast, in_parallel: bool) -> bool {
+        match ast {
+            Ast::For(l) => {
+                self.is_omp_parallel(l, in_parallel)
+                    || (l.vectorizable && self.options.vectorize != Vectorize::None)
+            }
+            _ => false,
+        }
+    }
+
+    /// The printed names of the iterators of the loops inside `ast`, in order of first
+    /// appearance.
+    fn inner_iterators(&self, ast: &Ast) -> Vec<String> {
+        let mut names = Vec::new();
+        collect_iterators(ast, &mut names);
+        names.iter().map(|n| self.exprs.iterator_name(n)).collect()
+    }
+
+    /// `S0(c0, c1 + 1);` after checking the statement and its arity.
+    fn call(&mut self, statement: &str, args: &[pollen_codegen::Expr]) -> Result<String> {
+        let Some(s) = self.scop.statement(statement) else {
+            return Err(Error::UnknownStatement(statement.to_string()));
+        };
+        if s.iterators.len() != args.len() {
+            return Err(Error::ArityMismatch {
+                statement: statement.to_string(),
+                expected: s.iterators.len(),
+                found: args.len(),
+            });
+        }
+        let mut printed = Vec::new();
+        for a in args {
+            printed.push(self.exprs.argument(a)?);
+        }
+        let name = &self.macros[statement];
+        Ok(format!("{name}({});", printed.join(", ")))
+    }
+}
+
+/// A block of one statement is that statement.
+fn unwrap(ast: &Ast) -> &Ast {
+    match ast {
+        Ast::Block(children) if children.len() == 1 => unwrap(&children[0]),
+        _ => ast,
+    }
+}
+
+/// Whether a body must be braced: several statements or none.
+fn needs_braces(ast: &Ast) -> bool {
+    matches!(ast, Ast::Block(children) if children.len() != 1)
+}
+
+/// Appends the AST names of the iterators of the loops in `ast`, each once, in order of
+/// first appearance.
+pub(crate) fn collect_iterators(ast: &Ast, names: &mut Vec<String>) {
+    match ast {
+        Ast::Block(children) => {
+            for child in children {
+                collect_iterators(child, names);
+            }
+        }
+        Ast::For(l) => {
+            if !names.contains(&l.iterator) {
+                names.push(l.iterator.clone());
+            }
+            collect_iterators(&l.body, names);
+        }
+        Ast::If {
+            then, otherwise, ..
+        } => {
+            collect_iterators(then, names);
+            if let Some(o) = otherwise {
+                collect_iterators(o, names);
+            }
+        }
+        Ast::User { .. } => {}
+    }
+}
+
+/// Appends the names of the statements `ast` executes, each once, in order of first
+/// appearance.
+pub(crate) fn collect_statements(ast: &Ast, names: &mut Vec<String>) {
+    match ast {
+        Ast::Block(children) => {
+            for child in children {
+                collect_statements(child, names);
+            }
+        }
+        Ast::For(l) => collect_statements(&l.body, names),
+        Ast::If {
+            then, otherwise, ..
+        } => {
+            collect_statements(then, names);
+            if let Some(o) = otherwise {
+                collect_statements(o, names);
+            }
+        }
+        Ast::User { statement, .. } => {
+            if !names.contains(statement) {
+                names.push(statement.clone());
+            }
+        }
+    }
+}
