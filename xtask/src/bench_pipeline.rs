@@ -1,5 +1,5 @@
-//! `cargo xtask bench deps` (and later `sched`): the optimizer's stages timed on the
-//! example kernels of `examples/kernels/`.
+//! `cargo xtask bench deps` and `cargo xtask bench sched`: the optimizer's stages timed
+//! on the example kernels of `examples/kernels/`.
 //!
 //! The runner `benches/pipeline` (a workspace of its own, built in release mode) times
 //! each kernel's stage as the fastest of repeated runs; it runs pinned to one core with
@@ -20,11 +20,18 @@ struct Suite {
     target_seconds: f64,
 }
 
-const SUITES: &[Suite] = &[Suite {
-    name: "deps",
-    what: "extraction and all dependence kinds (value-based and memory-based)",
-    target_seconds: 2.0,
-}];
+const SUITES: &[Suite] = &[
+    Suite {
+        name: "deps",
+        what: "extraction and all dependence kinds (value-based and memory-based)",
+        target_seconds: 2.0,
+    },
+    Suite {
+        name: "sched",
+        what: "Pluto scheduling (smart fusion; dependences computed beforehand)",
+        target_seconds: 5.0,
+    },
+];
 
 /// The names of the pipeline suites.
 pub fn suite_names() -> Vec<&'static str> {

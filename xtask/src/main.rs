@@ -7,8 +7,8 @@
 //! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
 //! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
 //!   and in isl, side by side (see [`mod@bench`]);
-//! - `bench deps`: times extraction and dependence analysis of the example kernels (see
-//!   [`bench_pipeline`]).
+//! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
+//!   scheduling, of the example kernels (see [`bench_pipeline`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
@@ -38,6 +38,7 @@ commands:
                             (islpy, installed into target/islpy-venv on first use)
   bench deps                time extraction and dependence analysis of the 30 kernels of
                             examples/kernels on one core
+  bench sched               time Pluto scheduling of the 30 kernels on one core
   help                      print this message";
 
 fn main() -> ExitCode {

@@ -1,10 +1,15 @@
-//! Times stages of the optimizer on C files: `pollen-bench-pipeline deps FILE.c...`.
+//! Times stages of the optimizer on C files: `pollen-bench-pipeline <stage> FILE.c...`.
 //!
-//! For every file it reads the source once, then repeats the stage (extraction, then both
-//! dependence analyses: value-based flow with anti and output, and memory-based flow)
-//! until 200 ms have passed or 1,000 repetitions, and prints `<file> <seconds>` with the
-//! fastest repetition, so that a busy machine disturbs the figures as little as possible.
-//! A file the stage fails on prints `<file> error <message>`.
+//! Stages:
+//! - `deps`: extraction, then both dependence analyses (value-based flow with anti and
+//!   output, and memory-based flow);
+//! - `sched`: Pluto scheduling (smart fusion) of the extracted scop with its value-based
+//!   dependences, which are computed once, outside the timing.
+//!
+//! For every file it reads the source once, then repeats the stage until 200 ms have
+//! passed or 1,000 repetitions, and prints `<file> <seconds>` with the fastest repetition,
+//! so that a busy machine disturbs the figures as little as possible. A file the stage
+//! fails on prints `<file> error <message>`.
 
 use std::time::{Duration, Instant};
 
@@ -16,8 +21,8 @@ fn main() {
         eprintln!("usage: pollen-bench-pipeline deps FILE.c...");
         std::process::exit(2);
     };
-    if stage != "deps" {
-        eprintln!("unknown stage `{stage}` (known: deps)");
+    if stage != "deps" && stage != "sched" {
+        eprintln!("unknown stage `{stage}` (known: deps, sched)");
         std::process::exit(2);
     }
     for file in files {
@@ -28,7 +33,12 @@ fn main() {
                 continue;
             }
         };
-        match time(|| deps_stage(&source)) {
+        let timing = if stage == "deps" {
+            time(|| deps_stage(&source))
+        } else {
+            sched_timing(&source)
+        };
+        match timing {
             Ok(seconds) => println!("{file} {seconds:.6}"),
             Err(e) => println!("{file} error {e}"),
         }
@@ -42,6 +52,19 @@ fn deps_stage(source: &str) -> Result<(), String> {
         pollen_deps::analyze(&extracted.scop, analysis).map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Pluto scheduling alone, timed on a scop and dependences prepared once.
+fn sched_timing(source: &str) -> Result<f64, String> {
+    let extracted = pollen_frontend::extract(source).map_err(|e| e.to_string())?;
+    let deps =
+        pollen_deps::analyze(&extracted.scop, Analysis::ValueBased).map_err(|e| e.to_string())?;
+    let options = pollen_sched::Options::default();
+    time(|| {
+        pollen_sched::schedule(&extracted.scop, deps.as_slice(), &options)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
 }
 
 /// The fastest of repeated runs of `stage`, in seconds.
