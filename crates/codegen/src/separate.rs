@@ -1,0 +1,259 @@
+//! Splitting one schedule dimension into consecutive loops (CLooG-style separation).
+//!
+//! Each active statement occupies a set `T_S` of the schedule space whose last dimension
+//! `c` is the one being scanned. With separation, the union of the `T_S` is partitioned
+//! into disjoint convex *pieces* on which the set of active statements is constant
+//! (intersections and differences of the `T_S`). A piece `P` is *before* a piece `Q`
+//! when, for every value of the outer dimensions, every `c` of `P` is smaller than every
+//! `c` of `Q`. Pieces that cannot be ordered either way are merged (strongly connected
+//! components of the "cannot be after" graph); the merged groups, in a topological
+//! order, become consecutive loops, each over the hull of its pieces, each statement
+//! restricted to its own pieces.
+//!
+//! When the partition grows beyond the options' limit, or separation is off, the pieces
+//! are the statements' sets themselves (one per statement), which still splits
+//! statements whose ranges follow each other into separate loops.
+//!
+//! # Invariants
+//! - for every statement, the parts of its set in the components are pairwise disjoint
+//!   and their union is its set;
+//! - if component `A` precedes component `B`, every point of `A` precedes every point of
+//!   `B` with the same outer dimensions.
+
+use pollen_arith::Int;
+use pollen_presburger::{BasicMap, Budget, Set};
+
+use crate::error::Result;
+use crate::sets::{basic_set, schedule_space};
+
+/// A group of pieces generated as one loop.
+#[derive(Clone, Debug)]
+pub(crate) struct Component {
+    /// Per statement (by index): its part of the component, if any.
+    pub parts: Vec<Option<Set>>,
+    /// The union of the parts.
+    pub union: Set,
+}
+
+/// A convex (or, without separation, arbitrary) set with the statements active on it.
+#[derive(Clone, Debug)]
+struct Piece {
+    set: Set,
+    statements: Vec<usize>,
+}
+
+/// The components of the statements' sets `sets` (in the schedule space of depth
+/// `d + 1`; `None` for statements with no instance here), in execution order.
+pub(crate) fn components(
+    sets: &[Option<Set>],
+    params: &[String],
+    d: usize,
+    separate: bool,
+    limit: usize,
+    budget: &mut Budget,
+) -> Result<Vec<Component>> {
+    let mut pieces = None;
+    if separate {
+        pieces = partition(sets, limit, budget)?;
+    }
+    let pieces = match pieces {
+        Some(p) => p,
+        None => sets
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| {
+                s.as_ref().map(|s| Piece {
+                    set: s.clone(),
+                    statements: vec![k],
+                })
+            })
+            .collect(),
+    };
+    let n = pieces.len();
+    // edge[p][q]: q cannot be entirely before p, so p comes first (or they merge).
+    let mut edge = vec![vec![false; n]; n];
+    for p in 0..n {
+        for q in 0..n {
+            if p != q {
+                edge[p][q] = !before(&pieces[q].set, &pieces[p].set, params, d, budget)?;
+            }
+        }
+    }
+    let groups = ordered_groups(&edge);
+    let mut out = Vec::new();
+    for g in groups {
+        let mut parts: Vec<Option<Set>> = vec![None; sets.len()];
+        let mut union: Option<Set> = None;
+        for &p in &g {
+            let piece = &pieces[p];
+            for &s in &piece.statements {
+                parts[s] = Some(match parts[s].take() {
+                    None => piece.set.clone(),
+                    Some(x) => x.union(&piece.set)?,
+                });
+            }
+            union = Some(match union {
+                None => piece.set.clone(),
+                Some(u) => u.union(&piece.set)?,
+            });
+        }
+        if let Some(union) = union {
+            out.push(Component { parts, union });
+        }
+    }
+    Ok(out)
+}
+
+/// The partition of the union of the sets into disjoint convex pieces with constant
+/// statement sets, or `None` when it has more than `limit` pieces.
+fn partition(
+    sets: &[Option<Set>],
+    limit: usize,
+    budget: &mut Budget,
+) -> Result<Option<Vec<Piece>>> {
+    let mut pieces: Vec<Piece> = Vec::new();
+    for (k, t) in sets.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let mut next = Vec::new();
+        let mut rest = t.clone();
+        for p in pieces {
+            let inside = p.set.intersect(t)?;
+            if !inside.is_empty_with(budget)? {
+                let mut statements = p.statements.clone();
+                statements.push(k);
+                next.push(Piece {
+                    set: inside.coalesce_with(budget)?,
+                    statements,
+                });
+            }
+            let outside = p.set.subtract_with(t, budget)?;
+            if !outside.is_empty_with(budget)? {
+                next.push(Piece {
+                    set: outside.coalesce_with(budget)?,
+                    statements: p.statements,
+                });
+            }
+            rest = rest.subtract_with(&p.set, budget)?;
+        }
+        if !rest.is_empty_with(budget)? {
+            next.push(Piece {
+                set: rest.coalesce_with(budget)?,
+                statements: vec![k],
+            });
+        }
+        if next.len() > limit {
+            return Ok(None);
+        }
+        pieces = next;
+    }
+    let mut convex = Vec::new();
+    for p in pieces {
+        for b in disjoint_parts(&p.set, budget)? {
+            convex.push(Piece {
+                set: basic_set(b)?,
+                statements: p.statements.clone(),
+            });
+        }
+        if convex.len() > limit {
+            return Ok(None);
+        }
+    }
+    Ok(Some(convex))
+}
+
+/// The set as pairwise disjoint basic maps.
+fn disjoint_parts(set: &Set, budget: &mut Budget) -> Result<Vec<BasicMap>> {
+    let parts = set.as_map().basic_maps();
+    if parts.len() <= 1 {
+        return Ok(parts.to_vec());
+    }
+    let mut out: Vec<BasicMap> = Vec::new();
+    let mut covered = Set::empty(set.space().clone());
+    for b in parts {
+        let own = basic_set(b.clone())?.subtract_with(&covered, budget)?;
+        for x in own.as_map().basic_maps() {
+            if !x.is_empty(budget)? {
+                out.push(x.clone());
+            }
+        }
+        covered = covered.union(&basic_set(b.clone())?)?;
+    }
+    Ok(out)
+}
+
+/// Whether, for all outer values, every last coordinate of `p` is smaller than every
+/// last coordinate of `q` (`p` and `q` in the schedule space of depth `d + 1`).
+fn before(p: &Set, q: &Set, params: &[String], d: usize, budget: &mut Budget) -> Result<bool> {
+    let np = params.len();
+    let space = schedule_space(params, d + 2);
+    let tp: Vec<usize> = (0..np + d + 1).collect();
+    let tq: Vec<usize> = (0..np + d).chain([np + d + 1]).collect();
+    for x in p.as_map().basic_maps() {
+        for y in q.as_map().basic_maps() {
+            let mut joint = x.reshape(space.clone(), 0, &tp);
+            joint.absorb(y, &tq);
+            // c_p - c_q >= 0: p's point not before q's.
+            let mut row = joint.zero_row();
+            row[1 + np + d] = Int::one();
+            row[1 + np + d + 1] = -Int::one();
+            joint.add_ineq(row);
+            if !joint.simplify().is_empty(budget)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The strongly connected components of the graph, in a topological order that takes
+/// the smallest available component (by its first node) first.
+fn ordered_groups(edge: &[Vec<bool>]) -> Vec<Vec<usize>> {
+    let n = edge.len();
+    let mut reach: Vec<Vec<bool>> = edge.to_vec();
+    for (i, r) in reach.iter_mut().enumerate() {
+        r[i] = true;
+    }
+    for k in 0..n {
+        let via = reach[k].clone();
+        for row in reach.iter_mut() {
+            if row[k] {
+                for (r, v) in row.iter_mut().zip(&via) {
+                    *r |= *v;
+                }
+            }
+        }
+    }
+    let mut component = vec![usize::MAX; n];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        if component[i] != usize::MAX {
+            continue;
+        }
+        let id = groups.len();
+        let members: Vec<usize> = (0..n).filter(|&j| reach[i][j] && reach[j][i]).collect();
+        for &j in &members {
+            component[j] = id;
+        }
+        groups.push(members);
+    }
+    let m = groups.len();
+    let mut placed = vec![false; m];
+    let mut order = Vec::with_capacity(m);
+    while order.len() < m {
+        let next = (0..m).find(|&g| {
+            !placed[g]
+                && (0..m).all(|h| {
+                    placed[h]
+                        || h == g
+                        || !groups[h]
+                            .iter()
+                            .any(|&a| groups[g].iter().any(|&b| edge[a][b]))
+                })
+        });
+        // A DAG of components always has a source; fall back to the first unplaced.
+        let g = next.unwrap_or_else(|| (0..m).find(|&g| !placed[g]).unwrap_or(0));
+        placed[g] = true;
+        order.push(g);
+    }
+    order.into_iter().map(|g| groups[g].clone()).collect()
+}
