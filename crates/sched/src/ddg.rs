@@ -1,16 +1,17 @@
 //! Strongly connected components of the graph of unsatisfied dependences, numbered in a
 //! topological order.
 //!
-//! The components are found with Tarjan's algorithm (Tarjan 1972); they are then numbered
-//! by Kahn's topological sort of the component graph, always taking the ready component
-//! holding the textually first statement, so that independent components keep the
-//! program's order. Every edge goes from a component to the same or a later one.
+//! The components and their numbering are those of Pluto's `ddg_compute_scc`
+//! (Kosaraju's algorithm): a depth-first search of the graph from the statements in
+//! textual order (successors in textual order) gives finish times; a depth-first search
+//! of the transposed graph from the statements in decreasing finish time discovers the
+//! components in a topological order, numbered as discovered. Every edge goes from a
+//! component to the same or a later one. The numbering matters: Pluto's fusion
+//! heuristics cut between consecutive components.
 //!
 //! # Invariants
 //! `scc_of[s] < n_sccs` for every statement, and `scc_of[source] <= scc_of[target]` for
 //! every edge given.
-
-use std::collections::BTreeSet;
 
 /// The components of a graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,101 +26,56 @@ impl Sccs {
     /// The components of the graph on `n` nodes with the given edges.
     pub fn new(n: usize, edges: &[(usize, usize)]) -> Sccs {
         let mut succ = vec![Vec::new(); n];
+        let mut pred = vec![Vec::new(); n];
         for &(a, b) in edges {
             succ[a].push(b);
+            pred[b].push(a);
         }
-        let raw = tarjan(n, &succ);
-        let n_raw = raw.iter().copied().max().map_or(0, |m| m + 1);
-        // Component graph and the smallest node of every component.
-        let mut first = vec![usize::MAX; n_raw];
-        for (v, &c) in raw.iter().enumerate() {
-            first[c] = first[c].min(v);
+        for list in succ.iter_mut().chain(pred.iter_mut()) {
+            list.sort_unstable();
+            list.dedup();
         }
-        let mut indegree = vec![0usize; n_raw];
-        let mut csucc = vec![BTreeSet::new(); n_raw];
-        for &(a, b) in edges {
-            let (ca, cb) = (raw[a], raw[b]);
-            if ca != cb && csucc[ca].insert(cb) {
-                indegree[cb] += 1;
+        // First search: nodes in increasing finish time.
+        let mut visited = vec![false; n];
+        let mut finished = Vec::with_capacity(n);
+        for root in 0..n {
+            if !visited[root] {
+                search(root, &succ, &mut visited, |v| finished.push(v));
             }
         }
-        let mut ready: BTreeSet<(usize, usize)> = (0..n_raw)
-            .filter(|&c| indegree[c] == 0)
-            .map(|c| (first[c], c))
-            .collect();
-        let mut number = vec![0usize; n_raw];
-        let mut next = 0;
-        while let Some(&(f, c)) = ready.iter().next() {
-            ready.remove(&(f, c));
-            number[c] = next;
-            next += 1;
-            for &d in &csucc[c] {
-                indegree[d] -= 1;
-                if indegree[d] == 0 {
-                    ready.insert((first[d], d));
-                }
+        // Second search on the transposed graph, in decreasing finish time.
+        let mut scc_of = vec![usize::MAX; n];
+        let mut visited = vec![false; n];
+        let mut n_sccs = 0;
+        for &root in finished.iter().rev() {
+            if visited[root] {
+                continue;
             }
+            search(root, &pred, &mut visited, |v| scc_of[v] = n_sccs);
+            n_sccs += 1;
         }
-        Sccs {
-            scc_of: raw.iter().map(|&c| number[c]).collect(),
-            n_sccs: n_raw,
-        }
+        Sccs { scc_of, n_sccs }
     }
 }
 
-/// Tarjan's algorithm (iterative): a component index for every node.
-fn tarjan(n: usize, succ: &[Vec<usize>]) -> Vec<usize> {
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut comp = vec![usize::MAX; n];
-    let mut next_index = 0;
-    let mut n_comp = 0;
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        // (node, next successor position)
-        let mut work = vec![(root, 0usize)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
-            if *pos < succ[v].len() {
-                let w = succ[v][*pos];
-                *pos += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                work.pop();
-                if let Some(&(parent, _)) = work.last() {
-                    low[parent] = low[parent].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        comp[w] = n_comp;
-                        if w == v {
-                            break;
-                        }
-                    }
-                    n_comp += 1;
-                }
+/// Iterative depth-first search from `root` over unvisited nodes, successors in the
+/// given order; `finish` is called on every node when all its successors are done.
+fn search(root: usize, succ: &[Vec<usize>], visited: &mut [bool], mut finish: impl FnMut(usize)) {
+    visited[root] = true;
+    let mut stack = vec![(root, 0usize)];
+    while let Some((v, pos)) = stack.last_mut() {
+        let v = *v;
+        if let Some(&w) = succ[v].get(*pos) {
+            *pos += 1;
+            if !visited[w] {
+                visited[w] = true;
+                stack.push((w, 0));
             }
+        } else {
+            stack.pop();
+            finish(v);
         }
     }
-    comp
 }
 
 #[cfg(test)]
@@ -128,16 +84,25 @@ mod tests {
 
     #[test]
     fn chain_and_cycle() {
-        // 0 -> 1 <-> 2 -> 3, and 4 alone.
+        // 0 -> 1 <-> 2 -> 3, and 4 alone (it finishes last, so comes first).
         let s = Sccs::new(5, &[(0, 1), (1, 2), (2, 1), (2, 3)]);
         assert_eq!(s.n_sccs, 4);
-        assert_eq!(s.scc_of, vec![0, 1, 1, 2, 3]);
+        assert_eq!(s.scc_of, vec![1, 2, 2, 3, 0]);
     }
 
     #[test]
     fn topological_against_text_order() {
-        // 1 -> 0: 1 must come first.
+        // 1 -> 0: 1 must come before 0; the unconnected 2 finishes last, so Kosaraju
+        // discovers it first.
         let s = Sccs::new(3, &[(1, 0)]);
-        assert_eq!(s.scc_of, vec![1, 0, 2]);
+        assert_eq!(s.scc_of, vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn pluto_order_of_2mm() {
+        // 2mm: S0 -> S1 -> S3 <- S2 (with self loops on S1, S3): Pluto numbers S2, S0,
+        // S1, S3.
+        let s = Sccs::new(4, &[(0, 1), (1, 1), (1, 3), (2, 3), (3, 3)]);
+        assert_eq!(s.scc_of, vec![1, 2, 0, 3]);
     }
 }

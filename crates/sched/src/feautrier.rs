@@ -9,14 +9,20 @@
 //! first, as in Pluto's order). The satisfied pairs leave the residuals; the next level
 //! schedules the rest.
 //!
+//! Rows on which every statement that is not yet full rank progresses (a non-trivial
+//! row linearly independent from its earlier rows, see [`crate::progress`]) are
+//! preferred when they satisfy as many dependences as some row does at all; otherwise
+//! any row satisfying the most dependences is taken (statements may then get a
+//! constant).
+//!
 //! Termination: a level that satisfies no dependence must instead make progress in rank
-//! (a row linearly independent from the earlier ones for at least one statement that is
-//! not full rank, Pluto's lazy progression); when that is impossible too, the
-//! strongly connected components of the remaining dependences are separated by a scalar
-//! row (which satisfies every dependence between components); otherwise the scheduler
-//! reports [`Error::NoLegalSchedule`]. Once every dependence is satisfied, statements
-//! that are not full rank get independent rows (statements without dependences are
-//! scheduled this way). Every row has non-negative coefficients.
+//! (every statement that is not full rank if possible, else at least one); when that is
+//! impossible too, the strongly connected components of the remaining dependences are
+//! separated by a scalar row (which satisfies every dependence between components);
+//! otherwise the scheduler reports [`Error::NoLegalSchedule`]. Once every dependence is
+//! satisfied, statements that are not full rank get independent rows (statements
+//! without dependences are scheduled this way). Coefficients are non-negative unless
+//! the caller allows signed ones.
 //!
 //! Consecutive rows form one permutable band when every row of it has a non-negative
 //! distance on every pair left unordered before the band (checked exactly).
@@ -29,66 +35,62 @@ use pollen_presburger::{Budget, Map};
 
 use crate::ddg::Sccs;
 use crate::error::{Error, Result};
-use crate::farkas;
 use crate::fm::Rows;
 use crate::ilp;
-use crate::model::{Distance, Edge, Model, Row, RowKind};
+use crate::model::{Distance, Model, Row, RowKind, Tracker};
 use crate::progress;
 use crate::vars::{embed, Target, Vars};
-use crate::Options;
 
 /// Computes Feautrier's rows for `model`.
-pub fn schedule_rows(model: &Model, options: &Options, budget: &mut Budget) -> Result<Vec<Row>> {
-    let mut residual: Vec<Map> = model.edges.iter().map(|e| e.relation.clone()).collect();
-    let mut satisfied = vec![false; model.edges.len()];
+pub fn schedule_rows(model: &Model, signed: bool, budget: &mut Budget) -> Result<Vec<Row>> {
+    let mut tracker = Tracker::new(model);
     let mut rows: Vec<Row> = Vec::new();
     let max_dim = model.stmts.iter().map(|s| s.dim).max().unwrap_or(0);
     let limit = 4 * (max_dim + 2) * (model.stmts.len() + 2) + model.edges.len();
     for _ in 0..limit {
         let full = (0..model.stmts.len()).all(|s| model.rank(&rows, s) >= model.stmts[s].dim);
-        if full && satisfied.iter().all(|&s| s) {
+        if full && tracker.all_satisfied() {
             return assign_bands(model, rows, budget);
         }
-        let remaining: Vec<usize> = (0..model.edges.len()).filter(|&k| !satisfied[k]).collect();
-        let row = match level(model, options, &rows, &residual, &remaining, budget)? {
+        let remaining: Vec<usize> = (0..model.edges.len())
+            .filter(|&k| !tracker.satisfied[k])
+            .collect();
+        let row = match level(model, signed, &rows, &mut tracker, &remaining, budget)? {
             Some(row) => row,
             None => cut(model, &remaining).ok_or(Error::NoLegalSchedule)?,
         };
-        for &k in &remaining {
-            let r = model.restrict(&model.edges[k], &residual[k], &row, Distance::Zero)?;
-            satisfied[k] = r.is_empty_with(budget)?;
-            residual[k] = r;
-        }
+        tracker.update(model, &row, budget)?;
         rows.push(row);
     }
     Err(Error::NoLegalSchedule)
 }
 
-/// One level: the row satisfying the most remaining dependences, or, if none can be
+/// One level: the row satisfying the most remaining dependences (preferring rows on
+/// which every statement that is not full rank progresses), or, if none can be
 /// satisfied, a row progressing in rank; `None` when neither exists.
 fn level(
     model: &Model,
-    options: &Options,
+    signed: bool,
     rows: &[Row],
-    residual: &[Map],
+    tracker: &mut Tracker,
     remaining: &[usize],
     budget: &mut Budget,
 ) -> Result<Option<Row>> {
     let dims: Vec<usize> = model.stmts.iter().map(|s| s.dim).collect();
     let m = remaining.len();
-    let vars = Vars::new(&dims, 1, m);
+    let vars = Vars::new(&dims, 1, m, signed);
     let mut base = Rows::new(vars.n);
     for (j, &k) in remaining.iter().enumerate() {
         let e = &model.edges[k];
-        let local = residual_validity(model, e, &residual[k])?;
+        let farkas = tracker.farkas(model, k, false)?;
         let targets = crate::vars::edge_targets(
             &vars,
             e,
-            Target::Var(vars.suffix_start + j),
+            Target::var(vars.suffix_start + j),
             &|_| Target::Value(Int::zero()),
             Target::Value(Int::zero()),
         );
-        embed(&local, &targets, &mut base);
+        embed(&farkas.validity, &targets, &mut base);
     }
     // z = Σ (1 − e_k), e_k ≤ 1.
     let mut z = vars.zero_row();
@@ -102,66 +104,46 @@ fn level(
     }
     z[0] = Int::from(-(m as i64));
     base.eqs.push(z);
-    if let Some(bound) = options.coefficient_bound {
+    if let Some(bound) = &model.coefficient_bound {
         for v in 1..vars.suffix_start {
             let mut r = vars.zero_row();
-            r[0] = Int::from(bound);
+            r[0] = bound.clone();
             r[1 + v] = Int::from(-1);
             base.ineqs.push(r);
         }
     }
+    let base = ilp::simplify(base);
     let kind = RowKind::Loop { band: rows.len() };
-    if m > 0 {
+    let not_full: Vec<usize> = (0..model.stmts.len())
+        .filter(|&s| model.rank(rows, s) < model.stmts[s].dim)
+        .collect();
+    let m = Int::from(m as i64);
+    let progressing = |lazy: bool, budget: &mut Budget| -> Result<Option<Vec<Int>>> {
+        if not_full.is_empty() {
+            return Ok(None);
+        }
+        progress::lexmin_progressing(model, &vars, rows, &base, &not_full, lazy, budget)
+    };
+    // The most dependences satisfied, every statement that is not full rank progressing;
+    let eager = progressing(false, budget)?;
+    if let Some(sol) = &eager {
+        if sol[0] < m {
+            return Ok(Some(vars.row_of(sol, kind)));
+        }
+    }
+    // otherwise the most dependences satisfied by any row;
+    if !m.is_zero() {
         if let Some(sol) = ilp::lexmin(&base, budget)? {
-            if sol[0] < Int::from(m as i64) {
+            if sol[0] < m {
                 return Ok(Some(vars.row_of(&sol, kind)));
             }
         }
     }
-    // No dependence can be satisfied: progress in rank on some statement.
-    let not_full: Vec<usize> = (0..model.stmts.len())
-        .filter(|&s| model.rank(rows, s) < model.stmts[s].dim)
-        .collect();
-    if not_full.is_empty() {
-        return Ok(None);
+    // otherwise progress in rank, on every statement or at least on one.
+    if let Some(sol) = eager {
+        return Ok(Some(vars.row_of(&sol, kind)));
     }
-    let nontrivial: Vec<Vec<Int>> = not_full.iter().map(|&s| vars.nontrivial_row(s)).collect();
-    base.ineqs.push(progress::sum_rows(&nontrivial, 1));
-    let mut independence = Vec::new();
-    for &s in &not_full {
-        independence.push(progress::independence_row(
-            model, &vars, rows, s, &base, budget,
-        )?);
-    }
-    base.ineqs.push(progress::sum_rows(&independence, 1));
-    Ok(ilp::lexmin(&base, budget)?.map(|sol| vars.row_of(&sol, kind)))
-}
-
-/// `φ_T − φ_S − δ ≥ 0` on the residual of edge `e`, over the edge's local unknowns.
-fn residual_validity(model: &Model, e: &Edge, residual: &Map) -> Result<Rows> {
-    let l = e.layout;
-    let (ds, dt) = (model.stmts[e.source].dim, model.stmts[e.target].dim);
-    let p = model.n_params;
-    let mut out = Rows::new(l.n);
-    for b in residual.basic_maps() {
-        let sys = b.to_system();
-        let zero = || vec![Int::zero(); l.n + 1];
-        let mut forms = vec![zero(); sys.n_vars];
-        for k in 0..ds {
-            forms[p + k][1 + l.source + k] -= &Int::one();
-        }
-        for k in 0..dt {
-            forms[p + ds + k][1 + l.target + k] += &Int::one();
-        }
-        let mut constant = zero();
-        constant[1 + l.target + dt] += &Int::one();
-        constant[1 + l.source + ds] -= &Int::one();
-        constant[1 + l.delta] = Int::from(-1);
-        let v = farkas::nonnegative_on(&sys, &forms, &constant, l.n)?;
-        out.eqs.extend(v.eqs);
-        out.ineqs.extend(v.ineqs);
-    }
-    Ok(out)
+    Ok(progressing(true, budget)?.map(|sol| vars.row_of(&sol, kind)))
 }
 
 /// A scalar row separating the components of the remaining dependences, if there is

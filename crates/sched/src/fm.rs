@@ -255,8 +255,9 @@ fn combine(p: &[Int], q: &[Int], col: usize) -> Vec<Int> {
     row
 }
 
-/// Drops trivially true rows, duplicates and the weaker of parallel rows.
-fn prune(rows: Vec<Vec<Int>>) -> Vec<Vec<Int>> {
+/// Drops trivially true rows, duplicates and the weaker of parallel rows (an infeasible
+/// constant row is kept).
+pub fn prune(rows: Vec<Vec<Int>>) -> Vec<Vec<Int>> {
     let tracked = rows
         .into_iter()
         .map(|row| Tracked {

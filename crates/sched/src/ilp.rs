@@ -15,7 +15,7 @@ use pollen_presburger::solver::Optimum;
 use pollen_presburger::{BasicMap, BasicSet, Budget, Set, Space, Tuple};
 
 use crate::error::{Error, Result};
-use crate::fm::Rows;
+use crate::fm::{self, Rows};
 
 /// The lexicographically smallest non-negative integer point of `rows`, or `None` when
 /// there is none.
@@ -39,6 +39,83 @@ pub fn lexmin(rows: &Rows, budget: &mut Budget) -> Result<Option<Vec<Int>>> {
         // Non-negative variables always have a lexicographic minimum.
         Optimum::Unbounded => Err(Error::NoLegalSchedule),
     }
+}
+
+/// `rows` without the inequalities that hold for all non-negative variables (no
+/// negative entry), duplicates and the weaker of parallel inequalities.
+pub fn simplify(rows: Rows) -> Rows {
+    let needed: Vec<Vec<Int>> = rows
+        .ineqs
+        .into_iter()
+        .filter(|r| r.iter().any(Int::is_negative))
+        .collect();
+    Rows {
+        n: rows.n,
+        eqs: rows.eqs,
+        ineqs: fm::prune(needed),
+    }
+}
+
+/// The rows of `rows` connected to the variables `seeds` through variables at or after
+/// `shared` (variables before `shared` do not connect rows). When the rows are feasible,
+/// adding a constraint over the seed variables keeps them feasible iff it keeps this
+/// component feasible, provided the shared variables are only bounded from below.
+pub fn component(rows: &Rows, shared: usize, seeds: &[usize]) -> Rows {
+    let all: Vec<(&Vec<Int>, bool)> = rows
+        .eqs
+        .iter()
+        .map(|r| (r, true))
+        .chain(rows.ineqs.iter().map(|r| (r, false)))
+        .collect();
+    // The variables (at or after `shared`) of every row, and the rows of every variable.
+    let row_vars: Vec<Vec<usize>> = all
+        .iter()
+        .map(|(r, _)| {
+            r[1 + shared..]
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !a.is_zero())
+                .map(|(v, _)| shared + v)
+                .collect()
+        })
+        .collect();
+    let mut var_rows: Vec<Vec<usize>> = vec![Vec::new(); rows.n];
+    for (k, vs) in row_vars.iter().enumerate() {
+        for &v in vs {
+            var_rows[v].push(k);
+        }
+    }
+    let mut reached = vec![false; rows.n];
+    let mut taken = vec![false; all.len()];
+    let mut frontier: Vec<usize> = seeds.iter().copied().filter(|&v| v >= shared).collect();
+    for &v in &frontier {
+        reached[v] = true;
+    }
+    while let Some(v) = frontier.pop() {
+        for &k in &var_rows[v] {
+            if taken[k] {
+                continue;
+            }
+            taken[k] = true;
+            for &w in &row_vars[k] {
+                if !reached[w] {
+                    reached[w] = true;
+                    frontier.push(w);
+                }
+            }
+        }
+    }
+    let mut out = Rows::new(rows.n);
+    for (k, (r, eq)) in all.into_iter().enumerate() {
+        if taken[k] || row_vars[k].is_empty() {
+            if eq {
+                out.eqs.push(r.clone());
+            } else {
+                out.ineqs.push(r.clone());
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

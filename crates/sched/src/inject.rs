@@ -172,9 +172,15 @@ impl ConstraintTree {
     }
 }
 
-/// Computes the Pluto rows of `model`, honouring `options.constraints`.
-pub fn schedule_rows(model: &Model, options: &Options, budget: &mut Budget) -> Result<Vec<Row>> {
-    let mut pluto = Pluto::new(model, options, budget.clone());
+/// Computes the Pluto rows of `model`, honouring `options.constraints`; `signed` allows
+/// negative iterator coefficients.
+pub fn schedule_rows(
+    model: &Model,
+    options: &Options,
+    signed: bool,
+    budget: &mut Budget,
+) -> Result<Vec<Row>> {
+    let mut pluto = Pluto::new(model, options, budget.clone(), signed);
     let outcome = run(&mut pluto, options);
     *budget = pluto.budget();
     outcome
@@ -286,7 +292,7 @@ fn influence_rows(
             };
             let factor = Int::from(*factor);
             if coef.dim == depth {
-                r[1 + vars.coef(s, k)] += &factor;
+                vars.add_coef(&mut r, s, k, &factor);
             } else if coef.dim < depth {
                 let value = &loop_rows[coef.dim].coeffs[s][k];
                 r[0] += &(&factor * value);

@@ -73,9 +73,16 @@ pub struct Options {
     /// Whether a band whose first member is not parallel is given a wavefront, the first
     /// member becoming the sum of the first two (or of all) members (default off).
     pub wavefront: bool,
-    /// An upper bound on every schedule coefficient (iterators and constants), or none
-    /// (the default; coefficients are non-negative in every case).
+    /// An upper bound on every schedule coefficient variable (iterator coefficients, or
+    /// their positive and negative parts, and constants). By default (`None`) Pluto's
+    /// rule applies: the largest constant of the domains' constraints minus one when that
+    /// is at least 10, no bound otherwise.
     pub coefficient_bound: Option<i64>,
+    /// Whether iterator coefficients may be negative from the start (reversal, negative
+    /// skews). By default they are non-negative, as in Pluto, and negative ones are
+    /// allowed only when no schedule with non-negative coefficients is found (reversed
+    /// loops such as `for (i = N - 1; i >= 0; i--)` need them).
+    pub negative_coefficients: bool,
     /// The number of elementary steps the Presburger operations may take, or unlimited
     /// (the default); running out gives [`Error::LimitExceeded`].
     pub budget: Option<u64>,
@@ -93,13 +100,26 @@ pub fn schedule(scop: &Scop, deps: &[Dependence], options: &Options) -> Result<S
         Some(steps) => Budget::new(steps),
         None => Budget::unlimited(),
     };
-    let mut model = model::Model::new(scop, deps, &mut budget)?;
-    let rows = match options.algo {
-        Algo::Pluto => {
-            model.ensure_farkas()?;
-            inject::schedule_rows(&model, options, &mut budget)?
+    let model = model::Model::new(scop, deps, options.coefficient_bound, &mut budget)?;
+    let rows = match rows(&model, options, options.negative_coefficients, &mut budget) {
+        Err(Error::NoLegalSchedule) if !options.negative_coefficients => {
+            rows(&model, options, true, &mut budget)?
         }
-        Algo::Feautrier => feautrier::schedule_rows(&model, options, &mut budget)?,
+        other => other?,
     };
     build::build_tree(&model, &rows, options.wavefront, &mut budget)
+}
+
+/// The schedule rows of the chosen algorithm; `signed` allows negative iterator
+/// coefficients.
+fn rows(
+    model: &model::Model,
+    options: &Options,
+    signed: bool,
+    budget: &mut Budget,
+) -> Result<Vec<model::Row>> {
+    match options.algo {
+        Algo::Pluto => inject::schedule_rows(model, options, signed, budget),
+        Algo::Feautrier => feautrier::schedule_rows(model, signed, budget),
+    }
 }

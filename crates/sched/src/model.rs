@@ -18,9 +18,11 @@
 //!   context, and has no empty basic map;
 //! - the residual of an edge is a subset of its relation.
 
+use std::rc::Rc;
+
 use pollen_arith::{Int, IntMatrix};
 use pollen_deps::{DepKind, Dependence};
-use pollen_presburger::solver::System;
+use pollen_presburger::solver::{self, System};
 use pollen_presburger::{BasicMap, Budget, Map, Set};
 use pollen_scop::Scop;
 
@@ -98,9 +100,14 @@ pub struct Edge {
     pub relation: Map,
     /// Local numbering of the Farkas unknowns.
     pub layout: Layout,
-    /// `φ_T − φ_S − δ ≥ 0` on the relation, over the local unknowns (computed lazily).
-    pub validity: Option<Rows>,
-    /// `u·N + w − (φ_T − φ_S) ≥ 0` on the relation, over the local unknowns (lazily).
+}
+
+/// The Farkas constraints of (part of) an edge's relation, over its local unknowns.
+#[derive(Clone, Debug)]
+pub struct Farkas {
+    /// `φ_T − φ_S − δ ≥ 0` on every pair.
+    pub validity: Rows,
+    /// `u·N + w − (φ_T − φ_S) ≥ 0` on every pair, when asked for.
     pub bounding: Option<Rows>,
 }
 
@@ -113,11 +120,19 @@ pub struct Model {
     pub edges: Vec<Edge>,
     /// The number of parameters.
     pub n_params: usize,
+    /// The upper bound on every coefficient variable, if any.
+    pub coefficient_bound: Option<Int>,
 }
 
 impl Model {
-    /// Builds the model of `scop` and its dependences.
-    pub fn new(scop: &Scop, deps: &[Dependence], budget: &mut Budget) -> Result<Model> {
+    /// Builds the model of `scop` and its dependences; `bound` is the upper bound on the
+    /// coefficient variables, or `None` for Pluto's rule ([`automatic_bound`]).
+    pub fn new(
+        scop: &Scop,
+        deps: &[Dependence],
+        bound: Option<i64>,
+        budget: &mut Budget,
+    ) -> Result<Model> {
         let stmts: Vec<Stmt> = scop
             .statements
             .iter()
@@ -137,7 +152,13 @@ impl Model {
                     .ok_or_else(|| Error::UnknownStatement(name.to_string()))
             };
             let (source, target) = (index(&d.source)?, index(&d.target)?);
-            let relation = prepare_relation(scop, &d.relation, budget)?;
+            let relation = prepare_relation(
+                scop,
+                &d.relation,
+                &stmts[source].domain,
+                &stmts[target].domain,
+                budget,
+            )?;
             if relation.basic_maps().is_empty() {
                 continue;
             }
@@ -148,27 +169,24 @@ impl Model {
                 kind: d.kind,
                 relation,
                 layout,
-                validity: None,
-                bounding: None,
             });
         }
+        let coefficient_bound = match bound {
+            Some(b) => Some(Int::from(b)),
+            None => automatic_bound(&stmts),
+        };
         Ok(Model {
             stmts,
             edges,
             n_params,
+            coefficient_bound,
         })
     }
 
-    /// Computes the Farkas constraints of every edge that does not have them yet.
-    pub fn ensure_farkas(&mut self) -> Result<()> {
-        for k in 0..self.edges.len() {
-            if self.edges[k].validity.is_none() {
-                let (v, b) = edge_farkas(self, &self.edges[k])?;
-                self.edges[k].validity = Some(v);
-                self.edges[k].bounding = Some(b);
-            }
-        }
-        Ok(())
+    /// The Farkas constraints of edge `e` on `relation` (a subset of its relation), the
+    /// distance bound included when `bounding` holds.
+    pub fn farkas(&self, e: &Edge, relation: &Map, bounding: bool) -> Result<Farkas> {
+        edge_farkas(self, e, relation, bounding)
     }
 
     /// The rank of statement `s`'s iterator coefficients over the loop rows of `rows`.
@@ -264,6 +282,81 @@ impl Model {
     }
 }
 
+/// What the rows built so far leave of every edge: its residual (the pairs on which
+/// every row has distance zero), whether it is satisfied (empty residual), and the
+/// Farkas constraints of the residual, recomputed only when the residual shrinks.
+#[derive(Clone, Debug)]
+pub struct Tracker {
+    /// Per edge: the pairs not yet strictly ordered.
+    pub residual: Vec<Map>,
+    /// Per edge: whether its residual is empty.
+    pub satisfied: Vec<bool>,
+    /// Per edge: how many times its residual has shrunk.
+    version: Vec<usize>,
+    /// Per edge: the Farkas constraints of a version of its residual.
+    cache: Vec<Option<(usize, Rc<Farkas>)>>,
+}
+
+impl Tracker {
+    /// Nothing ordered yet.
+    pub fn new(model: &Model) -> Tracker {
+        let n = model.edges.len();
+        Tracker {
+            residual: model.edges.iter().map(|e| e.relation.clone()).collect(),
+            satisfied: vec![false; n],
+            version: vec![0; n],
+            cache: vec![None; n],
+        }
+    }
+
+    /// Whether every edge is satisfied.
+    pub fn all_satisfied(&self) -> bool {
+        self.satisfied.iter().all(|&s| s)
+    }
+
+    /// Takes a new row into account. Every row must have a non-negative distance on
+    /// the residuals (a legal row).
+    pub fn update(&mut self, model: &Model, row: &Row, budget: &mut Budget) -> Result<()> {
+        for (k, e) in model.edges.iter().enumerate() {
+            if self.satisfied[k] {
+                continue;
+            }
+            if let Some(d) = model.constant_distance(e, row) {
+                if d.is_positive() {
+                    self.satisfied[k] = true;
+                    self.residual[k] = Map::empty(self.residual[k].space().clone());
+                    self.version[k] += 1;
+                }
+                continue;
+            }
+            let ahead = model.restrict(e, &self.residual[k], row, Distance::AtLeastOne)?;
+            if ahead.is_empty_with(budget)? {
+                continue;
+            }
+            let r = model
+                .restrict(e, &self.residual[k], row, Distance::Zero)?
+                .remove_empty_parts(budget)?;
+            self.satisfied[k] = r.basic_maps().is_empty();
+            self.residual[k] = r;
+            self.version[k] += 1;
+        }
+        Ok(())
+    }
+
+    /// The Farkas constraints of edge `k`'s residual (with the distance bound when
+    /// `bounding` holds).
+    pub fn farkas(&mut self, model: &Model, k: usize, bounding: bool) -> Result<Rc<Farkas>> {
+        if let Some((v, f)) = &self.cache[k] {
+            if *v == self.version[k] && (f.bounding.is_some() || !bounding) {
+                return Ok(Rc::clone(f));
+            }
+        }
+        let f = Rc::new(model.farkas(&model.edges[k], &self.residual[k], bounding)?);
+        self.cache[k] = Some((self.version[k], Rc::clone(&f)));
+        Ok(f)
+    }
+}
+
 /// A condition on a row's dependence distance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Distance {
@@ -275,12 +368,38 @@ pub enum Distance {
     AtMostMinusOne,
 }
 
+/// Pluto's default bound on the coefficients: the largest constant term of the domains'
+/// constraints minus one when that is at least 10 (literal loop bounds), so that shifts
+/// and skews proportional to a loop's extent are not explored; no bound otherwise.
+pub fn automatic_bound(stmts: &[Stmt]) -> Option<Int> {
+    let mut largest = Int::zero();
+    for s in stmts {
+        for b in s.domain.as_map().basic_maps() {
+            for r in b.eqs().iter().chain(b.ineqs()) {
+                if r[0] > largest {
+                    largest = r[0].clone();
+                }
+            }
+        }
+    }
+    let bound = largest - Int::one();
+    (bound >= Int::from(10)).then_some(bound)
+}
+
 /// The relation of a dependence over the scop's parameters, within the context and the
-/// statements' domains, simplified, without empty parts.
-fn prepare_relation(scop: &Scop, relation: &Map, budget: &mut Budget) -> Result<Map> {
+/// statements' domains (`source`, `target`), simplified, without empty parts.
+fn prepare_relation(
+    scop: &Scop,
+    relation: &Map,
+    source: &Set,
+    target: &Set,
+    budget: &mut Budget,
+) -> Result<Map> {
     let r = relation.align_params(&scop.params)?;
     let context = scop.context.align_params(&scop.params)?;
     let r = r.intersect_params(context.as_map())?;
+    let r = r.intersect_domain(source.as_map())?;
+    let r = r.intersect_range(target.as_map())?;
     let r = r.remove_empty_parts(budget)?;
     let r = r.coalesce_with(budget)?;
     let r = r.detect_equalities_with(budget)?;
@@ -307,14 +426,15 @@ fn layout_of(stmts: &[Stmt], n_params: usize, s: usize, t: usize) -> Layout {
     }
 }
 
-/// The validity and bounding constraints of one edge (over its local unknowns).
-fn edge_farkas(model: &Model, e: &Edge) -> Result<(Rows, Rows)> {
+/// The validity and (optionally) bounding constraints of edge `e` on `relation`, over
+/// the edge's local unknowns.
+fn edge_farkas(model: &Model, e: &Edge, relation: &Map, with_bounding: bool) -> Result<Farkas> {
     let l = e.layout;
     let (ds, dt) = (model.stmts[e.source].dim, model.stmts[e.target].dim);
     let p = model.n_params;
     let mut validity = Rows::new(l.n);
     let mut bounding = Rows::new(l.n);
-    for b in e.relation.basic_maps() {
+    for b in relation.basic_maps() {
         let sys: System = b.to_system();
         let n_cols = sys.n_vars;
         let zero = || vec![Int::zero(); l.n + 1];
@@ -341,11 +461,74 @@ fn edge_farkas(model: &Model, e: &Edge) -> Result<(Rows, Rows)> {
         bound_constant[1 + l.source + ds] += &Int::one();
         bound_constant[1 + l.w] = Int::one();
         let v = farkas::nonnegative_on(&sys, &forms, &constant, l.n)?;
-        let bd = farkas::nonnegative_on(&sys, &bound_forms, &bound_constant, l.n)?;
         validity.eqs.extend(v.eqs);
         validity.ineqs.extend(v.ineqs);
-        bounding.eqs.extend(bd.eqs);
-        bounding.ineqs.extend(bd.ineqs);
+        if with_bounding {
+            // The bound is a cost, not a legality condition: it assumes non-negative
+            // parameters, so that `u·N` can bound distances that grow with a parameter
+            // on which this relation places no lower bound.
+            let mut sys = sys.clone();
+            for i in 0..p {
+                let mut r = vec![Int::zero(); sys.n_vars + 1];
+                r[1 + i] = Int::one();
+                sys.ineqs.push(r);
+            }
+            let bd = farkas::nonnegative_on(&sys, &bound_forms, &bound_constant, l.n)?;
+            bounding.eqs.extend(bd.eqs);
+            bounding.ineqs.extend(bd.ineqs);
+        }
     }
-    Ok((validity, bounding))
+    let context = local_context(&l, ds, dt);
+    Ok(Farkas {
+        validity: without_redundant(validity, &context)?,
+        bounding: match with_bounding {
+            true => Some(without_redundant(bounding, &context)?),
+            false => None,
+        },
+    })
+}
+
+/// Rows that hold in every ILP: the constants, `δ`, `u` and `w` are non-negative.
+fn local_context(l: &Layout, ds: usize, dt: usize) -> Vec<Vec<Int>> {
+    let mut vars = vec![l.source + ds, l.target + dt, l.delta, l.w];
+    vars.extend(l.u..l.w);
+    vars.sort_unstable();
+    vars.dedup();
+    vars.into_iter()
+        .map(|v| {
+            let mut r = vec![Int::zero(); l.n + 1];
+            r[1 + v] = Int::one();
+            r
+        })
+        .collect()
+}
+
+/// `rows` without the inequalities implied by the others and `context` (rationally).
+fn without_redundant(rows: Rows, context: &[Vec<Int>]) -> Result<Rows> {
+    let rows = Rows {
+        n: rows.n,
+        eqs: rows.eqs,
+        ineqs: crate::fm::prune(rows.ineqs),
+    };
+    if rows.ineqs.len() <= 1 {
+        return Ok(rows);
+    }
+    let mut sys = System::new(rows.n);
+    sys.eqs = rows.eqs.clone();
+    sys.ineqs = context.to_vec();
+    sys.ineqs.extend(rows.ineqs.iter().cloned());
+    let redundant = solver::redundant_inequalities(&sys, &mut Budget::unlimited())?;
+    let first = context.len();
+    let ineqs = rows
+        .ineqs
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| redundant.binary_search(&(first + k)).is_err())
+        .map(|(_, r)| r)
+        .collect();
+    Ok(Rows {
+        n: rows.n,
+        eqs: rows.eqs,
+        ineqs,
+    })
 }

@@ -18,8 +18,8 @@
 //!
 //! All coefficients are non-negative, as in Pluto's default: reversal and negative
 //! skewing are not explored (the lexicographic minimum over non-negative variables
-//! always exists, and shifts and skews stay small). `Options::coefficient_bound` bounds
-//! them from above.
+//! always exists, and shifts and skews stay small). `Options::coefficient_bound` (by
+//! default Pluto's rule, see [`crate::model::automatic_bound`]) bounds them from above.
 //!
 //! The driver follows `pluto_auto_transform`: find as many permutable hyperplanes as the
 //! deepest statement still needs; when none is found, cut between strongly connected
@@ -38,13 +38,13 @@
 //!   distance zero.
 
 use pollen_arith::Int;
-use pollen_presburger::{Budget, Map};
+use pollen_presburger::Budget;
 
 use crate::ddg::Sccs;
 use crate::error::{Error, Result};
 use crate::fm::Rows;
 use crate::ilp;
-use crate::model::{Distance, Model, Row, RowKind};
+use crate::model::{Model, Row, RowKind, Tracker};
 use crate::progress;
 use crate::vars::{edge_targets, embed, Target, Vars};
 use crate::{Fuse, Options};
@@ -54,10 +54,8 @@ use crate::{Fuse, Options};
 pub struct State {
     /// The rows found so far.
     pub rows: Vec<Row>,
-    /// Per edge: the pairs not yet strictly ordered by the rows.
-    pub residual: Vec<Map>,
-    /// Per edge: whether its residual is empty.
-    pub satisfied: Vec<bool>,
+    /// What the rows leave of the dependences.
+    pub tracker: Tracker,
     band: Option<Band>,
     n_bands: usize,
     lazy: bool,
@@ -107,10 +105,10 @@ pub struct Pluto<'a> {
 }
 
 impl<'a> Pluto<'a> {
-    /// A scheduler for `model`, whose Farkas constraints must be computed.
-    pub fn new(model: &'a Model, options: &'a Options, budget: Budget) -> Pluto<'a> {
+    /// A scheduler for `model`; `signed` allows negative iterator coefficients.
+    pub fn new(model: &'a Model, options: &'a Options, budget: Budget, signed: bool) -> Pluto<'a> {
         let dims: Vec<usize> = model.stmts.iter().map(|s| s.dim).collect();
-        let vars = Vars::new(&dims, model.n_params + 1, 0);
+        let vars = Vars::new(&dims, model.n_params + 1, 0, signed);
         Pluto {
             model,
             options,
@@ -123,13 +121,7 @@ impl<'a> Pluto<'a> {
     pub fn initial_state(&mut self) -> Result<State> {
         let mut st = State {
             rows: Vec::new(),
-            residual: self
-                .model
-                .edges
-                .iter()
-                .map(|e| e.relation.clone())
-                .collect(),
-            satisfied: vec![false; self.model.edges.len()],
+            tracker: Tracker::new(self.model),
             band: None,
             n_bands: 0,
             lazy: false,
@@ -166,7 +158,7 @@ impl<'a> Pluto<'a> {
 
     /// Whether every statement is full rank and every dependence satisfied.
     pub fn is_complete(&self, st: &State) -> bool {
-        st.satisfied.iter().all(|&s| s)
+        st.tracker.satisfied.iter().all(|&s| s)
             && (0..self.model.stmts.len()).all(|s| self.is_full_rank(st, s))
     }
 
@@ -212,7 +204,7 @@ impl<'a> Pluto<'a> {
                             self.append_loop_row(st, row)?;
                             return Ok(Advance::Appended);
                         }
-                        if st.satisfied.iter().all(|&s| s) {
+                        if st.tracker.satisfied.iter().all(|&s| s) {
                             if let Some(row) = self.find(st, Some(&inf.rows), false)? {
                                 self.append_loop_row(st, row)?;
                                 return Ok(Advance::Appended);
@@ -274,7 +266,7 @@ impl<'a> Pluto<'a> {
             && band
                 .edges
                 .iter()
-                .zip(&st.satisfied)
+                .zip(&st.tracker.satisfied)
                 .any(|(&in_band, &sat)| in_band && sat)
     }
 
@@ -288,14 +280,14 @@ impl<'a> Pluto<'a> {
                 self.cut_all(st, &sccs)?;
             }
         }
-        let edges: Vec<bool> = st.satisfied.iter().map(|&s| !s).collect();
+        let edges: Vec<bool> = st.tracker.satisfied.iter().map(|&s| !s).collect();
         let max = (0..self.model.stmts.len())
             .map(|s| {
                 self.model.stmts[s].dim - self.model.rank(&st.rows, s).min(self.model.stmts[s].dim)
             })
             .max()
             .unwrap_or(0);
-        let base = self.base_constraints(&edges);
+        let base = ilp::simplify(self.base_constraints(st, &edges)?);
         st.band = Some(Band {
             id: st.n_bands,
             base,
@@ -309,97 +301,67 @@ impl<'a> Pluto<'a> {
 
     /// Validity (`δ = 0`) and distance-bound constraints of the given edges, and the
     /// coefficient bounds.
-    fn base_constraints(&self, edges: &[bool]) -> Rows {
+    fn base_constraints(&self, st: &mut State, edges: &[bool]) -> Result<Rows> {
         let mut rows = Rows::new(self.vars.n);
         let p = self.model.n_params;
         for (k, e) in self.model.edges.iter().enumerate() {
             if !edges[k] {
                 continue;
             }
+            let farkas = st.tracker.farkas(self.model, k, true)?;
             let targets = edge_targets(
                 &self.vars,
                 e,
                 Target::Value(Int::zero()),
-                &|i| Target::Var(i),
-                Target::Var(p),
+                &|i| Target::var(i),
+                Target::var(p),
             );
-            embed(
-                e.validity.as_ref().expect("Farkas computed"),
-                &targets,
-                &mut rows,
-            );
-            embed(
-                e.bounding.as_ref().expect("Farkas computed"),
-                &targets,
-                &mut rows,
-            );
+            embed(&farkas.validity, &targets, &mut rows);
+            if let Some(bounding) = &farkas.bounding {
+                embed(bounding, &targets, &mut rows);
+            }
         }
-        if let Some(bound) = self.options.coefficient_bound {
+        if let Some(bound) = &self.model.coefficient_bound {
             for v in p + 1..self.vars.n {
                 let mut r = self.vars.zero_row();
-                r[0] = Int::from(bound);
+                r[0] = bound.clone();
                 r[1 + v] = Int::from(-1);
                 rows.ineqs.push(r);
             }
         }
-        rows
+        Ok(rows)
     }
 
     /// The lexicographically smallest hyperplane for the open band, with the
     /// progression constraints of the current mode when `progression` holds.
     fn find(&mut self, st: &State, extra: Option<&Rows>, progression: bool) -> Result<Option<Row>> {
         let band = st.band.as_ref().expect("a band is open");
+        let kind = RowKind::Loop { band: band.id };
         let mut rows = band.base.clone();
         if let Some(extra) = extra {
             rows.eqs.extend(extra.eqs.iter().cloned());
             rows.ineqs.extend(extra.ineqs.iter().cloned());
         }
-        if progression {
-            let not_full: Vec<usize> = (0..self.model.stmts.len())
-                .filter(|&s| !self.is_full_rank(st, s))
-                .collect();
-            if not_full.is_empty() {
-                return Ok(None);
-            }
-            self.add_progression(st, &not_full, &mut rows)?;
+        if !progression {
+            let sol = ilp::lexmin(&rows, &mut self.budget)?;
+            return Ok(sol.map(|s| self.vars.row_of(&s, kind)));
         }
-        let sol = ilp::lexmin(&rows, &mut self.budget)?;
-        Ok(sol.map(|s| self.vars.row_of(&s, RowKind::Loop { band: band.id })))
-    }
-
-    /// Non-triviality and linear-independence constraints for the statements
-    /// `not_full` (eager: each of them; lazy: at least one).
-    fn add_progression(&mut self, st: &State, not_full: &[usize], rows: &mut Rows) -> Result<()> {
-        let mut nontrivial = Vec::new();
-        for &s in not_full {
-            nontrivial.push(self.vars.nontrivial_row(s));
+        let not_full: Vec<usize> = (0..self.model.stmts.len())
+            .filter(|&s| !self.is_full_rank(st, s))
+            .collect();
+        if not_full.is_empty() {
+            return Ok(None);
         }
-        let mut with_nontrivial = rows.clone();
-        if st.lazy {
-            with_nontrivial
-                .ineqs
-                .push(progress::sum_rows(&nontrivial, 1));
-        } else {
-            with_nontrivial.ineqs.extend(nontrivial.iter().cloned());
-        }
-        let mut independence = Vec::new();
-        for &s in not_full {
-            independence.push(progress::independence_row(
-                self.model,
-                &self.vars,
-                &st.rows,
-                s,
-                &with_nontrivial,
-                &mut self.budget,
-            )?);
-        }
-        *rows = with_nontrivial;
-        if st.lazy {
-            rows.ineqs.push(progress::sum_rows(&independence, 1));
-        } else {
-            rows.ineqs.extend(independence);
-        }
-        Ok(())
+        let sol = progress::lexmin_progressing(
+            self.model,
+            &self.vars,
+            &st.rows,
+            &rows,
+            &not_full,
+            st.lazy,
+            &mut self.budget,
+        )?;
+        Ok(sol.map(|s| self.vars.row_of(&s, kind)))
     }
 
     /// Appends a loop row to the open band and updates the residuals.
@@ -413,16 +375,7 @@ impl<'a> Pluto<'a> {
 
     /// Appends a row and updates the residuals.
     pub fn append_row(&mut self, st: &mut State, row: Row) -> Result<()> {
-        for (k, e) in self.model.edges.iter().enumerate() {
-            if st.satisfied[k] {
-                continue;
-            }
-            let r = self
-                .model
-                .restrict(e, &st.residual[k], &row, Distance::Zero)?;
-            st.satisfied[k] = r.is_empty_with(&mut self.budget)?;
-            st.residual[k] = r;
-        }
+        st.tracker.update(self.model, &row, &mut self.budget)?;
         st.rows.push(row);
         Ok(())
     }
@@ -433,7 +386,7 @@ impl<'a> Pluto<'a> {
             .model
             .edges
             .iter()
-            .zip(&st.satisfied)
+            .zip(&st.tracker.satisfied)
             .filter(|(_, &s)| !s)
             .map(|(e, _)| (e.source, e.target))
             .collect();
@@ -444,7 +397,7 @@ impl<'a> Pluto<'a> {
         self.model
             .edges
             .iter()
-            .zip(&st.satisfied)
+            .zip(&st.tracker.satisfied)
             .any(|(e, &s)| !s && sccs.scc_of[e.source] != sccs.scc_of[e.target])
     }
 
@@ -472,7 +425,7 @@ impl<'a> Pluto<'a> {
         self.model
             .edges
             .iter()
-            .zip(&st.satisfied)
+            .zip(&st.tracker.satisfied)
             .filter(|(e, &s)| {
                 !s && self
                     .model
@@ -529,7 +482,7 @@ impl<'a> Pluto<'a> {
         self.model
             .edges
             .iter()
-            .zip(&st.satisfied)
+            .zip(&st.tracker.satisfied)
             .any(|(e, &s)| !s && sccs.scc_of[e.source] == a && sccs.scc_of[e.target] == b)
     }
 

@@ -9,8 +9,15 @@
 //! coefficients on inner iterators, which keeps the original loop order when it is
 //! legal (Pluto reverses each statement's iterator coefficients the same way).
 //!
+//! Every variable is non-negative. In *signed* layouts an iterator coefficient is the
+//! difference `c⁺ − c⁻` of two variables; a statement's `c⁻` variables come first (so
+//! that a negative coefficient is used only when no non-negative one is as good), then
+//! its `c⁺`, then its constant. Constants stay non-negative in both layouts (only their
+//! differences matter).
+//!
 //! # Invariants
-//! `offsets[s] + dims[s] < n` for every statement `s`; rows have `1 + n` entries.
+//! Every variable of statement `s` lies in `offsets[s] .. offsets[s] + width(s)`; rows
+//! have `1 + n` entries.
 
 use pollen_arith::Int;
 
@@ -24,39 +31,69 @@ pub struct Vars {
     pub offsets: Vec<usize>,
     /// Per statement: its number of iterators.
     pub dims: Vec<usize>,
+    /// Whether iterator coefficients may be negative (`c⁺ − c⁻`).
+    pub signed: bool,
+    /// The number of prefix variables (only bounded from below: the distance bound, or
+    /// Feautrier's count of unsatisfied dependences).
+    pub prefix: usize,
     /// The index of the first suffix variable.
     pub suffix_start: usize,
     /// The total number of variables.
     pub n: usize,
 }
 
+impl Target {
+    /// The single ILP variable `v`.
+    pub fn var(v: usize) -> Target {
+        Target::Vars(vec![(v, 1)])
+    }
+}
+
 impl Vars {
     /// The layout for statements of dimensions `dims`, with `prefix` variables before
     /// and `suffix` variables after the coefficients.
-    pub fn new(dims: &[usize], prefix: usize, suffix: usize) -> Vars {
+    pub fn new(dims: &[usize], prefix: usize, suffix: usize, signed: bool) -> Vars {
         let mut offsets = Vec::with_capacity(dims.len());
         let mut next = prefix;
         for &d in dims {
             offsets.push(next);
-            next += d + 1;
+            next += if signed { 2 * d + 1 } else { d + 1 };
         }
         Vars {
             offsets,
             dims: dims.to_vec(),
+            signed,
+            prefix,
             suffix_start: next,
             n: next + suffix,
         }
     }
 
-    /// The variable of statement `s`'s coefficient `k`: iterator `k` for `k < dim`, the
-    /// constant for `k = dim`.
-    pub fn coef(&self, s: usize, k: usize) -> usize {
-        let d = self.dims[s];
-        if k < d {
-            self.offsets[s] + d - 1 - k
-        } else {
-            self.offsets[s] + d
+    /// Statement `s`'s coefficient `k` (iterator `k` for `k < dim`, the constant for
+    /// `k = dim`) as a combination of variables: `[(variable, factor)]`.
+    pub fn coef(&self, s: usize, k: usize) -> Vec<(usize, i64)> {
+        let (d, o) = (self.dims[s], self.offsets[s]);
+        match (k < d, self.signed) {
+            (true, false) => vec![(o + d - 1 - k, 1)],
+            (true, true) => vec![(o + 2 * d - 1 - k, 1), (o + d - 1 - k, -1)],
+            (false, false) => vec![(o + d, 1)],
+            (false, true) => vec![(o + 2 * d, 1)],
         }
+    }
+
+    /// Adds `factor` times statement `s`'s coefficient `k` to `row`.
+    pub fn add_coef(&self, row: &mut [Int], s: usize, k: usize, factor: &Int) {
+        for (v, f) in self.coef(s, k) {
+            row[1 + v] += &(factor * &Int::from(f));
+        }
+    }
+
+    /// The statement a coefficient variable belongs to.
+    pub fn statement_of(&self, v: usize) -> Option<usize> {
+        if v >= self.suffix_start || self.offsets.first().is_none_or(|&o| v < o) {
+            return None;
+        }
+        Some(self.offsets.partition_point(|&o| o <= v) - 1)
     }
 
     /// An all-zero row.
@@ -69,7 +106,13 @@ impl Vars {
         let coeffs = (0..self.dims.len())
             .map(|s| {
                 (0..=self.dims[s])
-                    .map(|k| solution[self.coef(s, k)].clone())
+                    .map(|k| {
+                        let mut value = Int::zero();
+                        for (v, f) in self.coef(s, k) {
+                            value += &(&solution[v] * &Int::from(f));
+                        }
+                        value
+                    })
                     .collect()
             })
             .collect();
@@ -80,7 +123,7 @@ impl Vars {
     pub fn nontrivial_row(&self, s: usize) -> Vec<Int> {
         let mut r = self.zero_row();
         for k in 0..self.dims[s] {
-            r[1 + self.coef(s, k)] = Int::one();
+            self.add_coef(&mut r, s, k, &Int::one());
         }
         r[0] = Int::from(-1);
         r
@@ -90,8 +133,8 @@ impl Vars {
 /// Where a local unknown of an edge goes in the ILP.
 #[derive(Clone, Debug)]
 pub enum Target {
-    /// An ILP variable.
-    Var(usize),
+    /// A combination of ILP variables `[(variable, factor)]`.
+    Vars(Vec<(usize, i64)>),
     /// A fixed value.
     Value(Int),
 }
@@ -108,10 +151,10 @@ pub fn edge_targets(
     let l = e.layout;
     let mut t = vec![Target::Value(Int::zero()); l.n];
     for k in 0..=vars.dims[e.source] {
-        t[l.source + k] = Target::Var(vars.coef(e.source, k));
+        t[l.source + k] = Target::Vars(vars.coef(e.source, k));
     }
     for k in 0..=vars.dims[e.target] {
-        t[l.target + k] = Target::Var(vars.coef(e.target, k));
+        t[l.target + k] = Target::Vars(vars.coef(e.target, k));
     }
     t[l.delta] = delta;
     for (i, slot) in t[l.u..l.w].iter_mut().enumerate() {
@@ -132,7 +175,11 @@ pub fn embed(rows: &Rows, targets: &[Target], out: &mut Rows) {
                 continue;
             }
             match &targets[k] {
-                Target::Var(v) => g[1 + v] += a,
+                Target::Vars(vs) => {
+                    for (v, f) in vs {
+                        g[1 + v] += &(a * &Int::from(*f));
+                    }
+                }
                 Target::Value(x) => g[0] += &(a * x),
             }
         }

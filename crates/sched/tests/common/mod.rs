@@ -1,5 +1,5 @@
-//! Test helpers: hand-built scops, a small memory-based dependence analysis, an exact
-//! legality check of schedule trees, and accessors for the bands of a tree.
+//! Test helpers: hand-built scops, a small memory-based dependence analysis (independent
+//! of `pollen-deps`), the legality check, and accessors for the bands of a tree.
 
 use pollen_deps::{DepKind, Dependence};
 use pollen_presburger::text::parse_union_map;
@@ -160,36 +160,14 @@ pub fn memory_deps(scop: &Scop) -> Vec<Dependence> {
     out
 }
 
-/// Whether every dependence pair is ordered strictly by the tree's flattened schedule
-/// (checked exactly: no pair with `θ(x) ⪰ θ(y)`).
+/// Whether the tree passes the independent legality checker (dependences and band
+/// annotations); violations are printed.
 pub fn is_legal(tree: &ScheduleTree, deps: &[Dependence]) -> bool {
-    let sched = tree.to_union_map().expect("flatten");
-    for d in deps {
-        let find = |n: &str| {
-            sched
-                .maps()
-                .find(|m| m.space().domain_tuple().and_then(|t| t.name()) == Some(n))
-                .expect("scheduled")
-                .clone()
-        };
-        let (ss, st) = (find(&d.source), find(&d.target));
-        let dates = d
-            .relation
-            .apply_domain(&ss)
-            .and_then(|m| m.apply_range(&st))
-            .expect("dates");
-        let space = ss.range().space().clone();
-        let not_before = Map::lex_lt(&space, false).reverse();
-        let bad = dates.intersect(&not_before).expect("intersect");
-        if !bad.is_empty().expect("empty") {
-            eprintln!(
-                "violated: {} -> {} ({:?}): {}",
-                d.source, d.target, d.kind, bad
-            );
-            return false;
-        }
+    let report = pollen_sched::legality::check(deps, tree).expect("legality check");
+    for v in &report.violations {
+        eprintln!("violation: {v:?}");
     }
-    true
+    report.is_legal()
 }
 
 /// The bands of a tree in depth-first order.
