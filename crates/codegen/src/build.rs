@@ -196,8 +196,20 @@ impl Generator<'_> {
             extended.push(Active { name: a.name, exec });
         }
         let regions = self.regions(band, k, &extended, &sets, &known1, d)?;
+        let positions: Vec<Option<Int>> = if k + 1 == band.n_members() {
+            extended
+                .iter()
+                .map(|a| {
+                    self.rest_schedule(band, k + 1, &a.name)
+                        .and_then(|m| leading_position(&m))
+                })
+                .collect()
+        } else {
+            vec![None; extended.len()]
+        };
         let comps = components(
             &regions,
+            &positions,
             &self.params,
             d,
             self.options.separate,
@@ -393,7 +405,10 @@ impl Generator<'_> {
 
     /// One statement call, guarded where the enclosing code does not imply its domain.
     fn user(&mut self, a: Active, b: &Build) -> Result<Ast> {
-        let dom = Set::from_map(explicit(&a.exec.domain(), &mut self.budget)?)?;
+        let mut dom = Set::from_map(explicit(&a.exec.domain(), &mut self.budget)?)?;
+        if dom.as_map().basic_maps().len() > 1 {
+            dom = dom.coalesce_with(&mut self.budget)?;
+        }
         let guard = dom.gist_with(&b.known, &mut self.budget)?;
         if guard.is_empty_with(&mut self.budget)? {
             return Ok(Ast::Block(Vec::new()));
@@ -555,6 +570,32 @@ fn member_map(band: &Band, exec: &Map, k: usize) -> Result<Map> {
     }
     let m = m.project_out(DimKind::Out, k + 1, n - k - 1)?;
     Ok(m.project_out(DimKind::Out, 0, k)?)
+}
+
+/// The constant first output of a map `S[i] -> [r0, ...]` (a sequence position), if
+/// every part fixes it to the same value.
+fn leading_position(m: &Map) -> Option<Int> {
+    let space = m.space();
+    if space.n_out() == 0 {
+        return None;
+    }
+    let col = 1 + space.n_params() + space.n_in();
+    let mut value: Option<Int> = None;
+    for b in m.basic_maps() {
+        let v = b.eqs().iter().find_map(|r| {
+            let only = r
+                .iter()
+                .enumerate()
+                .skip(1)
+                .all(|(c, x)| c == col || x.is_zero());
+            (only && r[col].abs().is_one()).then(|| -&r[0] * &r[col])
+        })?;
+        match &value {
+            Some(w) if *w != v => return None,
+            _ => value = Some(v),
+        }
+    }
+    value
 }
 
 /// Whether an AST executes nothing.

@@ -126,9 +126,13 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
         generator.domains.insert(name.clone(), set.clone());
         active.push(Active { name, exec });
     }
+    // A union context is assumed through its hull: assuming less is always sound, and a
+    // convex context keeps every later set convex.
     let known = match options.context {
         ContextUse::Ignore => universe.clone(),
-        ContextUse::Guard | ContextUse::Assume => context.clone(),
+        ContextUse::Guard | ContextUse::Assume => {
+            Set::from(context.simple_hull_with(&mut generator.budget)?)
+        }
     };
     let ast = generator.node(child, active, &Build::root(known, universe))?;
     let ast = post::tidy(ast);

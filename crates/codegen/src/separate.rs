@@ -44,64 +44,167 @@ struct Piece {
 
 /// The components of the statements' sets `sets` (in the schedule space of depth
 /// `d + 1`; `None` for statements with no instance here), in execution order.
+///
+/// `positions` holds, per statement, its position in a sequence right below the
+/// dimension, if any: a statement with a smaller position executes first among
+/// instances with equal dimensions, so its range may end where the next one's begins.
 pub(crate) fn components(
     sets: &[Option<Set>],
+    positions: &[Option<Int>],
     params: &[String],
     d: usize,
     separate: bool,
     limit: usize,
     budget: &mut Budget,
 ) -> Result<Vec<Component>> {
-    let mut pieces = None;
-    if separate {
-        pieces = partition(sets, limit, budget)?;
-    }
-    let pieces = match pieces {
-        Some(p) => p,
-        None => sets
-            .iter()
-            .enumerate()
-            .filter_map(|(k, s)| {
-                s.as_ref().map(|s| Piece {
-                    set: s.clone(),
-                    statements: vec![k],
-                })
+    let whole: Vec<Piece> = sets
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| {
+            s.as_ref().map(|s| Piece {
+                set: s.clone(),
+                statements: vec![k],
             })
-            .collect(),
-    };
+        })
+        .collect();
+    let mut out = Vec::new();
+    for g in order(&whole, Some(positions), params, d, budget)? {
+        let mut sub: Vec<Option<Set>> = vec![None; sets.len()];
+        for &p in &g {
+            for &s in &whole[p].statements {
+                sub[s] = sets[s].clone();
+            }
+        }
+        let pieces = if separate {
+            partition(&sub, limit, budget)?
+        } else {
+            None
+        };
+        match pieces {
+            Some(pieces) => {
+                for h in order(&pieces, None, params, d, budget)? {
+                    out.push(component(&pieces, &h, sets.len(), budget)?);
+                }
+            }
+            None => out.push(component(&whole, &g, sets.len(), budget)?),
+        }
+    }
+    Ok(out)
+}
+
+/// The pieces in groups (strongly connected components of the "cannot be after"
+/// relation, exclusive neighbours merged), in execution order.
+fn order(
+    pieces: &[Piece],
+    positions: Option<&[Option<Int>]>,
+    params: &[String],
+    d: usize,
+    budget: &mut Budget,
+) -> Result<Vec<Vec<usize>>> {
     let n = pieces.len();
     // edge[p][q]: q cannot be entirely before p, so p comes first (or they merge).
     let mut edge = vec![vec![false; n]; n];
     for p in 0..n {
         for q in 0..n {
             if p != q {
-                edge[p][q] = !before(&pieces[q].set, &pieces[p].set, params, d, budget)?;
+                let tie = positions.is_some_and(|pos| sequenced(&pieces[q], &pieces[p], pos));
+                edge[p][q] = !before(&pieces[q].set, &pieces[p].set, params, d, tie, budget)?;
             }
         }
     }
-    let groups = ordered_groups(&edge);
-    let mut out = Vec::new();
-    for g in groups {
-        let mut parts: Vec<Option<Set>> = vec![None; sets.len()];
-        let mut union: Option<Set> = None;
-        for &p in &g {
-            let piece = &pieces[p];
-            for &s in &piece.statements {
-                parts[s] = Some(match parts[s].take() {
-                    None => piece.set.clone(),
-                    Some(x) => x.union(&piece.set)?,
-                });
-            }
-            union = Some(match union {
+    merge_exclusive(ordered_groups(&edge), &edge, pieces, budget)
+}
+
+/// Whether every statement of `q` precedes every statement of `p` in the sequence below.
+fn sequenced(q: &Piece, p: &Piece, positions: &[Option<Int>]) -> bool {
+    q.statements.iter().all(|&s| {
+        p.statements
+            .iter()
+            .all(|&t| match (&positions[s], &positions[t]) {
+                (Some(a), Some(b)) => a < b,
+                _ => false,
+            })
+    })
+}
+
+/// The component of a group of pieces.
+fn component(
+    pieces: &[Piece],
+    group: &[usize],
+    n: usize,
+    budget: &mut Budget,
+) -> Result<Component> {
+    let mut parts: Vec<Option<Set>> = vec![None; n];
+    let mut union: Option<Set> = None;
+    for &p in group {
+        let piece = &pieces[p];
+        for &s in &piece.statements {
+            parts[s] = Some(match parts[s].take() {
                 None => piece.set.clone(),
-                Some(u) => u.union(&piece.set)?,
+                Some(x) => x.union(&piece.set)?,
             });
         }
-        if let Some(union) = union {
-            out.push(Component { parts, union });
+        union = Some(match union {
+            None => piece.set.clone(),
+            Some(u) => u.union(&piece.set)?,
+        });
+    }
+    let mut coalesced = Vec::with_capacity(n);
+    for p in parts {
+        coalesced.push(match p {
+            Some(p) if p.as_map().basic_maps().len() > 1 => Some(p.coalesce_with(budget)?),
+            p => p,
+        });
+    }
+    let space = pieces
+        .first()
+        .map(|p| p.set.space().clone())
+        .ok_or_else(|| crate::error::Error::InvalidTree("an empty component".into()))?;
+    Ok(Component {
+        parts: coalesced,
+        union: union.unwrap_or_else(|| Set::empty(space)),
+    })
+}
+
+/// Merges consecutive groups with no edge between them (their pieces are never
+/// non-empty for the same outer values) when the union of their pieces is convex: one
+/// loop (or one substituted value) then serves both, without extra iterations.
+fn merge_exclusive(
+    groups: Vec<Vec<usize>>,
+    edge: &[Vec<bool>],
+    pieces: &[Piece],
+    budget: &mut Budget,
+) -> Result<Vec<Vec<usize>>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    for g in groups {
+        if let Some(last) = out.last_mut() {
+            let linked = last
+                .iter()
+                .any(|&a| g.iter().any(|&b| edge[a][b] || edge[b][a]));
+            if !linked && convex_union(last.iter().chain(&g).map(|&p| &pieces[p].set), budget)? {
+                last.extend(g);
+                continue;
+            }
         }
+        out.push(g);
     }
     Ok(out)
+}
+
+/// Whether the union of the sets equals its simple hull.
+fn convex_union<'a>(sets: impl Iterator<Item = &'a Set>, budget: &mut Budget) -> Result<bool> {
+    let mut union: Option<Set> = None;
+    for s in sets {
+        union = Some(match union {
+            None => s.clone(),
+            Some(u) => u.union(s)?,
+        });
+    }
+    let Some(union) = union else {
+        return Ok(true);
+    };
+    let hull = Set::from(union.simple_hull_with(budget)?);
+    Ok(hull.is_subset_with(&union, budget)?)
 }
 
 /// The partition of the union of the sets into disjoint convex pieces with constant
@@ -181,9 +284,17 @@ fn disjoint_parts(set: &Set, budget: &mut Budget) -> Result<Vec<BasicMap>> {
     Ok(out)
 }
 
-/// Whether, for all outer values, every last coordinate of `p` is smaller than every
-/// last coordinate of `q` (`p` and `q` in the schedule space of depth `d + 1`).
-fn before(p: &Set, q: &Set, params: &[String], d: usize, budget: &mut Budget) -> Result<bool> {
+/// Whether, for all outer values, every last coordinate of `p` is smaller than (or, with
+/// `tie`, at most) every last coordinate of `q` (`p` and `q` in the schedule space of
+/// depth `d + 1`).
+fn before(
+    p: &Set,
+    q: &Set,
+    params: &[String],
+    d: usize,
+    tie: bool,
+    budget: &mut Budget,
+) -> Result<bool> {
     let np = params.len();
     let space = schedule_space(params, d + 2);
     let tp: Vec<usize> = (0..np + d + 1).collect();
@@ -192,8 +303,11 @@ fn before(p: &Set, q: &Set, params: &[String], d: usize, budget: &mut Budget) ->
         for y in q.as_map().basic_maps() {
             let mut joint = x.reshape(space.clone(), 0, &tp);
             joint.absorb(y, &tq);
-            // c_p - c_q >= 0: p's point not before q's.
+            // c_p - c_q >= 0 (or >= 1 with ties allowed): p's point not before q's.
             let mut row = joint.zero_row();
+            if tie {
+                row[0] = -Int::one();
+            }
             row[1 + np + d] = Int::one();
             row[1 + np + d + 1] = -Int::one();
             joint.add_ineq(row);
