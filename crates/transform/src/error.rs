@@ -1,0 +1,79 @@
+//! Errors of the schedule transformations.
+
+use std::fmt;
+
+use pollen_sched::legality;
+
+/// An error of the transformations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// A Presburger operation failed.
+    Presburger(pollen_presburger::Error),
+    /// The schedule tree could not be read (e.g. it has no domain root).
+    Scop(pollen_scop::Error),
+    /// The legality checker could not run to completion.
+    Check(legality::Error),
+    /// A tile size is not positive, or a size list is empty.
+    InvalidTileSize {
+        /// The offending value (0 for an empty list).
+        size: i64,
+    },
+    /// Two tile sizes multiply beyond `i64` (second-level tiling).
+    TileSizeOverflow,
+    /// The transformed schedule does not pass the legality checker: the input tree's band
+    /// annotations did not hold, or a transformation is wrong. The report lists the
+    /// violations.
+    Illegal(legality::Report),
+    /// The budget ran out.
+    LimitExceeded,
+}
+
+/// The result type of this crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl From<pollen_presburger::Error> for Error {
+    fn from(e: pollen_presburger::Error) -> Error {
+        match e {
+            pollen_presburger::Error::LimitExceeded => Error::LimitExceeded,
+            e => Error::Presburger(e),
+        }
+    }
+}
+
+impl From<pollen_scop::Error> for Error {
+    fn from(e: pollen_scop::Error) -> Error {
+        match e {
+            pollen_scop::Error::Presburger(p) => Error::from(p),
+            e => Error::Scop(e),
+        }
+    }
+}
+
+impl From<legality::Error> for Error {
+    fn from(e: legality::Error) -> Error {
+        match e {
+            legality::Error::LimitExceeded => Error::LimitExceeded,
+            e => Error::Check(e),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Presburger(e) => write!(f, "{e}"),
+            Error::Scop(e) => write!(f, "{e}"),
+            Error::Check(e) => write!(f, "legality check failed: {e}"),
+            Error::InvalidTileSize { size } => {
+                write!(f, "invalid tile size {size}: sizes must be positive")
+            }
+            Error::TileSizeOverflow => write!(f, "tile sizes overflow"),
+            Error::Illegal(report) => {
+                write!(f, "the transformed schedule is illegal: {report}")
+            }
+            Error::LimitExceeded => write!(f, "transformation budget exceeded"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,114 @@
+//! The intra-tile loop order: which member of a point band goes innermost so that the
+//! innermost loop walks memory with stride 1 (and, preferably, can be vectorised).
+//!
+//! For a band member `m` and an access `A[a(i)]` of a statement with band schedule
+//! `f(i)`, the *step* of the access along `m` is the set of differences
+//! `a(i') - a(i)` over the instances with `f(i') = f(i) + e_m` (one step along `m`, the
+//! other members fixed). It is computed exactly on the relations: the composition
+//! `a ∘ f⁻¹ ; (+e_m) ; f ∘ a⁻¹`, then its deltas. The access is
+//! - **invariant** along `m` when the only step is `0`;
+//! - **unit-stride** when the only step is `±1` on the last subscript and `0` on the others
+//!   (consecutive elements of a row-major array);
+//! - **strided** otherwise (another subscript moves, the step is larger, or it depends on
+//!   dimensions the band does not fix).
+//!
+//! A member's score is its number of unit-stride accesses minus its number of strided
+//! ones, over every access of every statement of the band. The innermost member is the
+//! member of positive score that is coincident (vectorisable) if any, and has the highest
+//! score; ties keep the later member, so an innermost member that is already best stays.
+//! The other members keep their order. Any order of the members of a permutable band is
+//! legal, so the choice needs no dependence test.
+
+use pollen_arith::Int;
+use pollen_presburger::{DimKind, Map, Set};
+use pollen_scop::{Band, Scop};
+
+use crate::error::Result;
+use crate::maps::{anonymous_range, unit_step_map};
+
+/// How an access moves along one band member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The accessed element does not change.
+    Invariant,
+    /// The last subscript moves by one, the others stay.
+    Unit,
+    /// Anything else.
+    Strided,
+}
+
+/// The step of `access` (`{ S[i] -> A[a] }`) along member `member` of the band schedule
+/// `schedule` (`{ S[i] -> [f] }`).
+pub fn access_step(schedule: &Map, access: &Map, member: usize) -> Result<Step> {
+    let n = schedule.space().n_out();
+    let by_schedule = anonymous_range(schedule).reverse().apply_range(access)?;
+    let pairs = by_schedule
+        .reverse()
+        .apply_range(&unit_step_map(n, member))?
+        .apply_range(&by_schedule)?;
+    let steps = pairs.deltas_set()?;
+    let rank = steps.n_dims();
+    if steps.is_empty()? {
+        return Ok(Step::Strided);
+    }
+    if steps.is_equal(&single_point(&steps, &vec![0; rank])?)? {
+        return Ok(Step::Invariant);
+    }
+    if rank == 0 {
+        return Ok(Step::Strided);
+    }
+    for last in [1, -1] {
+        let mut unit = vec![0; rank];
+        unit[rank - 1] = last;
+        if steps.is_equal(&single_point(&steps, &unit)?)? {
+            return Ok(Step::Unit);
+        }
+    }
+    Ok(Step::Strided)
+}
+
+/// The set holding only `point`, in the space of `like`.
+fn single_point(like: &Set, point: &[i64]) -> Result<Set> {
+    let mut s = Set::universe(like.space().clone());
+    for (k, &v) in point.iter().enumerate() {
+        s = s.fix_val(DimKind::Out, k, &Int::from(v))?;
+    }
+    Ok(s)
+}
+
+/// Per member of `band`: unit-stride accesses minus strided accesses, over every access
+/// of every statement the band schedules.
+pub fn member_scores(scop: &Scop, band: &Band) -> Result<Vec<i64>> {
+    let n = band.n_members();
+    let mut scores = vec![0i64; n];
+    for schedule in band.schedule.maps() {
+        let name = schedule.space().domain_tuple().and_then(|t| t.name());
+        let Some(statement) = name.and_then(|name| scop.statement(name)) else {
+            continue;
+        };
+        for access in &statement.accesses {
+            for (member, score) in scores.iter_mut().enumerate() {
+                match access_step(schedule, &access.relation, member)? {
+                    Step::Unit => *score += 1,
+                    Step::Strided => *score -= 1,
+                    Step::Invariant => {}
+                }
+            }
+        }
+    }
+    Ok(scores)
+}
+
+/// The order of the point band's members (`order[k]` is the original member placed at
+/// position `k`): the best member for the innermost loop moved there, the others in their
+/// original order. The identity when no member has a positive score.
+pub fn intra_tile_order(scores: &[i64], coincident: &[bool]) -> Vec<usize> {
+    let n = scores.len();
+    let best = (0..n)
+        .filter(|&m| scores[m] > 0)
+        .max_by_key(|&m| (coincident[m], scores[m], m));
+    match best {
+        Some(b) => (0..n).filter(|&m| m != b).chain([b]).collect(),
+        None => (0..n).collect(),
+    }
+}

@@ -1,0 +1,387 @@
+//! Rectangular tiling of permutable bands, with an optional second level, a wavefront over
+//! the tiles and the intra-tile loop order; the result is confirmed by the independent
+//! legality checker.
+//!
+//! # The transformation
+//! A permutable band `f = (f_0, ..., f_{n-1})` with at least
+//! [`TileOptions::min_band_depth`] members becomes
+//! ```text
+//!   [second-level tile band  floor(f_k / (s_k·t_k))]     (with TileOptions::second_level)
+//!    tile band               floor(f_k / s_k)
+//!     point band             f_{order[0]}, ..., f_{order[n-1]}
+//!      the band's original subtree (tiled in turn)
+//! ```
+//! Tiling a permutable band is legal (Irigoin and Triolet, *Supernode partitioning*,
+//! POPL 1988): every dependence has non-negative distances on every member, hence on
+//! every `floor(f_k / s)`; the tile bands and the point band are permutable again (within
+//! a tile, the point band's members keep their non-negative distances, so any order of
+//! them is legal, which is what lets [`crate::order`] choose the innermost loop).
+//!
+//! # Parallelism
+//! A member's coincident flag is only proposed here: tile member `k` and point member
+//! `k` inherit the flag of original member `k`. Whether a loop of the *tiled* schedule is
+//! parallel is then decided by [`legality::check`] on the final tree: every flag it
+//! refutes is cleared and the tree checked again. (Coincidence does not always survive
+//! tiling: a dependence of distance `(1, 1)` leaves `f_1` parallel among the instances
+//! with equal `f_0`, but two instances in one tile row can sit in adjacent tile columns.)
+//!
+//! # Wavefront
+//! With [`TileOptions::wavefront`], every outermost tile band of at least two members left
+//! without a coincident member by the check (stencils: every member carries a dependence,
+//! or the parallel member's parallelism did not survive tiling, as in heat-3d) is then
+//! skewed `(T_0, T_1, ...) -> (T_0 + T_1, T_1, ...)`: a dependence with tile distance
+//! `(d_0, d_1, ...) ≥ 0` and `d_0 + d_1 = 0` has `d_1 = 0`, so `T_1` is parallel within a
+//! wavefront `T_0 + T_1` (pipelined parallelism over tiles). The skew is unimodular, so
+//! the band stays permutable. The tree is checked again, and a skew whose `T_1` the
+//! checker does not confirm is undone.
+//!
+//! # Invariant
+//! Every tree returned by [`tile`] passes [`legality::check`] with the given dependences,
+//! flags included; otherwise [`tile`] returns [`Error::Illegal`] with the report.
+
+use std::collections::BTreeMap;
+
+use pollen_deps::Dependence;
+use pollen_presburger::{Budget, Map, UnionMap};
+use pollen_sched::legality::{self, ViolationKind};
+use pollen_scop::{Band, Node, ScheduleTree, Scop};
+
+use crate::error::{Error, Result};
+use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
+use crate::order::{intra_tile_order, member_scores};
+use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
+
+/// The options of [`tile`].
+#[derive(Clone, Debug)]
+pub struct TileOptions {
+    /// Tile sizes per band member, the last value repeated for further members; `None`
+    /// chooses them from [`TileOptions::cache`] ([`crate::sizes`]).
+    pub sizes: Option<Vec<i64>>,
+    /// Second-level tile sizes per member, in units of first-level tiles (as Pluto's
+    /// `--l2tile`), the last value repeated; `None` tiles once.
+    pub second_level: Option<Vec<i64>>,
+    /// Skew the outermost tile band of bands without a parallel member into a wavefront
+    /// (default off).
+    pub wavefront: bool,
+    /// Choose the innermost point loop for stride-1 accesses (default on).
+    pub intra_tile_order: bool,
+    /// Tile only bands with at least this many members (default 2: a one-member band
+    /// gains no locality from tiling).
+    pub min_band_depth: usize,
+    /// The cache sizes for the default tile sizes.
+    pub cache: CacheInfo,
+    /// The number of elementary steps the legality check may take, or unlimited.
+    pub budget: Option<u64>,
+}
+
+impl Default for TileOptions {
+    fn default() -> TileOptions {
+        TileOptions {
+            sizes: None,
+            second_level: None,
+            wavefront: false,
+            intra_tile_order: true,
+            min_band_depth: 2,
+            cache: CacheInfo::default(),
+            budget: None,
+        }
+    }
+}
+
+/// Tiles every permutable band of `tree` with at least `options.min_band_depth` members
+/// (see the module documentation) and returns the new tree, checked against `deps`.
+///
+/// `scop` provides the accesses (intra-tile order) and the element types (default sizes).
+pub fn tile(
+    scop: &Scop,
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    options: &TileOptions,
+) -> Result<ScheduleTree> {
+    for list in [&options.sizes, &options.second_level]
+        .into_iter()
+        .flatten()
+    {
+        check_sizes(list)?;
+    }
+    let mut tiler = Tiler {
+        scop,
+        options,
+        outermost_tile_bands: Vec::new(),
+    };
+    let root = tiler.node(&tree.root, &mut Vec::new())?;
+    let mut tiled = ScheduleTree { root };
+    let budget = match options.budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    let mut checker = Checker { deps, budget };
+    checker.settle(&mut tiled, &Wavefronts::new())?;
+    if options.wavefront {
+        let wavefronts = add_wavefronts(&mut tiled, &tiler.outermost_tile_bands)?;
+        if !wavefronts.is_empty() {
+            checker.settle(&mut tiled, &wavefronts)?;
+        }
+    }
+    Ok(tiled)
+}
+
+/// Rejects an empty size list and non-positive sizes.
+fn check_sizes(sizes: &[i64]) -> Result<()> {
+    if sizes.is_empty() {
+        return Err(Error::InvalidTileSize { size: 0 });
+    }
+    match sizes.iter().find(|&&s| s < 1) {
+        Some(&size) => Err(Error::InvalidTileSize { size }),
+        None => Ok(()),
+    }
+}
+
+/// `sizes` extended (last value repeated) or cut to `n` members.
+fn per_member(sizes: &[i64], n: usize) -> Vec<i64> {
+    (0..n).map(|k| sizes[k.min(sizes.len() - 1)]).collect()
+}
+
+/// The wavefront skews made, by band position: the tile band's schedule before the skew,
+/// to restore if the checker refutes the parallel member.
+type Wavefronts = BTreeMap<Vec<usize>, UnionMap>;
+
+/// The tree rewriter.
+struct Tiler<'a> {
+    scop: &'a Scop,
+    options: &'a TileOptions,
+    /// The positions of the outermost tile band of every tiled band.
+    outermost_tile_bands: Vec<Vec<usize>>,
+}
+
+impl Tiler<'_> {
+    /// The rewritten subtree of `node`, which sits at `path` (child indices from the
+    /// root) in the new tree.
+    fn node(&mut self, node: &Node, path: &mut Vec<usize>) -> Result<Node> {
+        Ok(match node {
+            Node::Band(b) if self.is_tiled(b) => self.tile_band(b, path)?,
+            Node::Band(b) => Node::Band(Band {
+                schedule: b.schedule.clone(),
+                permutable: b.permutable,
+                coincident: b.coincident.clone(),
+                child: Box::new(self.child(&b.child, path, 0)?),
+            }),
+            Node::Domain { domain, child } => Node::Domain {
+                domain: domain.clone(),
+                child: Box::new(self.child(child, path, 0)?),
+            },
+            Node::Context { context, child } => Node::Context {
+                context: context.clone(),
+                child: Box::new(self.child(child, path, 0)?),
+            },
+            Node::Filter { filter, child } => Node::Filter {
+                filter: filter.clone(),
+                child: Box::new(self.child(child, path, 0)?),
+            },
+            Node::Mark { name, child } => Node::Mark {
+                name: name.clone(),
+                child: Box::new(self.child(child, path, 0)?),
+            },
+            Node::Extension { extension, child } => Node::Extension {
+                extension: extension.clone(),
+                child: Box::new(self.child(child, path, 0)?),
+            },
+            Node::Sequence(children) => Node::Sequence(self.children(children, path)?),
+            Node::Set(children) => Node::Set(self.children(children, path)?),
+            Node::Leaf => Node::Leaf,
+        })
+    }
+
+    /// The rewritten child number `index` of the node at `path`.
+    fn child(&mut self, child: &Node, path: &mut Vec<usize>, index: usize) -> Result<Node> {
+        path.push(index);
+        let result = self.node(child, path);
+        path.pop();
+        result
+    }
+
+    fn children(&mut self, children: &[Node], path: &mut Vec<usize>) -> Result<Vec<Node>> {
+        let mut out = Vec::with_capacity(children.len());
+        for (k, c) in children.iter().enumerate() {
+            out.push(self.child(c, path, k)?);
+        }
+        Ok(out)
+    }
+
+    /// Whether `band` is tiled.
+    fn is_tiled(&self, band: &Band) -> bool {
+        band.permutable && band.n_members() >= self.options.min_band_depth.max(1)
+    }
+
+    /// The tile bands and the point band replacing `band`, which sits at `path`.
+    fn tile_band(&mut self, band: &Band, path: &mut Vec<usize>) -> Result<Node> {
+        let levels = self.level_sizes(band)?;
+        let order = if self.options.intra_tile_order {
+            intra_tile_order(&member_scores(self.scop, band)?, &band.coincident)
+        } else {
+            (0..band.n_members()).collect()
+        };
+        let depth = path.len();
+        path.resize(depth + levels.len() + 1, 0);
+        let child = self.node(&band.child, path);
+        path.truncate(depth);
+        let mut node = Node::Band(Band {
+            schedule: map_each(&band.schedule, |m| compose(m, &permutation_map(&order)))?,
+            permutable: true,
+            coincident: order.iter().map(|&k| band.coincident[k]).collect(),
+            child: Box::new(child?),
+        });
+        for (level, sizes) in levels.iter().enumerate().rev() {
+            let tile_band = Band {
+                schedule: map_each(&band.schedule, |m| compose(m, &tile_map(sizes)))?,
+                permutable: true,
+                coincident: band.coincident.clone(),
+                child: Box::new(node),
+            };
+            if level == 0 {
+                self.outermost_tile_bands.push(path.clone());
+            }
+            node = Node::Band(tile_band);
+        }
+        Ok(node)
+    }
+
+    /// The cumulative tile sizes of each tile band, outermost first, in iterations of the
+    /// original members.
+    fn level_sizes(&self, band: &Band) -> Result<Vec<Vec<i64>>> {
+        let n = band.n_members();
+        let first = match (&self.options.sizes, &self.options.second_level) {
+            (Some(sizes), _) => per_member(sizes, n),
+            (None, Some(_)) => {
+                default_two_level_tile_sizes(&self.options.cache, self.element_bytes(band), n).0
+            }
+            (None, None) => default_tile_sizes(&self.options.cache, self.element_bytes(band), n),
+        };
+        let Some(second) = &self.options.second_level else {
+            return Ok(vec![first]);
+        };
+        let outer = first
+            .iter()
+            .zip(per_member(second, n))
+            .map(|(a, b)| a.checked_mul(b).ok_or(Error::TileSizeOverflow))
+            .collect::<Result<Vec<i64>>>()?;
+        Ok(vec![outer, first])
+    }
+
+    /// The largest element size of the arrays accessed by the statements of `band`.
+    fn element_bytes(&self, band: &Band) -> u64 {
+        let mut bytes = None;
+        for m in band.schedule.maps() {
+            let name = m.space().domain_tuple().and_then(|t| t.name());
+            let Some(s) = name.and_then(|name| self.scop.statement(name)) else {
+                continue;
+            };
+            for a in &s.accesses {
+                if let Some(array) = self.scop.array(&a.array) {
+                    let b = element_bytes(&array.element_type);
+                    bytes = Some(bytes.map_or(b, |x: u64| x.max(b)));
+                }
+            }
+        }
+        bytes.unwrap_or(8)
+    }
+}
+
+/// `f` applied to every map of a union map.
+fn map_each(u: &UnionMap, f: impl Fn(&Map) -> Result<Map>) -> Result<UnionMap> {
+    let mut out = UnionMap::empty(u.param_names().to_vec());
+    for m in u.maps() {
+        out.add_map(f(m)?)?;
+    }
+    Ok(out)
+}
+
+/// Skews every tile band at `paths` into a wavefront when it has at least two members and
+/// no coincident member (flags as confirmed by the checker), proposing its second member as
+/// coincident; returns the skews made.
+fn add_wavefronts(tree: &mut ScheduleTree, paths: &[Vec<usize>]) -> Result<Wavefronts> {
+    let mut made = Wavefronts::new();
+    for path in paths {
+        let Some(Node::Band(band)) = node_at_mut(&mut tree.root, path) else {
+            continue;
+        };
+        let n = band.n_members();
+        if n < 2 || band.coincident.iter().any(|&c| c) {
+            continue;
+        }
+        let skewed = map_each(&band.schedule, |m| compose(m, &wavefront_map(n)))?;
+        made.insert(path.clone(), std::mem::replace(&mut band.schedule, skewed));
+        band.coincident[1] = true;
+    }
+    Ok(made)
+}
+
+/// The legality checker with its dependences and budget.
+struct Checker<'a> {
+    deps: &'a [Dependence],
+    budget: Budget,
+}
+
+impl Checker<'_> {
+    /// Checks the tree, clears every coincident flag the checker refutes (undoing a
+    /// wavefront of `wavefronts` whose parallel member is refuted) and checks again; any
+    /// other violation is an error.
+    fn settle(&mut self, tree: &mut ScheduleTree, wavefronts: &Wavefronts) -> Result<()> {
+        const ROUNDS: usize = 3;
+        for round in 0..ROUNDS {
+            let report = legality::check_with(self.deps, tree, &mut self.budget)?;
+            if report.is_legal() {
+                return Ok(());
+            }
+            let only_flags = report
+                .violations
+                .iter()
+                .all(|v| matches!(v.kind, ViolationKind::Coincident { .. }));
+            if !only_flags || round + 1 == ROUNDS {
+                return Err(Error::Illegal(report));
+            }
+            for v in &report.violations {
+                if let ViolationKind::Coincident { band, member, .. } = &v.kind {
+                    clear_flag(tree, band, *member, wavefronts);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Clears the coincident flag of `member` of the band at `path`; for a wavefront band
+/// whose parallel member is refuted, restores the unskewed schedule (whose members are
+/// all non-coincident).
+fn clear_flag(tree: &mut ScheduleTree, path: &[usize], member: usize, wavefronts: &Wavefronts) {
+    let Some(Node::Band(band)) = node_at_mut(&mut tree.root, path) else {
+        return;
+    };
+    if let Some(flag) = band.coincident.get_mut(member) {
+        *flag = false;
+    }
+    if member == 1 {
+        if let Some(unskewed) = wavefronts.get(path) {
+            band.schedule = unskewed.clone();
+            band.coincident.iter_mut().for_each(|c| *c = false);
+        }
+    }
+}
+
+/// The node at `path` (child indices from `node`).
+fn node_at_mut<'a>(node: &'a mut Node, path: &[usize]) -> Option<&'a mut Node> {
+    let Some((&first, rest)) = path.split_first() else {
+        return Some(node);
+    };
+    let child = match node {
+        Node::Domain { child, .. }
+        | Node::Context { child, .. }
+        | Node::Filter { child, .. }
+        | Node::Mark { child, .. }
+        | Node::Extension { child, .. } => (first == 0).then_some(&mut **child),
+        Node::Band(b) => (first == 0).then_some(&mut *b.child),
+        Node::Sequence(children) | Node::Set(children) => children.get_mut(first),
+        Node::Leaf => None,
+    }?;
+    node_at_mut(child, rest)
+}
