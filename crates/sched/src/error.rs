@@ -25,6 +25,11 @@ pub enum Error {
         /// The dimension named.
         dim: usize,
     },
+    /// The independent legality checker could not run.
+    Legality(crate::legality::Error),
+    /// The computed schedule failed the independent legality check (a bug of the
+    /// scheduler); the report says where.
+    Illegal(Box<crate::legality::Report>),
     /// No legal schedule satisfying the dependences was found.
     NoLegalSchedule,
     /// The work allowed by the options' budget was spent.
@@ -39,6 +44,15 @@ impl From<pollen_presburger::Error> for Error {
         match e {
             pollen_presburger::Error::LimitExceeded => Error::LimitExceeded,
             e => Error::Presburger(e),
+        }
+    }
+}
+
+impl From<crate::legality::Error> for Error {
+    fn from(e: crate::legality::Error) -> Error {
+        match e {
+            crate::legality::Error::LimitExceeded => Error::LimitExceeded,
+            e => Error::Legality(e),
         }
     }
 }
@@ -67,6 +81,12 @@ impl fmt::Display for Error {
             Error::LaterDimension { depth, dim } => write!(
                 f,
                 "a constraint at depth {depth} names the later schedule dimension {dim}"
+            ),
+            Error::Legality(e) => write!(f, "legality check: {e:?}"),
+            Error::Illegal(r) => write!(
+                f,
+                "the computed schedule violates {} condition(s) of the legality check",
+                r.violations.len()
             ),
             Error::NoLegalSchedule => write!(f, "no legal schedule found"),
             Error::LimitExceeded => write!(f, "scheduling budget exceeded"),

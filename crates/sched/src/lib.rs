@@ -94,7 +94,10 @@ pub struct Options {
 /// A new schedule for `scop` that respects the dependences `deps`.
 ///
 /// The result has a domain root over every statement, bands (permutable, with exact
-/// coincidence flags) and sequences of filters where statements are distributed.
+/// coincidence flags) and sequences of filters where statements are distributed. Before
+/// it is returned, the independent [`legality::check`] confirms its order and its band
+/// annotations against the dependences (restricted to the context and the domains);
+/// a failure there is [`Error::Illegal`].
 pub fn schedule(scop: &Scop, deps: &[Dependence], options: &Options) -> Result<ScheduleTree> {
     let mut budget = match options.budget {
         Some(steps) => Budget::new(steps),
@@ -107,7 +110,12 @@ pub fn schedule(scop: &Scop, deps: &[Dependence], options: &Options) -> Result<S
         }
         other => other?,
     };
-    build::build_tree(&model, &rows, options.wavefront, &mut budget)
+    let tree = build::build_tree(&model, &rows, options.wavefront, &mut budget)?;
+    let report = legality::check_with(&model.dependences(), &tree, &mut budget)?;
+    if !report.is_legal() {
+        return Err(Error::Illegal(Box::new(report)));
+    }
+    Ok(tree)
 }
 
 /// The schedule rows of the chosen algorithm; `signed` allows negative iterator

@@ -96,6 +96,8 @@ pub struct Edge {
     pub target: usize,
     /// Flow, anti or output.
     pub kind: DepKind,
+    /// The array through which the statements depend.
+    pub array: String,
     /// The relation (simplified, within the context).
     pub relation: Map,
     /// Local numbering of the Farkas unknowns.
@@ -167,6 +169,7 @@ impl Model {
                 source,
                 target,
                 kind: d.kind,
+                array: d.array.clone(),
                 relation,
                 layout,
             });
@@ -181,6 +184,20 @@ impl Model {
             n_params,
             coefficient_bound,
         })
+    }
+
+    /// The dependences as scheduled: the relations within the context and the domains.
+    pub fn dependences(&self) -> Vec<Dependence> {
+        self.edges
+            .iter()
+            .map(|e| Dependence {
+                kind: e.kind,
+                array: e.array.clone(),
+                source: self.stmts[e.source].name.clone(),
+                target: self.stmts[e.target].name.clone(),
+                relation: e.relation.clone(),
+            })
+            .collect()
     }
 
     /// The Farkas constraints of edge `e` on `relation` (a subset of its relation), the

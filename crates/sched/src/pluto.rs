@@ -8,18 +8,27 @@
 //! from the statement's earlier rows, and the lexicographic minimum over
 //! `(u, w, coefficients)` (see [`crate::vars`] for the order).
 //!
-//! Linear independence follows Pluto's orthogonal sub-space construction: for a
-//! statement whose rows `H` are not yet of full column rank, take an integer basis
-//! `v_1..v_k` of the null space of `H` (the orthogonal complement of its row space), give
-//! each `v_i` the sign `s_i` for which `s_i v_i·h ≥ 1` is (rationally) feasible with the
-//! other constraints, and require `Σ s_i v_i·h ≥ 1`. In *eager* mode every statement that
-//! is not full rank gets such a constraint (and `Σ h ≥ 1`); in *lazy* mode one summed
-//! constraint asks for progress on at least one statement.
+//! Validity and the bound apply to each dependence's *residual* at the start of the band
+//! (the pairs not yet strictly ordered by earlier rows), not to its whole relation as in
+//! Pluto: a dependence partly carried by an outer loop (floyd-warshall's `k`) does not
+//! constrain the inner bands with the pairs already ordered. Pluto gets the same effect
+//! from candl's per-level dependence polyhedra; our relations come one per array and
+//! statement pair. The bound assumes non-negative parameters (it is a cost, not a
+//! legality condition).
 //!
-//! All coefficients are non-negative, as in Pluto's default: reversal and negative
-//! skewing are not explored (the lexicographic minimum over non-negative variables
-//! always exists, and shifts and skews stay small). `Options::coefficient_bound` (by
-//! default Pluto's rule, see [`crate::model::automatic_bound`]) bounds them from above.
+//! Linear independence follows Pluto's orthogonal sub-space construction (see
+//! [`crate::progress`]). In *eager* mode every statement that is not full rank gets such
+//! a constraint (and `Σ h ≥ 1`); in *lazy* mode one summed constraint asks for progress
+//! on at least one statement.
+//!
+//! Coefficients are non-negative, as in Pluto's default (the lexicographic minimum over
+//! non-negative variables always exists, and shifts and skews stay small). When no
+//! schedule exists that way (a loop running downwards, such as nussinov's or ludcmp's),
+//! [`crate::schedule`] runs again with signed iterator coefficients `c⁺ − c⁻` (the
+//! negative parts first in the objective, see [`crate::vars`]; `Σ h ≥ 1` is then left
+//! out, independence alone excluding the zero row). `Options::coefficient_bound` (by
+//! default Pluto's rule, see [`crate::model::automatic_bound`]) bounds every variable
+//! from above.
 //!
 //! The driver follows `pluto_auto_transform`: find as many permutable hyperplanes as the
 //! deepest statement still needs; when none is found, cut between strongly connected
