@@ -126,6 +126,45 @@ pub(crate) fn loop_bounds(
     })
 }
 
+/// The bounds of dimension `d` for a union of basic sets whose hull does not bound it:
+/// the loop runs from the smallest lower bound of a part to the largest upper bound.
+/// It enforces nothing the enclosing code could rely on (a part's bounds mean nothing
+/// where the part is empty), so `enforced` is the universe.
+pub(crate) fn union_bounds(
+    parts: &[BasicMap],
+    known: &Set,
+    d: usize,
+    names: Names,
+    budget: &mut Budget,
+) -> Result<Bounds> {
+    let mut lowers = Vec::new();
+    let mut uppers = Vec::new();
+    let mut space = None;
+    for p in parts {
+        let b = loop_bounds(p, known, d, names, budget)?;
+        space = Some(b.enforced.space().clone());
+        match b.shape {
+            Shape::Fixed(v) => {
+                lowers.push(v.clone());
+                uppers.push(v);
+            }
+            Shape::Range { lower, upper, .. } => {
+                lowers.push(lower);
+                uppers.push(upper);
+            }
+        }
+    }
+    let space = space.ok_or(Error::Unbounded { dimension: d })?;
+    Ok(Bounds {
+        shape: Shape::Range {
+            lower: simplify(Expr::Min(lowers)),
+            upper: simplify(Expr::Max(uppers)),
+            stride: Int::one(),
+        },
+        enforced: BasicMap::universe(space),
+    })
+}
+
 /// `factor · (row without column col)` as an expression.
 fn rest_expr(
     row: &[Int],

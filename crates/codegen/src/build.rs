@@ -34,11 +34,11 @@ use pollen_presburger::{BasicMap, Budget, DimKind, Map, Set, Space, Tuple, Union
 use pollen_scop::{Band, Node, ScheduleTree};
 
 use crate::ast::{Ast, Expr, Loop};
-use crate::bounds::{loop_bounds, Shape};
+use crate::bounds::{loop_bounds, union_bounds, Shape};
 use crate::error::{Error, Result};
 use crate::expr::{aff_expr, Names};
-use crate::separate::components;
-use crate::sets::{basic_set, explicit, is_true, lift, outer_constraints, set_cond};
+use crate::separate::{components, Level};
+use crate::sets::{basic_set, explicit, hull, is_true, lift, outer_constraints, set_cond};
 use crate::{ContextUse, Options};
 
 /// A statement with the instances still to execute.
@@ -209,11 +209,14 @@ impl Generator<'_> {
         };
         let comps = components(
             &regions,
+            &sets,
             &positions,
-            &self.params,
-            d,
-            self.options.separate,
-            self.options.separation_limit,
+            Level {
+                params: &self.params,
+                d,
+                separate: self.options.separate,
+                limit: self.options.separation_limit,
+            },
             &mut self.budget,
         )?;
         let free1 = lift(&b.free, &self.params, d + 1)?;
@@ -227,7 +230,13 @@ impl Generator<'_> {
                 params: &self.params,
                 dims: &b.dims,
             };
-            let bounds = loop_bounds(&hull, &known1, d, names, &mut self.budget)?;
+            let bounds = match loop_bounds(&hull, &known1, d, names, &mut self.budget) {
+                Err(Error::Unbounded { .. }) if c.union.as_map().basic_maps().len() > 1 => {
+                    let parts = c.union.as_map().basic_maps();
+                    union_bounds(parts, &known1, d, names, &mut self.budget)?
+                }
+                r => r?,
+            };
             let enforced = basic_set(bounds.enforced)?;
             let iterator = format!("{}{d}", self.prefix);
             let value = match &bounds.shape {
@@ -297,7 +306,16 @@ impl Generator<'_> {
         for s in &present[1..] {
             union = union.union(s)?;
         }
-        let hull = Set::from(union.simple_hull_with(&mut self.budget)?).intersect(known)?;
+        let h = hull(&union, &mut self.budget)?;
+        let col = 1 + self.params.len() + d;
+        let bounded = h.ineqs().iter().any(|r| r[col].is_positive())
+            && h.ineqs().iter().any(|r| r[col].is_negative())
+            || h.eqs().iter().any(|r| !r[col].is_zero());
+        let cover = if bounded {
+            basic_set(h)?.intersect(known)?
+        } else {
+            union
+        };
         let mut out = Vec::with_capacity(sets.len());
         for (a, t) in extended.iter().zip(sets) {
             let Some(t) = t else {
@@ -305,7 +323,7 @@ impl Generator<'_> {
                 continue;
             };
             let region = match self.outer_region(band, k, a, d)? {
-                Some(o) => o.intersect(&hull)?,
+                Some(o) => o.intersect(&cover)?,
                 None => t.clone(),
             };
             out.push(Some(region));

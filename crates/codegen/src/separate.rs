@@ -35,6 +35,19 @@ pub(crate) struct Component {
     pub union: Set,
 }
 
+/// Where the separation happens and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Level<'a> {
+    /// The parameters.
+    pub params: &'a [String],
+    /// The dimension being scanned (the last of the schedule space of depth `d + 1`).
+    pub d: usize,
+    /// Whether statements are separated into pieces.
+    pub separate: bool,
+    /// The most pieces a partition may have.
+    pub limit: usize,
+}
+
 /// A convex (or, without separation, arbitrary) set with the statements active on it.
 #[derive(Clone, Debug)]
 struct Piece {
@@ -44,19 +57,25 @@ struct Piece {
 
 /// The components of the statements' sets `sets` (in the schedule space of depth
 /// `d + 1`; `None` for statements with no instance here), in execution order.
+/// `ranges[s] ⊆ sets[s]` holds the points where statement `s` has instances; a statement
+/// is dropped from the pieces its range does not meet (its inner loops would be empty).
 ///
 /// `positions` holds, per statement, its position in a sequence right below the
 /// dimension, if any: a statement with a smaller position executes first among
 /// instances with equal dimensions, so its range may end where the next one's begins.
 pub(crate) fn components(
     sets: &[Option<Set>],
+    ranges: &[Option<Set>],
     positions: &[Option<Int>],
-    params: &[String],
-    d: usize,
-    separate: bool,
-    limit: usize,
+    level: Level,
     budget: &mut Budget,
 ) -> Result<Vec<Component>> {
+    let Level {
+        params,
+        d,
+        separate,
+        limit,
+    } = level;
     let whole: Vec<Piece> = sets
         .iter()
         .enumerate()
@@ -80,6 +99,10 @@ pub(crate) fn components(
         } else {
             None
         };
+        let pieces = match pieces {
+            Some(p) => Some(prune(p, ranges, budget)?),
+            None => None,
+        };
         match pieces {
             Some(pieces) => {
                 for h in order(&pieces, None, params, d, budget)? {
@@ -87,6 +110,29 @@ pub(crate) fn components(
                 }
             }
             None => out.push(component(&whole, &g, sets.len(), budget)?),
+        }
+    }
+    Ok(out)
+}
+
+/// The pieces without the statements whose ranges they do not meet, and without the
+/// pieces left with no statement.
+fn prune(pieces: Vec<Piece>, ranges: &[Option<Set>], budget: &mut Budget) -> Result<Vec<Piece>> {
+    let mut out = Vec::with_capacity(pieces.len());
+    for mut p in pieces {
+        let mut kept = Vec::with_capacity(p.statements.len());
+        for &s in &p.statements {
+            let meets = match &ranges[s] {
+                Some(r) => !p.set.intersect(r)?.is_empty_with(budget)?,
+                None => false,
+            };
+            if meets {
+                kept.push(s);
+            }
+        }
+        if !kept.is_empty() {
+            p.statements = kept;
+            out.push(p);
         }
     }
     Ok(out)

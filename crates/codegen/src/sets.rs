@@ -148,3 +148,106 @@ pub(crate) fn outer_constraints(b: &BasicMap, params: &[String], keep: usize) ->
         .collect();
     Ok(BasicMap::from_parts(schedule_space(params, keep), divs, eqs, ineqs)?.simplify())
 }
+
+/// A basic set containing `set`: the set itself when it is convex, otherwise the simple
+/// hull computed with the parts' divs as extra dimensions, so that bounds such as
+/// `c ≤ floor((N - 1) / 4)` survive (see [`hull_with_divs`]).
+pub(crate) fn hull(set: &Set, budget: &mut Budget) -> Result<BasicMap> {
+    match set.as_map().basic_maps() {
+        [one] => Ok(one.clone()),
+        parts => match hull_with_divs(parts, budget)? {
+            Some(h) => Ok(h),
+            None => Ok(set.simple_hull_with(budget)?.into_basic_map()),
+        },
+    }
+}
+
+/// The simple hull of basic sets whose divs are known and defined over the dimensions
+/// only: every distinct div becomes an extra dimension (with its two defining
+/// inequalities in every part, which hold there since a div is a function), the hull
+/// is taken in that space, where the defining inequalities stay valid, and the extra
+/// dimensions become the divs again. `None` when some div is an existential or refers
+/// to another div.
+pub(crate) fn hull_with_divs(parts: &[BasicMap], budget: &mut Budget) -> Result<Option<BasicMap>> {
+    let Some(first) = parts.first() else {
+        return Ok(None);
+    };
+    let space = first.space().clone();
+    let n = first.n_dims();
+    let mut defs: Vec<(Vec<pollen_arith::Int>, pollen_arith::Int)> = Vec::new();
+    for b in parts {
+        for d in b.divs() {
+            let Some(d) = d else { return Ok(None) };
+            if d.num[1 + n..].iter().any(|x| !x.is_zero()) {
+                return Ok(None);
+            }
+            let def = (d.num[..=n].to_vec(), d.den.clone());
+            if !defs.contains(&def) {
+                defs.push(def);
+            }
+        }
+    }
+    if defs.is_empty() {
+        return Ok(None);
+    }
+    let m = defs.len();
+    let lifted_space = match space.range_tuple() {
+        Some(t) => Space::set(
+            space.param_names().to_vec(),
+            Tuple::anonymous(t.n_dims() + m),
+        ),
+        None => return Ok(None),
+    };
+    let zero = pollen_arith::Int::zero;
+    let mut lifted = Vec::new();
+    for b in parts {
+        // Column of each of b's divs in the lifted space.
+        let cols: Vec<usize> = b
+            .divs()
+            .iter()
+            .map(|d| {
+                let d = d.as_ref().map(|d| (d.num[..=n].to_vec(), d.den.clone()));
+                1 + n + defs.iter().position(|x| Some(x) == d.as_ref()).unwrap_or(0)
+            })
+            .collect();
+        let map_row = |r: &Vec<pollen_arith::Int>| {
+            let mut out = vec![zero(); 1 + n + m];
+            out[..=n].clone_from_slice(&r[..=n]);
+            for (k, c) in cols.iter().enumerate() {
+                out[*c] = &out[*c] + &r[1 + n + k];
+            }
+            out
+        };
+        let eqs = b.eqs().iter().map(map_row).collect();
+        let mut ineqs: Vec<Vec<pollen_arith::Int>> = b.ineqs().iter().map(map_row).collect();
+        for (j, (num, den)) in defs.iter().enumerate() {
+            let mut lo = vec![zero(); 1 + n + m];
+            lo[..=n].clone_from_slice(num);
+            lo[1 + n + j] = -den;
+            let mut hi: Vec<pollen_arith::Int> = lo.iter().map(|x| -x).collect();
+            hi[0] = &hi[0] + den - pollen_arith::Int::one();
+            ineqs.push(lo);
+            ineqs.push(hi);
+        }
+        lifted.push(BasicMap::from_parts(
+            lifted_space.clone(),
+            Vec::new(),
+            eqs,
+            ineqs,
+        )?);
+    }
+    let h = Map::from_parts(lifted_space, lifted)?.simple_hull_with(budget)?;
+    let divs = defs
+        .iter()
+        .map(|(num, den)| {
+            let mut full = num.clone();
+            full.resize(1 + n + m, zero());
+            Some(pollen_presburger::DivDef {
+                num: full,
+                den: den.clone(),
+            })
+        })
+        .collect();
+    let back = BasicMap::from_parts(space, divs, h.eqs().to_vec(), h.ineqs().to_vec())?;
+    Ok(Some(back.simplify()))
+}
