@@ -22,7 +22,7 @@ use std::rc::Rc;
 
 use pollen_arith::{Int, IntMatrix};
 use pollen_deps::{DepKind, Dependence};
-use pollen_presburger::solver::{self, System};
+use pollen_presburger::solver::System;
 use pollen_presburger::{BasicMap, Budget, Map, Set};
 use pollen_scop::Scop;
 
@@ -418,9 +418,9 @@ fn prepare_relation(
     let r = r.intersect_domain(source.as_map())?;
     let r = r.intersect_range(target.as_map())?;
     let r = r.remove_empty_parts(budget)?;
+    // Further simplification (equalities, redundant constraints) was measured to cost
+    // more than it saves in the Farkas eliminations.
     let r = r.coalesce_with(budget)?;
-    let r = r.detect_equalities_with(budget)?;
-    let r = r.remove_redundancies_with(budget)?;
     Ok(r)
 }
 
@@ -495,57 +495,13 @@ fn edge_farkas(model: &Model, e: &Edge, relation: &Map, with_bounding: bool) -> 
             bounding.ineqs.extend(bd.ineqs);
         }
     }
-    let context = local_context(&l, ds, dt);
-    Ok(Farkas {
-        validity: without_redundant(validity, &context)?,
-        bounding: match with_bounding {
-            true => Some(without_redundant(bounding, &context)?),
-            false => None,
-        },
-    })
-}
-
-/// Rows that hold in every ILP: the constants, `δ`, `u` and `w` are non-negative.
-fn local_context(l: &Layout, ds: usize, dt: usize) -> Vec<Vec<Int>> {
-    let mut vars = vec![l.source + ds, l.target + dt, l.delta, l.w];
-    vars.extend(l.u..l.w);
-    vars.sort_unstable();
-    vars.dedup();
-    vars.into_iter()
-        .map(|v| {
-            let mut r = vec![Int::zero(); l.n + 1];
-            r[1 + v] = Int::one();
-            r
-        })
-        .collect()
-}
-
-/// `rows` without the inequalities implied by the others and `context` (rationally).
-fn without_redundant(rows: Rows, context: &[Vec<Int>]) -> Result<Rows> {
-    let rows = Rows {
+    let prune = |rows: Rows| Rows {
         n: rows.n,
         eqs: rows.eqs,
         ineqs: crate::fm::prune(rows.ineqs),
     };
-    if rows.ineqs.len() <= 1 {
-        return Ok(rows);
-    }
-    let mut sys = System::new(rows.n);
-    sys.eqs = rows.eqs.clone();
-    sys.ineqs = context.to_vec();
-    sys.ineqs.extend(rows.ineqs.iter().cloned());
-    let redundant = solver::redundant_inequalities(&sys, &mut Budget::unlimited())?;
-    let first = context.len();
-    let ineqs = rows
-        .ineqs
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| redundant.binary_search(&(first + k)).is_err())
-        .map(|(_, r)| r)
-        .collect();
-    Ok(Rows {
-        n: rows.n,
-        eqs: rows.eqs,
-        ineqs,
+    Ok(Farkas {
+        validity: prune(validity),
+        bounding: with_bounding.then(|| prune(bounding)),
     })
 }
