@@ -17,7 +17,7 @@ use pollen_presburger::{BasicMap, Budget, DivDef, Set};
 
 use crate::ast::Expr;
 use crate::error::{Error, Result};
-use crate::expr::{div_exprs, row_expr, simplify, Names};
+use crate::expr::{div_exprs, row_expr, row_expr_with_divs, simplify, Names};
 use crate::sets::basic_set;
 
 /// How a dimension is scanned.
@@ -56,6 +56,8 @@ pub(crate) fn loop_bounds(
     budget: &mut Budget,
 ) -> Result<Bounds> {
     let col = 1 + names.params.len() + d;
+    let stride = detect_stride(h, col);
+    let h = stride.as_ref().map_or(h, |s| &s.reduced);
     let relaxed = relax(h, col);
     let gisted = basic_set(relaxed.clone())?.gist_with(known, budget)?;
     let candidate = match gisted.as_map().basic_maps() {
@@ -116,13 +118,34 @@ pub(crate) fn loop_bounds(
             uppers.push(Expr::FloorDiv(Box::new(num), -&a));
         }
     }
+    let lower = simplify(Expr::Max(lowers));
+    let upper = simplify(Expr::Min(uppers));
+    let Some(stride) = stride else {
+        return Ok(Bounds {
+            shape: Shape::Range {
+                lower,
+                upper,
+                stride: Int::one(),
+            },
+            enforced,
+        });
+    };
+    // The first value of the residue class at or above the lower bound.
+    let residue = row_expr_with_divs(&stride.residue, n_dims, stride.reduced.divs(), names)?;
+    let offset = Expr::Mod(
+        Box::new(Expr::Add(vec![
+            residue,
+            Expr::Mul(-Int::one(), Box::new(lower.clone())),
+        ])),
+        stride.modulus.clone(),
+    );
     Ok(Bounds {
         shape: Shape::Range {
-            lower: simplify(Expr::Max(lowers)),
-            upper: simplify(Expr::Min(uppers)),
-            stride: Int::one(),
+            lower: simplify(Expr::Add(vec![lower, offset])),
+            upper,
+            stride: stride.modulus,
         },
-        enforced,
+        enforced: enforced.intersect(&stride.congruence),
     })
 }
 
@@ -162,6 +185,116 @@ pub(crate) fn union_bounds(
             stride: Int::one(),
         },
         enforced: BasicMap::universe(space),
+    })
+}
+
+/// A stride of the scanned dimension `c`: an equality `a·c + f + s·q = 0` with
+/// `a = ±1` and `q` the div `floor(-(a·c + f) / s)` (for `s > 0`; symmetrically for
+/// `s < 0`), so that the equality says exactly `c ≡ -a·f (mod |s|)`.
+#[derive(Clone, Debug)]
+struct Stride {
+    /// The basic map without `q`: the equality is dropped, `q` substituted elsewhere.
+    reduced: BasicMap,
+    /// `|s|`.
+    modulus: Int,
+    /// `-a·f` as a row over the columns of `reduced`.
+    residue: Vec<Int>,
+    /// The equality with its div, over the original columns (what the loop enforces).
+    congruence: BasicMap,
+}
+
+/// The stride of column `col` in `h`, if an equality gives one (see [`Stride`]).
+fn detect_stride(h: &BasicMap, col: usize) -> Option<Stride> {
+    let dep = dependent_divs(h, col);
+    for e in h.eqs() {
+        let a = &e[col];
+        if !a.abs().is_one() {
+            continue;
+        }
+        let mut stride_divs = (0..h.n_div()).filter(|&k| dep[k] && !e[h.div_col(k)].is_zero());
+        let (Some(k), None) = (stride_divs.next(), stride_divs.next()) else {
+            continue;
+        };
+        let qc = h.div_col(k);
+        let s = e[qc].clone();
+        let Some(def) = &h.divs()[k] else { continue };
+        // q = -(a·c + f) / s exactly: its definition must be floor(-sign(s)·(a·c + f) / |s|).
+        let mut expected: Vec<Int> = e.iter().map(|x| x * &-Int::from(s.signum())).collect();
+        expected[qc] = Int::zero();
+        if def.num != expected || def.den != s.abs() {
+            continue;
+        }
+        if (0..h.n_div())
+            .any(|j| j != k && h.divs()[j].as_ref().is_some_and(|d| !d.num[qc].is_zero()))
+        {
+            continue;
+        }
+        if let Some(stride) = reduce_stride(h, e, k, col) {
+            return Some(stride);
+        }
+    }
+    None
+}
+
+/// The [`Stride`] of equality `e` with div `k`, or `None` when some other constraint
+/// cannot be rewritten without `q` (an existential elsewhere).
+fn reduce_stride(h: &BasicMap, e: &[Int], k: usize, col: usize) -> Option<Stride> {
+    let qc = h.div_col(k);
+    let s = e[qc].clone();
+    let sign = Int::from(s.signum());
+    let eliminate_q = |r: &Vec<Int>| -> Vec<Int> {
+        let t = r[qc].clone();
+        if t.is_zero() {
+            return r.clone();
+        }
+        r.iter()
+            .zip(e)
+            .map(|(x, y)| &(x * &s.abs()) - &(&(&t * &sign) * y))
+            .collect()
+    };
+    let drop_q = |r: Vec<Int>| -> Vec<Int> {
+        r.into_iter()
+            .enumerate()
+            .filter(|(c, _)| *c != qc)
+            .map(|(_, x)| x)
+            .collect()
+    };
+    let eqs: Vec<Vec<Int>> = h
+        .eqs()
+        .iter()
+        .filter(|r| r.as_slice() != e)
+        .map(|r| drop_q(eliminate_q(r)))
+        .collect();
+    let ineqs: Vec<Vec<Int>> = h.ineqs().iter().map(|r| drop_q(eliminate_q(r))).collect();
+    let divs: Vec<Option<DivDef>> = h
+        .divs()
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != k)
+        .map(|(_, d)| {
+            d.as_ref().map(|d| DivDef {
+                num: drop_q(d.num.clone()),
+                den: d.den.clone(),
+            })
+        })
+        .collect();
+    let reduced = BasicMap::from_parts(h.space().clone(), divs, eqs, ineqs).ok()?;
+    // a·c + f ≡ 0 (mod |s|)  <=>  c ≡ -a·f.
+    let a = e[col].clone();
+    let mut residue: Vec<Int> = drop_q(e.to_vec()).iter().map(|x| x * &-&a).collect();
+    residue[col] = Int::zero();
+    let congruence = BasicMap::from_parts(
+        h.space().clone(),
+        h.divs().to_vec(),
+        vec![e.to_vec()],
+        Vec::new(),
+    )
+    .ok()?;
+    Some(Stride {
+        reduced,
+        modulus: s.abs(),
+        residue,
+        congruence,
     })
 }
 

@@ -72,6 +72,36 @@ pub(crate) fn row_expr(row: &[Int], n_dims: usize, divs: &[Expr], names: Names) 
     Ok(simplify(Expr::Add(terms)))
 }
 
+/// The affine expression of a row `[const | dims | divs]`, computing the expressions of
+/// only the divs it refers to (others may refer to dimensions `names` cannot name).
+pub(crate) fn row_expr_with_divs(
+    row: &[Int],
+    n_dims: usize,
+    divs: &[Option<DivDef>],
+    names: Names,
+) -> Result<Expr> {
+    let mut needed = vec![false; divs.len()];
+    for k in (0..divs.len()).rev() {
+        let col = 1 + n_dims + k;
+        needed[k] = !row[col].is_zero()
+            || (k + 1..divs.len())
+                .any(|j| needed[j] && divs[j].as_ref().is_some_and(|d| !d.num[col].is_zero()));
+    }
+    let mut values: Vec<Expr> = Vec::with_capacity(divs.len());
+    for (d, need) in divs.iter().zip(&needed) {
+        if !need {
+            values.push(Expr::Int(Int::zero()));
+            continue;
+        }
+        let Some(d) = d else {
+            return Err(Error::Existential);
+        };
+        let num = row_expr(&d.num, n_dims, &values, names)?;
+        values.push(simplify(Expr::FloorDiv(Box::new(num), d.den.clone())));
+    }
+    row_expr(row, n_dims, &values, names)
+}
+
 /// The expression of a quasi-affine function `num / den` (exact: the function takes
 /// integer values where it is used).
 pub(crate) fn aff_expr(aff: &Aff, names: Names) -> Result<Expr> {

@@ -6,6 +6,7 @@
 //! lives in one of them, so constraint rows have the layout
 //! `[const | params | c0 .. c(d-1) | divs]`.
 
+use pollen_arith::Int;
 use pollen_presburger::{BasicMap, Budget, Map, Set, Space, Tuple};
 
 use crate::ast::Cond;
@@ -76,16 +77,50 @@ pub(crate) fn basic_cond(b: &BasicMap, names: Names) -> Result<Cond> {
     let n_dims = b.n_dims();
     let divs = div_exprs(b.divs(), n_dims, names)?;
     let mut conds = Vec::new();
-    for r in b.eqs() {
-        conds.push(Cond::Zero(row_expr(r, n_dims, &divs, names)?));
-    }
-    for r in b.ineqs() {
-        conds.push(Cond::NonNegative(row_expr(r, n_dims, &divs, names)?));
+    for (r, is_eq) in b
+        .eqs()
+        .iter()
+        .map(|r| (r, true))
+        .chain(b.ineqs().iter().map(|r| (r, false)))
+    {
+        if let Some(c) = divisibility(b, r, is_eq, n_dims, &divs, names)? {
+            conds.push(c);
+        } else if is_eq {
+            conds.push(Cond::Zero(row_expr(r, n_dims, &divs, names)?));
+        } else {
+            conds.push(Cond::NonNegative(row_expr(r, n_dims, &divs, names)?));
+        }
     }
     Ok(match conds.len() {
         1 => conds.pop().unwrap_or(Cond::And(Vec::new())),
         _ => Cond::And(conds),
     })
+}
+
+/// `e mod m == 0` when the row is `m·q - e ≥ 0` (or `= 0`, either sign) for a div
+/// `q = floor(e / m)`: with the div's definition `m·q ≤ e`, the row says `m` divides `e`.
+fn divisibility(
+    b: &BasicMap,
+    row: &[Int],
+    is_eq: bool,
+    n_dims: usize,
+    divs: &[crate::ast::Expr],
+    names: Names,
+) -> Result<Option<Cond>> {
+    for (k, d) in b.divs().iter().enumerate() {
+        let Some(d) = d else { continue };
+        let col = b.div_col(k);
+        let mut pattern: Vec<Int> = d.num.iter().map(|x| -x).collect();
+        pattern[col] = d.den.clone();
+        let negated: Vec<Int> = pattern.iter().map(|x| -x).collect();
+        if row == pattern.as_slice() || (is_eq && row == negated.as_slice()) {
+            let e = row_expr(&d.num, n_dims, divs, names)?;
+            return Ok(Some(Cond::Zero(crate::expr::simplify(
+                crate::ast::Expr::Mod(Box::new(e), d.den.clone()),
+            ))));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether a condition is the constant true (an empty conjunction).

@@ -2,5 +2,6 @@
 //! schedule, hand-built trees, and the printed shape of some ASTs.
 
 mod common;
+mod hand;
 mod kernels;
 mod tiled;
