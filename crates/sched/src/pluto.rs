@@ -22,11 +22,12 @@
 //! on at least one statement.
 //!
 //! Coefficients are non-negative, as in Pluto's default (the lexicographic minimum over
-//! non-negative variables always exists, and shifts and skews stay small). When no
-//! schedule exists that way (a loop running downwards, such as nussinov's or ludcmp's),
-//! [`crate::schedule`] runs again with signed iterator coefficients `c⁺ − c⁻` (the
-//! negative parts first in the objective, see [`crate::vars`]; `Σ h ≥ 1` is then left
-//! out, independence alone excluding the zero row). `Options::coefficient_bound` (by
+//! non-negative variables always exists, and shifts and skews stay small). When the
+//! algorithm gets stuck that way (a loop running downwards, such as nussinov's or
+//! ludcmp's), it goes on from the rows found so far with signed iterator coefficients
+//! `c⁺ − c⁻` (the negative parts first in the objective, see [`crate::vars`]; `Σ h ≥ 1`
+//! is then left out, independence alone excluding the zero row); should that fail too,
+//! [`crate::schedule`] starts again with signed coefficients from the first row. `Options::coefficient_bound` (by
 //! default Pluto's rule, see [`crate::model::automatic_bound`]) bounds every variable
 //! from above.
 //!
@@ -229,8 +230,19 @@ impl<'a> Pluto<'a> {
                     }
                 }
             }
-            self.after_band(st)?;
+            match self.after_band(st) {
+                Err(Error::NoLegalSchedule) if !self.vars.signed => self.allow_negative(st),
+                other => other?,
+            }
         }
+    }
+
+    /// Switches to signed iterator coefficients from the next band on (the rows found so
+    /// far stay), back in eager mode.
+    fn allow_negative(&mut self, st: &mut State) {
+        self.vars = Vars::new(&self.vars.dims, self.vars.prefix, 0, true);
+        st.band = None;
+        st.lazy = false;
     }
 
     /// Pluto's reaction to a band that can take no more hyperplanes.
