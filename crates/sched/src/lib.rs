@@ -80,14 +80,14 @@ pub struct Options {
     pub coefficient_bound: Option<i64>,
     /// Whether iterator coefficients may be negative from the start (reversal, negative
     /// skews). By default they are non-negative, as in Pluto, and negative ones are
-    /// allowed only when no schedule with non-negative coefficients is found (reversed
+    /// allowed only from the point where non-negative ones admit no schedule (reversed
     /// loops such as `for (i = N - 1; i >= 0; i--)` need them).
     pub negative_coefficients: bool,
     /// The number of elementary steps the Presburger operations may take, or unlimited
     /// (the default); running out gives [`Error::LimitExceeded`].
     pub budget: Option<u64>,
     /// Extra constraints on the schedule coefficients, tried in priority order (see
-    /// [`inject`]).
+    /// [`inject`]); honoured by the Pluto scheduler (Feautrier's ignores them).
     pub constraints: Option<ConstraintTree>,
 }
 
