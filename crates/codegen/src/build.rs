@@ -34,7 +34,7 @@ use pollen_presburger::{BasicMap, Budget, DimKind, Map, Set, Space, Tuple, Union
 use pollen_scop::{Band, Node, ScheduleTree};
 
 use crate::ast::{Ast, Expr, Loop};
-use crate::bounds::{loop_bounds, union_bounds, Shape};
+use crate::bounds::{loop_bounds, relax, union_bounds, Shape};
 use crate::error::{Error, Result};
 use crate::expr::{aff_expr, Names};
 use crate::separate::{components, Level};
@@ -306,8 +306,8 @@ impl Generator<'_> {
         for s in &present[1..] {
             union = union.union(s)?;
         }
-        let h = hull(&union, &mut self.budget)?;
         let col = 1 + self.params.len() + d;
+        let h = relax(&hull(&union, col, &mut self.budget)?, col);
         let bounded = h.ineqs().iter().any(|r| r[col].is_positive())
             && h.ineqs().iter().any(|r| r[col].is_negative())
             || h.eqs().iter().any(|r| !r[col].is_zero());

@@ -10,6 +10,7 @@ use pollen_arith::Int;
 use pollen_presburger::{BasicMap, Budget, Map, Set, Space, Tuple};
 
 use crate::ast::Cond;
+use crate::bounds::relax;
 use crate::error::{Error, Result};
 use crate::expr::{div_exprs, row_expr, Names};
 
@@ -185,15 +186,23 @@ pub(crate) fn outer_constraints(b: &BasicMap, params: &[String], keep: usize) ->
 }
 
 /// A basic set containing `set`: the set itself when it is convex, otherwise the simple
-/// hull computed with the parts' divs as extra dimensions, so that bounds such as
-/// `c ≤ floor((N - 1) / 4)` survive (see [`hull_with_divs`]).
-pub(crate) fn hull(set: &Set, budget: &mut Budget) -> Result<BasicMap> {
+/// hull of its parts, each first relaxed to divs independent of column `col` (the
+/// scanned dimension, see [`crate::bounds::relax`]), computed with those divs as extra
+/// dimensions so that bounds such as `c ≤ floor((N - 1) / 4)` survive (see
+/// [`hull_with_divs`]).
+pub(crate) fn hull(set: &Set, col: usize, budget: &mut Budget) -> Result<BasicMap> {
     match set.as_map().basic_maps() {
         [one] => Ok(one.clone()),
-        parts => match hull_with_divs(parts, budget)? {
-            Some(h) => Ok(h),
-            None => Ok(set.simple_hull_with(budget)?.into_basic_map()),
-        },
+        parts => {
+            let relaxed: Vec<BasicMap> = parts.iter().map(|p| relax(p, col)).collect();
+            match hull_with_divs(&relaxed, budget)? {
+                Some(h) => Ok(h),
+                None => {
+                    let m = Map::from_parts(set.space().clone(), relaxed)?;
+                    Ok(m.simple_hull_with(budget)?)
+                }
+            }
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! Every example kernel, under its original schedule and under Pluto's: the generated
+//! Every example kernel, under its original schedule, Pluto's (smart and maximal
+//! fusion) and Feautrier's: the generated
 //! code executes each domain instance exactly once, in schedule order, at several
 //! parameter valuations inside the context and one outside it.
 
@@ -6,14 +7,36 @@ use std::time::Instant;
 
 use pollen_codegen::{generate, Options};
 
+use pollen_sched::{Algo, Fuse};
+use pollen_scop::{ScheduleTree, Scop};
+
 use crate::common::{check, in_context, kernel_names, pluto, scop, shape, valuations};
 
+/// Another schedule of the scop (value-based dependences).
+fn other_schedule(scop: &Scop, algo: Algo, fuse: Fuse) -> ScheduleTree {
+    let deps = pollen_deps::analyze(scop, pollen_deps::Analysis::ValueBased).expect("deps");
+    let options = pollen_sched::Options {
+        algo,
+        fuse,
+        ..pollen_sched::Options::default()
+    };
+    pollen_sched::schedule(scop, deps.as_slice(), &options).expect("schedule")
+}
+
 #[test]
-fn every_kernel_original_and_pluto() {
+fn every_kernel_under_four_schedules() {
     let mut failures = Vec::new();
     for name in kernel_names() {
         let scop = scop(&name);
-        let trees = [("original", scop.schedule.clone()), ("pluto", pluto(&scop))];
+        let trees = [
+            ("original", scop.schedule.clone()),
+            ("pluto", pluto(&scop)),
+            (
+                "feautr",
+                other_schedule(&scop, Algo::Feautrier, Fuse::Smart),
+            ),
+            ("maxfuse", other_schedule(&scop, Algo::Pluto, Fuse::Max)),
+        ];
         for (label, tree) in trees {
             let t = Instant::now();
             let ast = match generate(&scop, &tree, &Options::default()) {

@@ -4,4 +4,5 @@
 mod common;
 mod hand;
 mod kernels;
+mod shapes;
 mod tiled;
