@@ -58,7 +58,7 @@ pub(crate) fn loop_bounds(
     let col = 1 + names.params.len() + d;
     let stride = detect_stride(h, col);
     let h = stride.as_ref().map_or(h, |s| &s.reduced);
-    let relaxed = relax(h, col);
+    let relaxed = bound_rows(&relax(h, col), col)?;
     let gisted = basic_set(relaxed.clone())?.gist_with(known, budget)?;
     let candidate = match gisted.as_map().basic_maps() {
         [g] if has_bounds(g, col) => g.clone(),
@@ -296,6 +296,18 @@ fn reduce_stride(h: &BasicMap, e: &[Int], k: usize, col: usize) -> Option<Stride
         residue,
         congruence,
     })
+}
+
+/// The constraints of `b` that involve column `col` (the others are no bounds: the code
+/// does not enforce them, so they may not make a bound look redundant either).
+fn bound_rows(b: &BasicMap, col: usize) -> Result<BasicMap> {
+    let on_col = |r: &&Vec<Int>| !r[col].is_zero();
+    Ok(BasicMap::from_parts(
+        b.space().clone(),
+        b.divs().to_vec(),
+        b.eqs().iter().filter(on_col).cloned().collect(),
+        b.ineqs().iter().filter(on_col).cloned().collect(),
+    )?)
 }
 
 /// `factor · (row without column col)` as an expression.

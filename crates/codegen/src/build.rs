@@ -36,9 +36,11 @@ use pollen_scop::{Band, Node, ScheduleTree};
 use crate::ast::{Ast, Expr, Loop};
 use crate::bounds::{loop_bounds, relax, union_bounds, Shape};
 use crate::error::{Error, Result};
-use crate::expr::{aff_expr, Names};
+use crate::expr::{aff_expr, row_expr_with_divs, Names};
 use crate::separate::{components, Level};
-use crate::sets::{basic_set, explicit, hull, is_true, lift, outer_constraints, set_cond};
+use crate::sets::{
+    basic_set, explicit, hull, is_true, lift, lifted_hull, outer_constraints, set_cond,
+};
 use crate::{ContextUse, Options};
 
 /// A statement with the instances still to execute.
@@ -222,10 +224,7 @@ impl Generator<'_> {
         let free1 = lift(&b.free, &self.params, d + 1)?;
         let mut out = Vec::new();
         for c in comps {
-            let hull = match c.union.as_map().basic_maps() {
-                [one] => one.clone(),
-                _ => c.union.simple_hull_with(&mut self.budget)?.into_basic_map(),
-            };
+            let hull = hull(&c.union, 1 + self.params.len() + d, &mut self.budget)?;
             let names = Names {
                 params: &self.params,
                 dims: &b.dims,
@@ -307,7 +306,16 @@ impl Generator<'_> {
             union = union.union(s)?;
         }
         let col = 1 + self.params.len() + d;
-        let h = relax(&hull(&union, col, &mut self.budget)?, col);
+        // The cover only needs to bound the scanned dimension.
+        let parts: Vec<BasicMap> = union
+            .as_map()
+            .basic_maps()
+            .iter()
+            .map(|p| relax(p, col))
+            .collect();
+        let Some(h) = lifted_hull(&parts, Some(col), &mut self.budget)? else {
+            return Ok(sets.to_vec());
+        };
         let bounded = h.ineqs().iter().any(|r| r[col].is_positive())
             && h.ineqs().iter().any(|r| r[col].is_negative())
             || h.eqs().iter().any(|r| !r[col].is_zero());
@@ -476,6 +484,12 @@ impl Generator<'_> {
 
     /// The call of a statement with its iterators as functions of the dimensions.
     fn call(&mut self, name: &str, exec: &Map, known: &Set, names: Names) -> Result<Ast> {
+        if let Some(args) = direct_args(exec, names)? {
+            return Ok(Ast::User {
+                statement: name.to_string(),
+                args,
+            });
+        }
         let lex = exec.lexmin_pw_with(&mut self.budget)?;
         let pieces = lex.optimum.into_pieces();
         let user = |ma: &pollen_presburger::aff::MultiAff| -> Result<Ast> {
@@ -557,6 +571,53 @@ impl Generator<'_> {
         }
         Ok(out)
     }
+}
+
+/// The iterators of a statement read off the equalities of its executed relation
+/// `[c] -> S[i]` when it is one basic map in which every `i_k` has an equality
+/// `±i_k + f(c) = 0` free of the other iterators (the common case: each iterator is
+/// an affine function of the dimensions); `None` otherwise.
+fn direct_args(exec: &Map, names: Names) -> Result<Option<Vec<Expr>>> {
+    let [b] = exec.basic_maps() else {
+        return Ok(None);
+    };
+    let b = b.clone().simplify();
+    let space = b.space();
+    let n_dims = b.n_dims();
+    let first_out = 1 + space.n_params() + space.n_in();
+    let n_out = space.n_out();
+    let outs = first_out..first_out + n_out;
+    // Divs that depend on an iterator (directly or through earlier divs).
+    let mut dependent: Vec<bool> = Vec::with_capacity(b.n_div());
+    for d in b.divs() {
+        let v = match d {
+            None => true,
+            Some(d) => d.num.iter().enumerate().any(|(c, x)| {
+                !x.is_zero() && (outs.contains(&c) || (c > n_dims && dependent[c - 1 - n_dims]))
+            }),
+        };
+        dependent.push(v);
+    }
+    let mut args = Vec::with_capacity(n_out);
+    for k in outs.clone() {
+        let row = b.eqs().iter().find(|r| {
+            r[k].abs().is_one()
+                && r.iter().enumerate().all(|(c, x)| {
+                    c == k
+                        || x.is_zero()
+                        || !(outs.contains(&c) || (c > n_dims && dependent[c - 1 - n_dims]))
+                })
+        });
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        // ±i_k + f = 0  =>  i_k = ∓f.
+        let factor = -&row[k];
+        let mut f: Vec<Int> = row.iter().map(|x| x * &factor).collect();
+        f[k] = Int::zero();
+        args.push(row_expr_with_divs(&f, n_dims, b.divs(), names)?);
+    }
+    Ok(Some(args))
 }
 
 /// The key of the statement tuple of an executed relation.

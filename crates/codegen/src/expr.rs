@@ -314,12 +314,42 @@ fn extremum(v: Vec<Expr>, max: bool) -> Expr {
     if let Some(c) = constant {
         ops.push(Expr::Int(c));
     }
+    let mut ops = drop_dominated(ops, max);
     match ops.len() {
         0 => Expr::Int(Int::zero()),
         1 => ops.pop().unwrap_or(Expr::Int(Int::zero())),
         _ if max => Expr::Max(ops),
         _ => Expr::Min(ops),
     }
+}
+
+/// The operands of a `max` (or `min`) without those that another operand exceeds (or
+/// undercuts) by a constant: `max(x + 1, x - 2)` is `x + 1`.
+fn drop_dominated(ops: Vec<Expr>, max: bool) -> Vec<Expr> {
+    let forms: Vec<Linear> = ops.iter().map(Linear::of).collect();
+    let mut keep = vec![true; ops.len()];
+    for i in 0..ops.len() {
+        for j in 0..ops.len() {
+            if i == j || !keep[j] || forms[i].terms != forms[j].terms {
+                continue;
+            }
+            let (a, b) = (&forms[i].constant, &forms[j].constant);
+            // Operand i is dominated by j (ties keep the first).
+            let dominated = if max {
+                a < b || (a == b && j < i)
+            } else {
+                a > b || (a == b && j < i)
+            };
+            if dominated {
+                keep[i] = false;
+                break;
+            }
+        }
+    }
+    ops.into_iter()
+        .zip(keep)
+        .filter_map(|(e, k)| k.then_some(e))
+        .collect()
 }
 
 #[cfg(test)]
@@ -376,6 +406,15 @@ mod tests {
     fn extrema_fold() {
         let e = Expr::Max(vec![int(0), Expr::Max(vec![var("a"), int(3)]), var("a")]);
         assert_eq!(simplify(e), Expr::Max(vec![var("a"), int(3)]));
+        let shifted = |k: i64| Expr::Add(vec![var("a"), int(k)]);
+        assert_eq!(
+            simplify(Expr::Max(vec![shifted(-2), shifted(1), var("b")])),
+            Expr::Max(vec![shifted(1), var("b")])
+        );
+        assert_eq!(
+            simplify(Expr::Min(vec![shifted(-2), shifted(1), var("b")])),
+            Expr::Min(vec![shifted(-2), var("b")])
+        );
         assert_eq!(simplify(Expr::Min(vec![var("b")])), var("b"));
     }
 }

@@ -95,7 +95,7 @@ pub(crate) fn components(
             }
         }
         let pieces = if separate {
-            partition(&sub, limit, budget)?
+            partition_capped(&sub, limit, budget)?
         } else {
             None
         };
@@ -237,7 +237,7 @@ fn merge_exclusive(
     Ok(out)
 }
 
-/// Whether the union of the sets equals its simple hull.
+/// Whether the union of the sets is convex (coalesces into one basic set).
 fn convex_union<'a>(sets: impl Iterator<Item = &'a Set>, budget: &mut Budget) -> Result<bool> {
     let mut union: Option<Set> = None;
     for s in sets {
@@ -249,8 +249,27 @@ fn convex_union<'a>(sets: impl Iterator<Item = &'a Set>, budget: &mut Budget) ->
     let Some(union) = union else {
         return Ok(true);
     };
-    let hull = Set::from(union.simple_hull_with(budget)?);
-    Ok(hull.is_subset_with(&union, budget)?)
+    Ok(union.coalesce_with(budget)?.as_map().basic_maps().len() <= 1)
+}
+
+/// The most elementary steps one partition may take: separation is an improvement,
+/// and partitions that grow this costly almost always end beyond the piece limit.
+const PARTITION_STEPS: u64 = 60_000;
+
+/// [`partition`] within [`PARTITION_STEPS`] (also charged to `budget`); `None` beyond.
+fn partition_capped(
+    sets: &[Option<Set>],
+    limit: usize,
+    budget: &mut Budget,
+) -> Result<Option<Vec<Piece>>> {
+    let mut local = Budget::new(PARTITION_STEPS);
+    let result = partition(sets, limit, &mut local);
+    let spent = PARTITION_STEPS - local.remaining().unwrap_or(0);
+    budget.tick(spent)?;
+    match result {
+        Err(crate::error::Error::LimitExceeded) => Ok(None),
+        r => r,
+    }
 }
 
 /// The partition of the union of the sets into disjoint convex pieces with constant

@@ -7,7 +7,7 @@
 //! `[const | params | c0 .. c(d-1) | divs]`.
 
 use pollen_arith::Int;
-use pollen_presburger::{BasicMap, Budget, Map, Set, Space, Tuple};
+use pollen_presburger::{solver, BasicMap, Budget, Map, Set, Space, Tuple};
 
 use crate::ast::Cond;
 use crate::bounds::relax;
@@ -185,17 +185,16 @@ pub(crate) fn outer_constraints(b: &BasicMap, params: &[String], keep: usize) ->
     Ok(BasicMap::from_parts(schedule_space(params, keep), divs, eqs, ineqs)?.simplify())
 }
 
-/// A basic set containing `set`: the set itself when it is convex, otherwise the simple
-/// hull of its parts, each first relaxed to divs independent of column `col` (the
-/// scanned dimension, see [`crate::bounds::relax`]), computed with those divs as extra
-/// dimensions so that bounds such as `c ≤ floor((N - 1) / 4)` survive (see
-/// [`hull_with_divs`]).
+/// A basic set containing `set`: the set itself when it is convex, otherwise the hull
+/// of its parts, each first relaxed to divs independent of column `col` (the scanned
+/// dimension, see [`crate::bounds::relax`]), computed by [`lifted_hull`] so that bounds
+/// such as `c ≤ floor((N - 1) / 4)` survive.
 pub(crate) fn hull(set: &Set, col: usize, budget: &mut Budget) -> Result<BasicMap> {
     match set.as_map().basic_maps() {
         [one] => Ok(one.clone()),
         parts => {
             let relaxed: Vec<BasicMap> = parts.iter().map(|p| relax(p, col)).collect();
-            match hull_with_divs(&relaxed, budget)? {
+            match lifted_hull(&relaxed, None, budget)? {
                 Some(h) => Ok(h),
                 None => {
                     let m = Map::from_parts(set.space().clone(), relaxed)?;
@@ -206,19 +205,25 @@ pub(crate) fn hull(set: &Set, col: usize, budget: &mut Budget) -> Result<BasicMa
     }
 }
 
-/// The simple hull of basic sets whose divs are known and defined over the dimensions
-/// only: every distinct div becomes an extra dimension (with its two defining
-/// inequalities in every part, which hold there since a div is a function), the hull
-/// is taken in that space, where the defining inequalities stay valid, and the extra
-/// dimensions become the divs again. `None` when some div is an existential or refers
-/// to another div.
-pub(crate) fn hull_with_divs(parts: &[BasicMap], budget: &mut Budget) -> Result<Option<BasicMap>> {
+/// A simple hull of basic sets whose divs are known and defined over the dimensions
+/// only (isl's simple hull, with rational optima): every distinct div becomes an extra
+/// dimension (with its two defining inequalities in every part, valid there since a div
+/// is a function), every constraint direction `a·x` of a part (only those involving
+/// column `only`, when given) is shifted to `a·x ≥ ceil(min)`, the minimum taken over
+/// the rational relaxation of every part (a valid bound for their integer points), and
+/// the extra dimensions become divs again. `None` when some div is an existential or
+/// refers to another div.
+pub(crate) fn lifted_hull(
+    parts: &[BasicMap],
+    only: Option<usize>,
+    budget: &mut Budget,
+) -> Result<Option<BasicMap>> {
     let Some(first) = parts.first() else {
         return Ok(None);
     };
     let space = first.space().clone();
     let n = first.n_dims();
-    let mut defs: Vec<(Vec<pollen_arith::Int>, pollen_arith::Int)> = Vec::new();
+    let mut defs: Vec<(Vec<Int>, Int)> = Vec::new();
     for b in parts {
         for d in b.divs() {
             let Some(d) = d else { return Ok(None) };
@@ -231,21 +236,11 @@ pub(crate) fn hull_with_divs(parts: &[BasicMap], budget: &mut Budget) -> Result<
             }
         }
     }
-    if defs.is_empty() {
-        return Ok(None);
-    }
     let m = defs.len();
-    let lifted_space = match space.range_tuple() {
-        Some(t) => Space::set(
-            space.param_names().to_vec(),
-            Tuple::anonymous(t.n_dims() + m),
-        ),
-        None => return Ok(None),
-    };
-    let zero = pollen_arith::Int::zero;
-    let mut lifted = Vec::new();
+    let width = 1 + n + m;
+    let mut systems = Vec::with_capacity(parts.len());
+    let mut directions: Vec<Vec<Int>> = Vec::new();
     for b in parts {
-        // Column of each of b's divs in the lifted space.
         let cols: Vec<usize> = b
             .divs()
             .iter()
@@ -254,44 +249,97 @@ pub(crate) fn hull_with_divs(parts: &[BasicMap], budget: &mut Budget) -> Result<
                 1 + n + defs.iter().position(|x| Some(x) == d.as_ref()).unwrap_or(0)
             })
             .collect();
-        let map_row = |r: &Vec<pollen_arith::Int>| {
-            let mut out = vec![zero(); 1 + n + m];
+        let lift_row = |r: &Vec<Int>| {
+            let mut out = vec![Int::zero(); width];
             out[..=n].clone_from_slice(&r[..=n]);
             for (k, c) in cols.iter().enumerate() {
                 out[*c] = &out[*c] + &r[1 + n + k];
             }
             out
         };
-        let eqs = b.eqs().iter().map(map_row).collect();
-        let mut ineqs: Vec<Vec<pollen_arith::Int>> = b.ineqs().iter().map(map_row).collect();
+        let mut sys = solver::System::new(n + m);
+        for r in b.eqs() {
+            let r = lift_row(r);
+            add_direction(&mut directions, &r, only);
+            add_direction(
+                &mut directions,
+                &r.iter().map(|x| -x).collect::<Vec<_>>(),
+                only,
+            );
+            sys.add_eq(r);
+        }
+        for r in b.ineqs() {
+            let r = lift_row(r);
+            add_direction(&mut directions, &r, only);
+            sys.add_ineq(r);
+        }
         for (j, (num, den)) in defs.iter().enumerate() {
-            let mut lo = vec![zero(); 1 + n + m];
+            let mut lo = vec![Int::zero(); width];
             lo[..=n].clone_from_slice(num);
             lo[1 + n + j] = -den;
-            let mut hi: Vec<pollen_arith::Int> = lo.iter().map(|x| -x).collect();
-            hi[0] = &hi[0] + den - pollen_arith::Int::one();
-            ineqs.push(lo);
-            ineqs.push(hi);
+            let mut hi: Vec<Int> = lo.iter().map(|x| -x).collect();
+            hi[0] = &hi[0] + den - Int::one();
+            sys.add_ineq(lo);
+            sys.add_ineq(hi);
         }
-        lifted.push(BasicMap::from_parts(
-            lifted_space.clone(),
-            Vec::new(),
-            eqs,
-            ineqs,
-        )?);
+        systems.push(sys);
     }
-    let h = Map::from_parts(lifted_space, lifted)?.simple_hull_with(budget)?;
+    let mut ineqs = Vec::new();
+    for dir in directions {
+        let mut best: Option<Int> = None;
+        let mut bounded = true;
+        for sys in &systems {
+            match solver::rational_min(sys, &dir, budget)? {
+                solver::Optimum::Unbounded => {
+                    bounded = false;
+                    break;
+                }
+                solver::Optimum::Empty => {}
+                solver::Optimum::Bounded((v, _)) => {
+                    let v = v.ceil();
+                    best = Some(match best {
+                        Some(b) if b <= v => b,
+                        _ => v,
+                    });
+                }
+            }
+        }
+        if let (true, Some(b)) = (bounded, best) {
+            let mut row = dir;
+            row[0] = -b;
+            ineqs.push(row);
+        }
+    }
     let divs = defs
         .iter()
         .map(|(num, den)| {
             let mut full = num.clone();
-            full.resize(1 + n + m, zero());
+            full.resize(width, Int::zero());
             Some(pollen_presburger::DivDef {
                 num: full,
                 den: den.clone(),
             })
         })
         .collect();
-    let back = BasicMap::from_parts(space, divs, h.eqs().to_vec(), h.ineqs().to_vec())?;
+    let back = BasicMap::from_parts(space, divs, Vec::new(), ineqs)?;
     Ok(Some(back.simplify()))
+}
+
+/// Adds the direction of constraint row `r` (its coefficients, constant zeroed, divided
+/// by their gcd) unless it is zero, already present, or (with `only`) free of that
+/// column.
+fn add_direction(directions: &mut Vec<Vec<Int>>, r: &[Int], only: Option<usize>) {
+    if only.is_some_and(|c| r[c].is_zero()) {
+        return;
+    }
+    let g = pollen_arith::gcd_slice(&r[1..]);
+    if g.is_zero() {
+        return;
+    }
+    let d: Vec<Int> = std::iter::once(Int::zero())
+        .chain(r[1..].iter().map(|x| x.exact_div(&g)))
+        .collect();
+    if !directions.contains(&d) {
+        directions.push(d);
+    }
 }
