@@ -26,6 +26,7 @@ mod names;
 mod post;
 mod separate;
 mod sets;
+mod unroll;
 
 pub use ast::{Ast, Cond, Expr, Loop};
 pub use error::{Error, Result};
@@ -68,6 +69,9 @@ pub struct Options {
     /// The most pieces one loop is split into by separation; beyond, statements are only
     /// separated where their whole ranges follow each other (default 16).
     pub separation_limit: usize,
+    /// Loops that always run a constant number of iterations, at most this many, are
+    /// fully unrolled (default none).
+    pub unroll: Option<u64>,
 }
 
 impl Default for Options {
@@ -77,6 +81,7 @@ impl Default for Options {
             context: ContextUse::Guard,
             separate: true,
             separation_limit: 16,
+            unroll: None,
         }
     }
 }
@@ -135,7 +140,10 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
         }
     };
     let ast = generator.node(child, active, &Build::root(known, universe))?;
-    let ast = post::tidy(ast);
+    let ast = match options.unroll {
+        Some(limit) => post::tidy(unroll::unroll(post::tidy(ast), limit)),
+        None => post::tidy(ast),
+    };
     if options.context == ContextUse::Guard && generator.outside_context && !build::is_empty(&ast) {
         let names = Names {
             params: &params,

@@ -242,3 +242,37 @@ fn errors_are_typed_not_panics() {
         Err(Error::LimitExceeded)
     );
 }
+
+#[test]
+fn unrolling_keeps_the_trace() {
+    let s = scop_of("for (i = 0; i < N; i++)\n  for (j = 0; j < 3; j++)\n    A[i][j] = 0;");
+    let options = Options {
+        unroll: Some(4),
+        ..Options::default()
+    };
+    let unrolled = generate(&s, &s.schedule, &options).expect("generation");
+    assert_eq!(shape(&unrolled).loops, 1, "{unrolled}");
+    assert_eq!(shape(&unrolled).calls, 3, "{unrolled}");
+    for n in [0, 1, 5] {
+        check(&s.schedule, &unrolled, &[("N".to_string(), n)]).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // Tiles that divide the domain exactly have constant point loops.
+    let s = scop_of("for (i = 0; i < 4 * N; i++)\n  A[i][0] = 0;");
+    let point = band("[N] -> { S0[i] -> [i] }", &[true], Node::Leaf);
+    let t = tree(&s, band("[N] -> { S0[i] -> [floor(i/4)] }", &[true], point));
+    let plain = generate(&s, &t, &Options::default()).expect("generation");
+    let unrolled = generate(&s, &t, &options).expect("generation");
+    assert_eq!(
+        (shape(&plain).loops, shape(&unrolled).loops),
+        (2, 1),
+        "{plain}\n{unrolled}"
+    );
+    for n in [0, 1, 3] {
+        let values = [("N".to_string(), n)];
+        assert_eq!(
+            interp::interpret(&plain, &values).expect("run"),
+            interp::interpret(&unrolled, &values).expect("run"),
+            "{unrolled}"
+        );
+    }
+}
