@@ -138,8 +138,9 @@ fn generate(
     let taken = names::words(source);
     let mut iterators = Vec::new();
     print::collect_iterators(ast, &mut iterators);
-    let mut statements = Vec::new();
-    print::collect_statements(ast, &mut statements);
+    let mut executed = Vec::new();
+    print::collect_statements(ast, &mut executed);
+    let statements = in_scop_order(scop, executed)?;
     for name in iterators.iter().chain(&statements) {
         if !names::is_identifier(name) {
             return Err(Error::NotAnIdentifier(name.clone()));
@@ -191,7 +192,21 @@ fn generate(
     Ok(out)
 }
 
-/// The `#define` lines of the statements, in the AST's order of first execution.
+/// The statements the AST executes, in the scop's order; an error for a name the scop
+/// does not have.
+fn in_scop_order(scop: &Scop, executed: Vec<String>) -> Result<Vec<String>> {
+    if let Some(unknown) = executed.iter().find(|s| scop.statement(s).is_none()) {
+        return Err(Error::UnknownStatement(unknown.clone()));
+    }
+    Ok(scop
+        .statements
+        .iter()
+        .filter(|s| executed.contains(&s.name))
+        .map(|s| s.name.clone())
+        .collect())
+}
+
+/// The `#define` lines of the statements, in the scop's order.
 fn definitions(
     scop: &Scop,
     statements: &[String],
