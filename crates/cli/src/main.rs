@@ -7,6 +7,7 @@
 //! errors with `anyhow`.
 
 mod calc;
+mod opt;
 mod program;
 
 use std::io::{self, Read, Write};
@@ -74,6 +75,9 @@ enum Command {
         #[arg(long)]
         wavefront: bool,
     },
+    /// Optimize a C file's `#pragma scop` region: schedule, tile, parallelize, print C.
+    #[command(long_about = opt::OPT_HELP)]
+    Opt(opt::OptArgs),
 }
 
 const SCHED_HELP: &str = "\
@@ -128,6 +132,7 @@ Examples:
   pollen calc examples/calc/tour.iscc
   pollen scop examples/kernels/gemm.c
   pollen deps examples/kernels/jacobi-1d.c --kind flow
+  pollen opt examples/kernels/gemm.c -o gemm.opt.c
   echo 'card { [i, j] : 0 <= j <= i < 10 };' | pollen calc";
 
 const CALC_HELP: &str = "\
@@ -203,6 +208,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             fuse,
             wavefront,
         } => print_out(&program::sched(&file, algo, fuse, wavefront)?),
+        Command::Opt(args) => opt::run(&args),
     }
 }
 
