@@ -1,0 +1,178 @@
+//! The order of tiled schedules against brute force (enumerate the instances, sort them by
+//! tile then point coordinates computed by hand), and the intra-tile order's parts: the
+//! step of an access along a band member and the choice of the innermost member.
+
+use pollen_scop::{ScheduleTree, Scop};
+use pollen_transform::order::{access_step, intra_tile_order, Step};
+use pollen_transform::{tile, TileOptions};
+
+use crate::common::{bands, map, scheduled_instances, tiny_scop};
+
+/// The instances of `S` in the order of the tree's flattened schedule.
+fn order_of(tree: &ScheduleTree) -> Vec<Vec<i64>> {
+    let schedule = tree.to_union_map().expect("flattening");
+    scheduled_instances(&schedule, &[])
+        .into_iter()
+        .map(|(_, _, i)| i)
+        .collect()
+}
+
+/// The points of a `[lo, hi)` box in two dimensions sorted by `key`.
+fn sorted_box(lo: (i64, i64), hi: (i64, i64), key: impl Fn(i64, i64) -> Vec<i64>) -> Vec<Vec<i64>> {
+    let mut points: Vec<(Vec<i64>, Vec<i64>)> = Vec::new();
+    for i in lo.0..hi.0 {
+        for j in lo.1..hi.1 {
+            points.push((key(i, j), vec![i, j]));
+        }
+    }
+    points.sort();
+    points.into_iter().map(|(_, p)| p).collect()
+}
+
+fn tiled(scop: &Scop, options: &TileOptions) -> ScheduleTree {
+    tile(scop, &[], &scop.schedule, options).expect("tiling")
+}
+
+fn options(sizes: &[i64], second: Option<&[i64]>, wavefront: bool, order: bool) -> TileOptions {
+    TileOptions {
+        sizes: Some(sizes.to_vec()),
+        second_level: second.map(<[i64]>::to_vec),
+        wavefront,
+        intra_tile_order: order,
+        ..TileOptions::default()
+    }
+}
+
+const DOMAIN: &str = "{ S[i, j] : -3 <= i < 5 and 0 <= j < 7 }";
+
+#[test]
+fn rectangular_tiles_order_instances_by_tile_then_point() {
+    let scop = tiny_scop(DOMAIN, &[], "{ S[i, j] -> [i, j] }", &[true, true]);
+    let got = order_of(&tiled(&scop, &options(&[2, 3], None, false, false)));
+    let want = sorted_box((-3, 0), (5, 7), |i, j| {
+        vec![i.div_euclid(2), j.div_euclid(3), i, j]
+    });
+    assert_eq!(got, want);
+}
+
+#[test]
+fn skewed_bands_are_tiled_along_their_members() {
+    let scop = tiny_scop(DOMAIN, &[], "{ S[i, j] -> [i, i + j] }", &[true, true]);
+    let got = order_of(&tiled(&scop, &options(&[3], None, false, false)));
+    let want = sorted_box((-3, 0), (5, 7), |i, j| {
+        vec![i.div_euclid(3), (i + j).div_euclid(3), i, i + j]
+    });
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_second_level_groups_tiles() {
+    let scop = tiny_scop(DOMAIN, &[], "{ S[i, j] -> [i, j] }", &[true, true]);
+    let got = order_of(&tiled(&scop, &options(&[2], Some(&[2, 3]), false, false)));
+    let want = sorted_box((-3, 0), (5, 7), |i, j| {
+        vec![
+            i.div_euclid(4),
+            j.div_euclid(6),
+            i.div_euclid(2),
+            j.div_euclid(2),
+            i,
+            j,
+        ]
+    });
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_wavefront_orders_tiles_by_anti_diagonal() {
+    let scop = tiny_scop(DOMAIN, &[], "{ S[i, j] -> [i, j] }", &[false, false]);
+    let got = order_of(&tiled(&scop, &options(&[2, 3], None, true, false)));
+    let want = sorted_box((-3, 0), (5, 7), |i, j| {
+        let (ti, tj) = (i.div_euclid(2), j.div_euclid(3));
+        vec![ti + tj, tj, i, j]
+    });
+    assert_eq!(got, want);
+}
+
+#[test]
+fn the_intra_tile_order_puts_the_stride_one_member_innermost() {
+    let column = tiny_scop(
+        DOMAIN,
+        &[(true, "{ S[i, j] -> A[j, i] }")],
+        "{ S[i, j] -> [i, j] }",
+        &[true, true],
+    );
+    let got = order_of(&tiled(&column, &options(&[2, 3], None, false, true)));
+    let want = sorted_box((-3, 0), (5, 7), |i, j| {
+        vec![i.div_euclid(2), j.div_euclid(3), j, i]
+    });
+    assert_eq!(got, want);
+    let row = tiny_scop(
+        DOMAIN,
+        &[(true, "{ S[i, j] -> A[i, j] }")],
+        "{ S[i, j] -> [i, j] }",
+        &[true, true],
+    );
+    let t = tiled(&row, &options(&[2, 3], None, false, true));
+    let original = &bands(&row.schedule)[0].schedule;
+    assert!(bands(&t)[1]
+        .schedule
+        .is_equal(original)
+        .expect("comparison"));
+}
+
+#[test]
+fn access_steps_along_band_members() {
+    let gemm = "{ S[i, j, k] -> [i, j, k] }";
+    let skewed = "{ S[t, i] -> [t, t + i] }";
+    let cases: &[(&str, &str, usize, Step)] = &[
+        (gemm, "{ S[i, j, k] -> C[i, j] }", 0, Step::Strided),
+        (gemm, "{ S[i, j, k] -> C[i, j] }", 1, Step::Unit),
+        (gemm, "{ S[i, j, k] -> C[i, j] }", 2, Step::Invariant),
+        (gemm, "{ S[i, j, k] -> A[i, k] }", 2, Step::Unit),
+        (gemm, "{ S[i, j, k] -> B[k, j] }", 2, Step::Strided),
+        (gemm, "{ S[i, j, k] -> B[k, j] }", 0, Step::Invariant),
+        (gemm, "{ S[i, j, k] -> x[] }", 1, Step::Invariant),
+        (gemm, "{ S[i, j, k] -> y[j] }", 1, Step::Unit),
+        (gemm, "{ S[i, j, k] -> y[2j] }", 1, Step::Strided),
+        (gemm, "{ S[i, j, k] -> y[-j] }", 1, Step::Unit),
+        (gemm, "{ S[i, j, k] -> D[j, j] }", 1, Step::Strided),
+        // One step along t + i with t fixed is one step along i.
+        (skewed, "{ S[t, i] -> A[i] }", 1, Step::Unit),
+        // One step along t with t + i fixed moves i back by one.
+        (skewed, "{ S[t, i] -> A[i] }", 0, Step::Unit),
+        (skewed, "{ S[t, i] -> A[t, i] }", 0, Step::Strided),
+        // The band fixes only i; j moves freely below it.
+        (
+            "{ S[i, j] -> [i] }",
+            "{ S[i, j] -> A[i, j] }",
+            0,
+            Step::Strided,
+        ),
+    ];
+    for (schedule, access, member, want) in cases {
+        let got = access_step(&map(schedule), &map(access), *member).expect("step");
+        assert_eq!(got, *want, "{access} along member {member} of {schedule}");
+    }
+}
+
+#[test]
+fn the_innermost_member_is_the_best_scored_preferring_coincident_ones() {
+    let cases: &[(&[i64], &[bool], &[usize])] = &[
+        // No positive score: keep the order.
+        (&[0, -1, 0], &[true, true, true], &[0, 1, 2]),
+        // The highest score goes innermost, the others keep their order.
+        (&[3, 1, 0], &[false, false, false], &[1, 2, 0]),
+        // Ties keep the later member.
+        (&[2, 2], &[false, false], &[0, 1]),
+        // A coincident member wins over a better non-coincident one.
+        (&[1, 3], &[true, false], &[1, 0]),
+        (&[2, 3, -1], &[true, true, false], &[0, 2, 1]),
+    ];
+    for (scores, coincident, want) in cases {
+        assert_eq!(
+            intra_tile_order(scores, coincident),
+            want.to_vec(),
+            "{scores:?} {coincident:?}"
+        );
+    }
+}
