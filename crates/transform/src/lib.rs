@@ -20,6 +20,31 @@
 //!                        ▼
 //!                  legality::check ──► clear refuted coincident flags ──► check again
 //! ```
+//!
+//! # Example
+//! ```
+//! use pollen_deps::{analyze, Analysis};
+//! use pollen_transform::{tile, TileOptions};
+//!
+//! let c = "void f(int n, double A[n][n], double B[n][n]) {
+//! #pragma scop
+//!   for (int i = 0; i < n; i++)
+//!     for (int j = 0; j < n; j++)
+//!       B[j][i] = A[j][i] + 1;
+//! #pragma endscop
+//! }";
+//! let scop = pollen_frontend::extract(c).unwrap().scop;
+//! let deps = analyze(&scop, Analysis::ValueBased).unwrap();
+//! let tree = pollen_sched::schedule(&scop, deps.as_slice(), &Default::default()).unwrap();
+//! let options = TileOptions { sizes: Some(vec![32]), ..TileOptions::default() };
+//! let tiled = tile(&scop, deps.as_slice(), &tree, &options).unwrap();
+//! // { S0[i, j] -> [floor(i/32), floor(j/32), j, i] } (up to the scheduler's choice of
+//! // members): 32 x 32 tiles, and inside a tile the loop over `i` (stride 1 in `A[j][i]`
+//! // and `B[j][i]`) innermost.
+//! let schedule = tiled.to_union_map().unwrap();
+//! assert_eq!(schedule.maps().next().unwrap().space().n_out(), 4);
+//! assert!(pollen_sched::legality::check(deps.as_slice(), &tiled).unwrap().is_legal());
+//! ```
 
 pub mod error;
 pub mod maps;
