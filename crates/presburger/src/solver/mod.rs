@@ -48,7 +48,9 @@ pub use normalize::normalize;
 pub use optimize::{
     implicit_equalities, integer_max, integer_min, is_integer_empty, redundant_inequalities,
 };
-pub use simplex::{is_rationally_empty, rational_max, rational_min, rational_sample};
+pub use simplex::{
+    is_rationally_empty, rational_max, rational_min, rational_mins, rational_sample,
+};
 
 /// A conjunction of affine constraints over `n_vars` integer variables.
 ///

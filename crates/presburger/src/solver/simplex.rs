@@ -350,6 +350,28 @@ pub fn rational_min(
     Polyhedron::new(sys, budget)?.minimize(objective, budget)
 }
 
+/// The minima of several objectives over the rational polyhedron of `sys` (each as in
+/// [`rational_min`], without the point), phase 1 run once for all of them.
+pub fn rational_mins(
+    sys: &System,
+    objectives: &[Vec<Int>],
+    budget: &mut Budget,
+) -> Result<Vec<Optimum<Rat>>> {
+    sys.validate()?;
+    for objective in objectives {
+        validate_objective(sys, objective)?;
+    }
+    let polyhedron = Polyhedron::new(sys, budget)?;
+    objectives
+        .iter()
+        .map(|objective| {
+            Ok(polyhedron
+                .minimize(objective, budget)?
+                .map(|(value, _)| value))
+        })
+        .collect()
+}
+
 /// A rational polyhedron prepared for several optimisations: phase 1 runs once and every
 /// objective starts phase 2 from the same feasible basis.
 #[derive(Clone, Debug)]
