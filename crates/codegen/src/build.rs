@@ -50,6 +50,10 @@ pub(crate) struct Active {
     pub name: String,
     /// `[c0 .. c(d-1)] -> S[i]`.
     pub exec: Map,
+    /// Constraints on the dimensions (of some depth up to `d`) that every instance still
+    /// to execute satisfies, kept apart from `exec` when restricting `exec` would only
+    /// add constraints (they sharpen the regions of [`Generator::regions`]).
+    pub outer: Option<Set>,
 }
 
 /// A component of the flattened schedule prefix, for extension nodes.
@@ -170,7 +174,11 @@ impl Generator<'_> {
             };
             let exec = a.exec.intersect_range(f.as_map())?;
             if !exec.is_empty_with(&mut self.budget)? {
-                kept.push(Active { name: a.name, exec });
+                kept.push(Active {
+                    name: a.name,
+                    exec,
+                    outer: a.outer,
+                });
             }
         }
         Ok(kept)
@@ -195,7 +203,11 @@ impl Generator<'_> {
             } else {
                 Some(t)
             });
-            extended.push(Active { name: a.name, exec });
+            extended.push(Active {
+                name: a.name,
+                exec,
+                outer: a.outer,
+            });
         }
         let regions = self.regions(band, k, &extended, &sets, &known1, d)?;
         let positions: Vec<Option<Int>> = if k + 1 == band.n_members() {
@@ -222,6 +234,10 @@ impl Generator<'_> {
             &mut self.budget,
         )?;
         let free1 = lift(&b.free, &self.params, d + 1)?;
+        // The number of components each statement has instances in.
+        let shared: Vec<usize> = (0..extended.len())
+            .map(|s| comps.iter().filter(|c| c.parts[s].is_some()).count())
+            .collect();
         let mut out = Vec::new();
         for c in comps {
             let hull = hull(&c.union, 1 + self.params.len() + d, &mut self.budget)?;
@@ -248,11 +264,22 @@ impl Generator<'_> {
             inner.dims.push(value);
             inner.prefix.push(PrefixDim::Loop(d));
             let mut members = Vec::new();
-            for (a, part) in extended.iter().zip(&c.parts) {
+            for (s, (a, part)) in extended.iter().zip(&c.parts).enumerate() {
                 if let Some(part) = part {
+                    // A statement in this component only keeps all its instances.
+                    let exec = if shared[s] > 1 {
+                        a.exec.intersect_domain(part.as_map())?
+                    } else {
+                        a.exec.clone()
+                    };
+                    let outer = match &a.outer {
+                        Some(o) => lift(o, &self.params, d + 1)?.intersect(part)?,
+                        None => part.clone(),
+                    };
                     members.push(Active {
                         name: a.name.clone(),
-                        exec: a.exec.intersect_domain(part.as_map())?,
+                        exec,
+                        outer: Some(outer),
                     });
                 }
             }
@@ -352,8 +379,11 @@ impl Generator<'_> {
         let [b] = scheduled.basic_maps() else {
             return Ok(None);
         };
-        let o = outer_constraints(b, &self.params, d + 1)?;
-        Ok(Some(basic_set(o)?))
+        let o = basic_set(outer_constraints(b, &self.params, d + 1)?)?;
+        match &a.outer {
+            Some(known) => Ok(Some(o.intersect(&lift(known, &self.params, d + 1)?)?)),
+            None => Ok(Some(o)),
+        }
     }
 
     /// The flat schedule of a statement from band member `k` on (members `k..` of the
@@ -567,20 +597,37 @@ impl Generator<'_> {
                 .and_then(|t| t.name())
                 .unwrap_or_default()
                 .to_string();
-            out.push(Active { name, exec });
+            out.push(Active {
+                name,
+                exec,
+                outer: None,
+            });
         }
         Ok(out)
     }
 }
 
 /// The iterators of a statement read off the equalities of its executed relation
-/// `[c] -> S[i]` when it is one basic map in which every `i_k` has an equality
-/// `±i_k + f(c) = 0` free of the other iterators (the common case: each iterator is
-/// an affine function of the dimensions); `None` otherwise.
+/// `[c] -> S[i]` when it is one basic map whose equalities solve for every `i_k` by
+/// Gauss-Jordan elimination with unit pivots (the common case: each iterator is an
+/// affine function of the dimensions); `None` otherwise.
 fn direct_args(exec: &Map, names: Names) -> Result<Option<Vec<Expr>>> {
-    let [b] = exec.basic_maps() else {
-        return Ok(None);
-    };
+    let mut common: Option<Vec<Expr>> = None;
+    for b in exec.basic_maps() {
+        let Some(args) = solve_iterators(b, names)? else {
+            return Ok(None);
+        };
+        match &common {
+            Some(c) if *c != args => return Ok(None),
+            _ => common = Some(args),
+        }
+    }
+    Ok(common)
+}
+
+/// The iterators of one basic map `[c] -> S[i]` by Gauss-Jordan elimination (see
+/// [`direct_args`]).
+fn solve_iterators(b: &BasicMap, names: Names) -> Result<Option<Vec<Expr>>> {
     let b = b.clone().simplify();
     let space = b.space();
     let n_dims = b.n_dims();
@@ -598,19 +645,39 @@ fn direct_args(exec: &Map, names: Names) -> Result<Option<Vec<Expr>>> {
         };
         dependent.push(v);
     }
-    let mut args = Vec::with_capacity(n_out);
+    // Gauss-Jordan elimination of the iterators with unit pivots, over the equalities
+    // free of divs that depend on iterators.
+    let mut rows: Vec<Vec<Int>> = b
+        .eqs()
+        .iter()
+        .filter(|r| {
+            r.iter()
+                .enumerate()
+                .all(|(c, x)| x.is_zero() || c <= n_dims || !dependent[c - 1 - n_dims])
+        })
+        .cloned()
+        .collect();
+    let mut pivots: Vec<usize> = Vec::with_capacity(n_out);
     for k in outs.clone() {
-        let row = b.eqs().iter().find(|r| {
-            r[k].abs().is_one()
-                && r.iter().enumerate().all(|(c, x)| {
-                    c == k
-                        || x.is_zero()
-                        || !(outs.contains(&c) || (c > n_dims && dependent[c - 1 - n_dims]))
-                })
-        });
-        let Some(row) = row else {
+        let Some(p) = (0..rows.len()).find(|&p| !pivots.contains(&p) && rows[p][k].abs().is_one())
+        else {
             return Ok(None);
         };
+        let pivot = rows[p].clone();
+        for (q, row) in rows.iter_mut().enumerate() {
+            if q != p && !row[k].is_zero() {
+                // row -= (row[k] / pivot[k]) · pivot, with pivot[k] = ±1.
+                let factor = &row[k] * &pivot[k];
+                for (x, y) in row.iter_mut().zip(&pivot) {
+                    *x = &*x - &(&factor * y);
+                }
+            }
+        }
+        pivots.push(p);
+    }
+    let mut args = Vec::with_capacity(n_out);
+    for (k, &p) in outs.zip(&pivots) {
+        let row = &rows[p];
         // ±i_k + f = 0  =>  i_k = ∓f.
         let factor = -&row[k];
         let mut f: Vec<Int> = row.iter().map(|x| x * &factor).collect();

@@ -129,7 +129,11 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
             .to_string();
         let exec = Map::from_domain_and_range(universe.as_map(), set.as_map())?;
         generator.domains.insert(name.clone(), set.clone());
-        active.push(Active { name, exec });
+        active.push(Active {
+            name,
+            exec,
+            outer: None,
+        });
     }
     // A union context is assumed through its hull: assuming less is always sound, and a
     // convex context keeps every later set convex.

@@ -38,15 +38,23 @@ pub(crate) fn lift(set: &Set, params: &[String], n: usize) -> Result<Set> {
 
 /// The same map with every local variable a known div and trivial parts removed.
 pub(crate) fn explicit(m: &Map, budget: &mut Budget) -> Result<Map> {
-    let parts: Vec<BasicMap> = m
-        .basic_maps()
-        .iter()
-        .map(|b| b.clone().simplify())
-        .filter(|b| !b.is_obviously_empty())
-        .collect();
+    let mut parts: Vec<BasicMap> = Vec::new();
+    for b in m.basic_maps() {
+        let b = b.clone().simplify();
+        if b.is_obviously_empty() {
+            continue;
+        }
+        if b.has_existentials() {
+            // Quantifier elimination alone: the pieces' redundant constraints are left
+            // to the gists that follow (removing them here costs one LP each).
+            parts.extend(b.compute_divs(budget)?);
+        } else {
+            parts.push(b);
+        }
+    }
     let m = Map::from_parts(m.space().clone(), parts)?;
-    if m.basic_maps().iter().any(BasicMap::has_existentials) {
-        Ok(m.compute_divs_with(budget)?)
+    if m.basic_maps().len() > 1 {
+        Ok(m.coalesce_with(budget)?)
     } else {
         Ok(m)
     }
@@ -185,16 +193,17 @@ pub(crate) fn outer_constraints(b: &BasicMap, params: &[String], keep: usize) ->
     Ok(BasicMap::from_parts(schedule_space(params, keep), divs, eqs, ineqs)?.simplify())
 }
 
-/// A basic set containing `set`: the set itself when it is convex, otherwise the hull
-/// of its parts, each first relaxed to divs independent of column `col` (the scanned
-/// dimension, see [`crate::bounds::relax`]), computed by [`lifted_hull`] so that bounds
-/// such as `c ≤ floor((N - 1) / 4)` survive.
+/// A basic set containing `set` whose constraints on column `col` (the scanned
+/// dimension) bound it: the set itself when it is convex, otherwise the hull of its
+/// parts, each first relaxed to divs independent of `col` (see
+/// [`crate::bounds::relax`]), in the directions that involve `col` only, computed by
+/// [`lifted_hull`] so that bounds such as `c ≤ floor((N - 1) / 4)` survive.
 pub(crate) fn hull(set: &Set, col: usize, budget: &mut Budget) -> Result<BasicMap> {
     match set.as_map().basic_maps() {
         [one] => Ok(one.clone()),
         parts => {
             let relaxed: Vec<BasicMap> = parts.iter().map(|p| relax(p, col)).collect();
-            match lifted_hull(&relaxed, None, budget)? {
+            match lifted_hull(&relaxed, Some(col), budget)? {
                 Some(h) => Ok(h),
                 None => {
                     let m = Map::from_parts(set.space().clone(), relaxed)?;
@@ -284,27 +293,28 @@ pub(crate) fn lifted_hull(
         }
         systems.push(sys);
     }
-    let mut ineqs = Vec::new();
-    for dir in directions {
-        let mut best: Option<Int> = None;
-        let mut bounded = true;
-        for sys in &systems {
-            match solver::rational_min(sys, &dir, budget)? {
-                solver::Optimum::Unbounded => {
-                    bounded = false;
-                    break;
-                }
+    // best[k]: the least minimum of direction k over the parts, None once unbounded.
+    let mut best: Vec<Option<Option<Int>>> = vec![Some(None); directions.len()];
+    for sys in &systems {
+        let minima = solver::rational_mins(sys, &directions, budget)?;
+        for (b, m) in best.iter_mut().zip(minima) {
+            match m {
+                solver::Optimum::Unbounded => *b = None,
                 solver::Optimum::Empty => {}
-                solver::Optimum::Bounded((v, _)) => {
-                    let v = v.ceil();
-                    best = Some(match best {
-                        Some(b) if b <= v => b,
-                        _ => v,
-                    });
+                solver::Optimum::Bounded(v) => {
+                    if let Some(current) = b {
+                        let v = v.ceil();
+                        if current.as_ref().is_none_or(|c| v < *c) {
+                            *current = Some(v);
+                        }
+                    }
                 }
             }
         }
-        if let (true, Some(b)) = (bounded, best) {
+    }
+    let mut ineqs = Vec::new();
+    for (dir, b) in directions.into_iter().zip(best) {
+        if let Some(Some(b)) = b {
             let mut row = dir;
             row[0] = -b;
             ineqs.push(row);

@@ -6,3 +6,4 @@ mod hand;
 mod kernels;
 mod shapes;
 mod tiled;
+mod transformed;
