@@ -11,6 +11,11 @@
 //! over the rationals ([`relax`]), which over-approximates `H`; the caller keeps exact
 //! guards at the statements. Bounds that the known constraints of the enclosing code
 //! imply, together with the other bounds, are dropped (gist).
+//!
+//! A stride is recognised when `H` has an equality `±c + f + s·q = 0` whose div `q` is
+//! exactly `-(±c + f) / s` ([`Stride`]): then `c ≡ ∓f (mod |s|)`, `q` is substituted in
+//! the other constraints, and the loop steps by `|s|` from the first value of the
+//! residue class at or above the lower bound.
 
 use pollen_arith::{gcd_slice, Int};
 use pollen_presburger::{BasicMap, Budget, DivDef, Set};

@@ -1,16 +1,18 @@
 //! Polyhedral code generation: a schedule tree and the statements' domains become a loop
 //! [`ast::Ast`] that executes every statement instance once, in schedule order.
 //!
-//! [`generate`] walks the tree ([`build`]): one loop per band member, a block per
+//! [`generate`] walks the tree (`build.rs`): one loop per band member, a block per
 //! sequence, filters restricting the active statements. Loop bounds are exact maxima of
 //! lower bounds and minima of upper bounds, with floor and ceiling divisions, computed
 //! from the projection of the active statements' scheduled domains onto the outer
-//! dimensions ([`bounds`]); statements sharing a loop with different ranges are
-//! separated into consecutive loops where their ranges can be ordered ([`separate`]);
-//! a dimension with a single value is substituted instead of looped over. Statements
-//! are called with their original iterators as quasi-affine functions of the loop
-//! iterators, and guarded exactly where the enclosing code does not imply their domain;
-//! guards are then hoisted out of loops they do not depend on ([`post`]).
+//! dimensions (`bounds.rs`); statements sharing a loop with different ranges are
+//! separated into consecutive loops where their ranges can be ordered (`separate.rs`);
+//! a dimension with a single value is substituted instead of looped over, and strides
+//! come from divisibility constraints. Statements are called with their original
+//! iterators as quasi-affine functions of the loop iterators, and guarded exactly where
+//! the enclosing code does not imply their domain; guards are then hoisted out of loops
+//! they do not depend on (`post.rs`); loops with a small constant trip count may be
+//! unrolled ([`Options::unroll`]).
 //!
 //! [`interp::interpret`] runs an AST for given parameter values and returns the executed
 //! statement instances, which is how the tests check generated code.
