@@ -37,7 +37,7 @@ use crate::ast::{Ast, Expr, Loop};
 use crate::bounds::{loop_bounds, relax, union_bounds, Shape};
 use crate::error::{Error, Result};
 use crate::expr::{aff_expr, row_expr_with_divs, Names};
-use crate::separate::{components, Level};
+use crate::separate::{components, Level, TieKey};
 use crate::sets::{
     basic_set, explicit, hull, is_true, lift, lifted_hull, outer_constraints, set_cond,
 };
@@ -210,21 +210,18 @@ impl Generator<'_> {
             });
         }
         let regions = self.regions(band, k, &extended, &sets, &known1, d)?;
-        let positions: Vec<Option<Int>> = if k + 1 == band.n_members() {
-            extended
-                .iter()
-                .map(|a| {
-                    self.rest_schedule(band, k + 1, &a.name)
-                        .and_then(|m| leading_position(&m))
-                })
-                .collect()
-        } else {
-            vec![None; extended.len()]
-        };
+        let mut keys: Vec<Option<TieKey>> = Vec::with_capacity(extended.len());
+        for a in &extended {
+            let rest = self.rest_schedule(band, k + 1, &a.name);
+            keys.push(rest.map(|m| TieKey {
+                rest: constant_outputs(&m),
+                order: self.order.get(&a.name).copied().unwrap_or(usize::MAX),
+            }));
+        }
         let comps = components(
             &regions,
             &sets,
-            &positions,
+            &keys,
             Level {
                 params: &self.params,
                 d,
@@ -718,30 +715,31 @@ fn member_map(band: &Band, exec: &Map, k: usize) -> Result<Map> {
     Ok(m.project_out(DimKind::Out, 0, k)?)
 }
 
-/// The constant first output of a map `S[i] -> [r0, ...]` (a sequence position), if
-/// every part fixes it to the same value.
-fn leading_position(m: &Map) -> Option<Int> {
+/// Per output of a map `S[i] -> [r0, ...]`, its constant value if every part fixes it to
+/// the same one (a sequence position or a constant band member).
+fn constant_outputs(m: &Map) -> Vec<Option<Int>> {
     let space = m.space();
-    if space.n_out() == 0 {
-        return None;
-    }
-    let col = 1 + space.n_params() + space.n_in();
-    let mut value: Option<Int> = None;
-    for b in m.basic_maps() {
-        let v = b.eqs().iter().find_map(|r| {
-            let only = r
-                .iter()
-                .enumerate()
-                .skip(1)
-                .all(|(c, x)| c == col || x.is_zero());
-            (only && r[col].abs().is_one()).then(|| -&r[0] * &r[col])
-        })?;
-        match &value {
-            Some(w) if *w != v => return None,
-            _ => value = Some(v),
-        }
-    }
-    value
+    let first = 1 + space.n_params() + space.n_in();
+    (first..first + space.n_out())
+        .map(|col| {
+            let mut value: Option<Int> = None;
+            for b in m.basic_maps() {
+                let v = b.eqs().iter().find_map(|r| {
+                    let only = r
+                        .iter()
+                        .enumerate()
+                        .skip(1)
+                        .all(|(c, x)| c == col || x.is_zero());
+                    (only && r[col].abs().is_one()).then(|| -&r[0] * &r[col])
+                })?;
+                match &value {
+                    Some(w) if *w != v => return None,
+                    _ => value = Some(v),
+                }
+            }
+            value
+        })
+        .collect()
 }
 
 /// Whether an AST executes nothing.

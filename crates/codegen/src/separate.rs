@@ -53,6 +53,17 @@ pub(crate) struct Level<'a> {
 struct Piece {
     set: Set,
     statements: Vec<usize>,
+    /// The points of `set` where its statements have instances, when known to be
+    /// smaller: only they need to be ordered (elsewhere the statements' inner loops
+    /// run no iteration).
+    instances: Option<Set>,
+}
+
+impl Piece {
+    /// The points to order.
+    fn instances(&self) -> &Set {
+        self.instances.as_ref().unwrap_or(&self.set)
+    }
 }
 
 /// The components of the statements' sets `sets` (in the schedule space of depth
@@ -60,13 +71,13 @@ struct Piece {
 /// `ranges[s] ⊆ sets[s]` holds the points where statement `s` has instances; a statement
 /// is dropped from the pieces its range does not meet (its inner loops would be empty).
 ///
-/// `positions` holds, per statement, its position in a sequence right below the
-/// dimension, if any: a statement with a smaller position executes first among
-/// instances with equal dimensions, so its range may end where the next one's begins.
+/// `keys` holds, per statement, what is known of its schedule below the dimension
+/// ([`TieKey`]): a statement that executes first among instances with equal dimensions
+/// may have its range end where the next one's begins.
 pub(crate) fn components(
     sets: &[Option<Set>],
     ranges: &[Option<Set>],
-    positions: &[Option<Int>],
+    keys: &[Option<TieKey>],
     level: Level,
     budget: &mut Budget,
 ) -> Result<Vec<Component>> {
@@ -83,11 +94,12 @@ pub(crate) fn components(
             s.as_ref().map(|s| Piece {
                 set: s.clone(),
                 statements: vec![k],
+                instances: ranges[k].clone(),
             })
         })
         .collect();
     let mut out = Vec::new();
-    for g in order(&whole, Some(positions), params, d, budget)? {
+    for g in order(&whole, Some(keys), params, d, budget)? {
         let mut sub: Vec<Option<Set>> = vec![None; sets.len()];
         for &p in &g {
             for &s in &whole[p].statements {
@@ -121,17 +133,21 @@ fn prune(pieces: Vec<Piece>, ranges: &[Option<Set>], budget: &mut Budget) -> Res
     let mut out = Vec::with_capacity(pieces.len());
     for mut p in pieces {
         let mut kept = Vec::with_capacity(p.statements.len());
+        let mut instances: Option<Set> = None;
         for &s in &p.statements {
-            let meets = match &ranges[s] {
-                Some(r) => !p.set.intersect(r)?.is_empty_with(budget)?,
-                None => false,
-            };
-            if meets {
+            let Some(r) = &ranges[s] else { continue };
+            let meet = p.set.intersect(r)?;
+            if !meet.is_empty_with(budget)? {
                 kept.push(s);
+                instances = Some(match instances {
+                    None => meet,
+                    Some(i) => i.union(&meet)?,
+                });
             }
         }
         if !kept.is_empty() {
             p.statements = kept;
+            p.instances = instances;
             out.push(p);
         }
     }
@@ -142,7 +158,7 @@ fn prune(pieces: Vec<Piece>, ranges: &[Option<Set>], budget: &mut Budget) -> Res
 /// relation, exclusive neighbours merged), in execution order.
 fn order(
     pieces: &[Piece],
-    positions: Option<&[Option<Int>]>,
+    keys: Option<&[Option<TieKey>]>,
     params: &[String],
     d: usize,
     budget: &mut Budget,
@@ -153,23 +169,59 @@ fn order(
     for p in 0..n {
         for q in 0..n {
             if p != q {
-                let tie = positions.is_some_and(|pos| sequenced(&pieces[q], &pieces[p], pos));
-                edge[p][q] = !before(&pieces[q].set, &pieces[p].set, params, d, tie, budget)?;
+                let tie = keys.is_some_and(|keys| sequenced(&pieces[q], &pieces[p], keys));
+                edge[p][q] = !before(
+                    pieces[q].instances(),
+                    pieces[p].instances(),
+                    params,
+                    d,
+                    tie,
+                    budget,
+                )?;
             }
         }
     }
     merge_exclusive(ordered_groups(&edge), &edge, pieces, budget)
 }
 
-/// Whether every statement of `q` precedes every statement of `p` in the sequence below.
-fn sequenced(q: &Piece, p: &Piece, positions: &[Option<Int>]) -> bool {
+/// What is known of a statement's schedule below the scanned dimension.
+#[derive(Clone, Debug)]
+pub(crate) struct TieKey {
+    /// Per remaining flat schedule dimension, its constant value, if constant.
+    pub rest: Vec<Option<Int>>,
+    /// The statement's position in the scop: the order at a common leaf.
+    pub order: usize,
+}
+
+impl TieKey {
+    /// Whether, at equal outer dimensions, every instance of `self`'s statement executes
+    /// before every instance of `other`'s: the first constant dimension where the keys
+    /// differ says so, or equal constant keys end at one leaf, ordered by the scop.
+    /// Missing dimensions are zeros (the flattened schedule's padding).
+    fn before(&self, other: &TieKey) -> bool {
+        let n = self.rest.len().max(other.rest.len());
+        let zero = Some(Int::zero());
+        for j in 0..n {
+            let a = self.rest.get(j).unwrap_or(&zero);
+            let b = other.rest.get(j).unwrap_or(&zero);
+            match (a, b) {
+                (Some(a), Some(b)) if a < b => return true,
+                (Some(a), Some(b)) if a > b => return false,
+                (Some(_), Some(_)) => {}
+                _ => return false,
+            }
+        }
+        self.order < other.order
+    }
+}
+
+/// Whether every statement of `q` precedes every statement of `p` at equal dimensions.
+fn sequenced(q: &Piece, p: &Piece, keys: &[Option<TieKey>]) -> bool {
     q.statements.iter().all(|&s| {
-        p.statements
-            .iter()
-            .all(|&t| match (&positions[s], &positions[t]) {
-                (Some(a), Some(b)) => a < b,
-                _ => false,
-            })
+        p.statements.iter().all(|&t| match (&keys[s], &keys[t]) {
+            (Some(a), Some(b)) => a.before(b),
+            _ => false,
+        })
     })
 }
 
@@ -292,6 +344,7 @@ fn partition(
                 next.push(Piece {
                     set: inside.coalesce_with(budget)?,
                     statements,
+                    instances: None,
                 });
             }
             let outside = p.set.subtract_with(t, budget)?;
@@ -299,6 +352,7 @@ fn partition(
                 next.push(Piece {
                     set: outside.coalesce_with(budget)?,
                     statements: p.statements,
+                    instances: None,
                 });
             }
             rest = rest.subtract_with(&p.set, budget)?;
@@ -307,6 +361,7 @@ fn partition(
             next.push(Piece {
                 set: rest.coalesce_with(budget)?,
                 statements: vec![k],
+                instances: None,
             });
         }
         if next.len() > limit {
@@ -320,6 +375,7 @@ fn partition(
             convex.push(Piece {
                 set: basic_set(b)?,
                 statements: p.statements.clone(),
+                instances: None,
             });
         }
         if convex.len() > limit {
