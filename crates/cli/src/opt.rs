@@ -65,7 +65,12 @@ pub struct OptArgs {
     pub no_tile: bool,
     /// Tile sizes, outermost band member first, the last one repeated for further
     /// members (default: from the machine's cache sizes).
-    #[arg(long, value_delimiter = ',', value_name = "S1,S2,...")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "S1,S2,...",
+        conflicts_with = "no_tile"
+    )]
     pub tile_sizes: Option<Vec<i64>>,
     /// Mark parallel loops `#pragma omp parallel for` and skew tile bands without a
     /// parallel loop into wavefronts (the default).

@@ -114,6 +114,15 @@ fn errors_are_reported() {
     assert_eq!(out.status.code(), Some(2));
     let message = String::from_utf8_lossy(&out.stderr);
     assert!(message.contains("tiling"), "{message}");
+    let out = pollen(&[
+        "opt",
+        gemm.to_str().unwrap(),
+        "--no-tile",
+        "--tile-sizes",
+        "8",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
     let out = pollen(&["opt", "no-such-file.c"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no-such-file.c"));
