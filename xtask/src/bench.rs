@@ -59,9 +59,12 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     if crate::bench_pipeline::suite_names().contains(&suite) {
         return crate::bench_pipeline::run(root, suite, flags);
     }
+    if suite == "polybench" {
+        return crate::bench_polybench::run(root, flags);
+    }
     if suite != "presburger" {
         bail!(
-            "no benchmark suite `{suite}`; the suites are: presburger, {}",
+            "no benchmark suite `{suite}`; the suites are: presburger, polybench, {}",
             crate::bench_pipeline::suite_names().join(", ")
         );
     }

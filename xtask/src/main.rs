@@ -8,13 +8,16 @@
 //! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
 //!   and in isl, side by side (see [`mod@bench`]);
 //! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
-//!   scheduling, of the example kernels (see [`bench_pipeline`]).
+//!   scheduling, of the example kernels (see [`bench_pipeline`]);
+//! - `bench polybench [kernel...]`: the kernels optimized by Pollen timed against
+//!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
 
 mod bench;
 mod bench_pipeline;
+mod bench_polybench;
 mod fuzz;
 mod tidy;
 
@@ -39,6 +42,11 @@ commands:
   bench deps                time extraction and dependence analysis of the 30 kernels of
                             examples/kernels on one core
   bench sched               time Pluto scheduling of the 30 kernels on one core
+  bench polybench [--runs N] [--no-install] [kernel...]
+                            speedups of Pollen's output (1 and 2 threads) and of Polly
+                            over gcc -O3 on the kernels at their bench sizes, and gemm
+                            against OpenBLAS (clang and libopenblas-dev installed with
+                            apt-get when missing)
   help                      print this message";
 
 fn main() -> ExitCode {
