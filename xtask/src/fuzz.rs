@@ -22,7 +22,9 @@ pub fn run(root: &Path, target: &str, args: &[String]) -> Result<()> {
         );
     }
     let mut cmd = cargo_fuzz(root);
-    cmd.arg("run").arg(target).args(args);
+    cmd.arg("run").arg(target);
+    corpus_args(root, target, &mut cmd)?;
+    cmd.args(args);
     status(cmd, &format!("cargo fuzz run {target}"))
 }
 
@@ -39,13 +41,25 @@ pub fn smoke(root: &Path, seconds: u64) -> Result<()> {
     for target in &targets {
         println!("fuzz-smoke: {target} for {seconds}s");
         let mut cmd = cargo_fuzz(root);
-        cmd.arg("run")
-            .arg(target)
-            .arg("--")
-            .arg(format!("-max_total_time={seconds}"));
+        cmd.arg("run").arg(target);
+        corpus_args(root, target, &mut cmd)?;
+        cmd.arg("--").arg(format!("-max_total_time={seconds}"));
         status(cmd, &format!("cargo fuzz run {target}"))?;
     }
     println!("fuzz-smoke: {} target(s) ok", targets.len());
+    Ok(())
+}
+
+/// When `fuzz/seeds/<target>/` holds seed inputs, passes the target's working corpus
+/// (`fuzz/corpus/<target>/`, where new inputs go) and the seeds as corpus directories.
+fn corpus_args(root: &Path, target: &str, cmd: &mut Command) -> Result<()> {
+    let seeds = root.join("fuzz/seeds").join(target);
+    if seeds.is_dir() {
+        let corpus = root.join("fuzz/corpus").join(target);
+        std::fs::create_dir_all(&corpus)
+            .with_context(|| format!("cannot create {}", corpus.display()))?;
+        cmd.arg(corpus).arg(seeds);
+    }
     Ok(())
 }
 
