@@ -94,6 +94,17 @@ const EMIT_C: &[&str] = &[
     "pollen-arith",
 ];
 
+/// The test support crate: a dev-dependency of the others, above the scheduler.
+const TESTKIT: &[&str] = &[
+    "pollen-testkit",
+    "pollen-frontend",
+    "pollen-deps",
+    "pollen-sched",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+
 const LAYERS: &[Layer] = &[
     Layer {
         dir: "crates/arith",
@@ -118,17 +129,17 @@ const LAYERS: &[Layer] = &[
     Layer {
         dir: "crates/deps",
         dependencies: DEPS,
-        dev_dependencies: &["pollen-frontend"],
+        dev_dependencies: &["pollen-frontend", "pollen-testkit"],
     },
     Layer {
         dir: "crates/sched",
         dependencies: SCHED,
-        dev_dependencies: &["pollen-frontend"],
+        dev_dependencies: &["pollen-frontend", "pollen-testkit"],
     },
     Layer {
         dir: "crates/transform",
         dependencies: TRANSFORM,
-        dev_dependencies: &["pollen-frontend", "pollen-codegen"],
+        dev_dependencies: &["pollen-frontend", "pollen-codegen", "pollen-testkit"],
     },
     Layer {
         dir: "crates/codegen",
@@ -138,6 +149,7 @@ const LAYERS: &[Layer] = &[
             "pollen-deps",
             "pollen-sched",
             "pollen-transform",
+            "pollen-testkit",
         ],
     },
     Layer {
@@ -150,6 +162,11 @@ const LAYERS: &[Layer] = &[
             "pollen-transform",
             "pollen-presburger",
         ],
+    },
+    Layer {
+        dir: "crates/testkit",
+        dependencies: TESTKIT,
+        dev_dependencies: &[],
     },
 ];
 

@@ -13,10 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-/// The kernels directory of the repository.
-fn kernels_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels")
-}
+use pollen_testkit::kernels_dir;
 
 /// The manifest's kernels with their test flags.
 fn manifest() -> Vec<(String, Vec<String>)> {

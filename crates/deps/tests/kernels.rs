@@ -1,25 +1,13 @@
 //! The dependence analysis of every test kernel of `examples/kernels`, checked against the
 //! trace oracle for three small parameter valuations, memory-based and value-based.
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pollen_deps::oracle::{check, Trace};
 use pollen_deps::{analyze, Analysis};
 use pollen_presburger::Int;
 use pollen_scop::Scop;
-
-/// The kernel files, in name order.
-fn kernels() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("examples/kernels is readable")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "c"))
-        .collect();
-    files.sort();
-    files
-}
+use pollen_testkit::{all_kernel_names, kernel_source};
 
 /// Whether parameter values lie in the scop's context.
 fn in_context(scop: &Scop, values: &[i64]) -> bool {
@@ -67,17 +55,16 @@ fn valuations(scop: &Scop) -> Vec<Vec<i64>> {
 
 #[test]
 fn every_kernel_agrees_with_its_trace() {
-    let files = kernels();
+    let names = all_kernel_names();
     assert!(
-        files.len() >= 30,
+        names.len() >= 30,
         "expected the 30 kernels, found {}",
-        files.len()
+        names.len()
     );
     let mut failures = Vec::new();
     let mut analysis_time = Duration::ZERO;
-    for file in &files {
-        let name = file.file_stem().unwrap().to_string_lossy().to_string();
-        let source = std::fs::read_to_string(file).expect("kernel is readable");
+    for name in &names {
+        let source = kernel_source(name);
         let start = Instant::now();
         let scop = match pollen_frontend::extract(&source) {
             Ok(e) => e.scop,
@@ -108,7 +95,7 @@ fn every_kernel_agrees_with_its_trace() {
             analysis_time += t.elapsed();
             for v in &values {
                 match check(&scop, &deps, v) {
-                    Ok(trace) => assert_nonvacuous(&name, &trace),
+                    Ok(trace) => assert_nonvacuous(name, &trace),
                     Err(e) => failures.push(format!("{name}: {e}")),
                 }
             }

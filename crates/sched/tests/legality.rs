@@ -1369,18 +1369,13 @@ fn analysed_jacobi_original_legal_reversal_rejected_skew_permutable() {
 
 /// The C kernels of `examples/kernels`, by name, in name order.
 fn kernels() -> Vec<(String, String)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
-    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
+    pollen_testkit::all_kernel_names()
+        .into_iter()
+        .map(|name| {
+            let source = pollen_testkit::kernel_source(&name);
+            (name, source)
         })
-        .collect();
-    out.sort();
-    out
+        .collect()
 }
 
 #[test]

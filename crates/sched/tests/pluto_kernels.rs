@@ -2,31 +2,25 @@
 //! dependences): every schedule passes the independent legality checker, known band
 //! structures and fusion structures are found, and the whole set is scheduled quickly.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use pollen_deps::{analyze, Analysis, Dependences};
+use pollen_deps::Dependence;
 use pollen_sched::{legality, schedule, Fuse, Options};
 use pollen_scop::{Node, ScheduleTree, Scop};
-
-fn kernels_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels")
-}
+use pollen_testkit::{all_kernel_names, kernel_scop, value_deps};
 
 /// The scop and value-based dependences of a kernel.
-fn kernel(name: &str) -> (Scop, Dependences) {
-    let path = kernels_dir().join(format!("{name}.c"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let scop = pollen_frontend::extract(&text).unwrap().scop;
-    let deps = analyze(&scop, Analysis::ValueBased).unwrap();
+fn kernel(name: &str) -> (Scop, Vec<Dependence>) {
+    let scop = kernel_scop(name);
+    let deps = value_deps(&scop);
     (scop, deps)
 }
 
 /// Schedules a kernel and checks the result with the independent checker.
 fn run(name: &str, options: &Options) -> ScheduleTree {
     let (scop, deps) = kernel(name);
-    let tree = schedule(&scop, deps.as_slice(), options).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let report = legality::check(deps.as_slice(), &tree).unwrap();
+    let tree = schedule(&scop, &deps, options).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let report = legality::check(&deps, &tree).unwrap();
     assert!(report.is_legal(), "{name}: {:?}", report.violations);
     tree
 }
@@ -93,24 +87,16 @@ fn fuse(fuse: Fuse) -> Options {
 
 #[test]
 fn every_kernel_is_scheduled_legally_and_quickly() {
-    let mut names: Vec<String> = std::fs::read_dir(kernels_dir())
-        .unwrap()
-        .filter_map(|e| {
-            let p = e.unwrap().path();
-            (p.extension().and_then(|x| x.to_str()) == Some("c"))
-                .then(|| p.file_stem().unwrap().to_str().unwrap().to_string())
-        })
-        .collect();
-    names.sort();
+    let names = all_kernel_names();
     assert_eq!(names.len(), 30);
     let mut total = 0.0;
     for name in &names {
         let (scop, deps) = kernel(name);
         let start = Instant::now();
-        let tree = schedule(&scop, deps.as_slice(), &Options::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let tree =
+            schedule(&scop, &deps, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         total += start.elapsed().as_secs_f64();
-        let report = legality::check(deps.as_slice(), &tree).unwrap();
+        let report = legality::check(&deps, &tree).unwrap();
         assert!(report.is_legal(), "{name}: {:?}", report.violations);
         eprintln!("{name:16} {}", shape(&tree));
     }

@@ -1,48 +1,13 @@
-//! Shared helpers of the code generation tests: loading the example kernels and checking
-//! a generated AST against the exact instance sets and the schedule's order.
+//! Shared helpers of the code generation tests: the example kernels (from
+//! `pollen-testkit`) and checking a generated AST against the exact instance sets and the schedule's order.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use pollen_codegen::{interp, Ast};
 use pollen_presburger::{DimKind, Int, Set};
 use pollen_scop::{ScheduleTree, Scop};
 
-/// The directory of the example kernels.
-pub fn kernels_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels")
-}
-
-/// The names of all example kernels, sorted (or only `$KERNEL` when set).
-pub fn kernel_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(kernels_dir())
-        .expect("kernels directory")
-        .filter_map(|e| {
-            let p = e.expect("directory entry").path();
-            (p.extension().and_then(|x| x.to_str()) == Some("c"))
-                .then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
-                .flatten()
-        })
-        .collect();
-    names.sort();
-    if let Ok(only) = std::env::var("KERNEL") {
-        names.retain(|n| *n == only);
-    }
-    names
-}
-
-/// The scop of a kernel.
-pub fn scop(name: &str) -> Scop {
-    let text = std::fs::read_to_string(kernels_dir().join(format!("{name}.c"))).expect("kernel");
-    pollen_frontend::extract(&text).expect("extraction").scop
-}
-
-/// The Pluto schedule of a scop (value-based dependences, default options).
-pub fn pluto(scop: &Scop) -> ScheduleTree {
-    let deps = pollen_deps::analyze(scop, pollen_deps::Analysis::ValueBased).expect("deps");
-    pollen_sched::schedule(scop, deps.as_slice(), &pollen_sched::Options::default())
-        .expect("schedule")
-}
+pub use pollen_testkit::{kernel_names, kernel_scop as scop, pluto};
 
 /// Parameter valuations to test: a few with every parameter in 4..7.
 pub fn valuations(scop: &Scop) -> Vec<Vec<(String, i64)>> {

@@ -170,20 +170,7 @@ pub fn is_legal(tree: &ScheduleTree, deps: &[Dependence]) -> bool {
     report.is_legal()
 }
 
-/// The bands of a tree in depth-first order.
-pub fn bands(tree: &ScheduleTree) -> Vec<&Band> {
-    fn visit<'a>(n: &'a Node, out: &mut Vec<&'a Band>) {
-        if let Node::Band(b) = n {
-            out.push(b);
-        }
-        for c in n.children() {
-            visit(c, out);
-        }
-    }
-    let mut out = Vec::new();
-    visit(&tree.root, &mut out);
-    out
-}
+pub use pollen_testkit::bands;
 
 /// Whether a band's schedule equals the union map given in text.
 pub fn band_is(band: &Band, text: &str) -> bool {

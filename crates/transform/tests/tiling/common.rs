@@ -3,11 +3,10 @@
 //! flattened schedules.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
-use pollen_deps::{analyze, Analysis, Dependence};
+use pollen_deps::Dependence;
 use pollen_presburger::{DimKind, Int, Map, Set, UnionMap, UnionSet};
-use pollen_sched::{legality, schedule, Options};
+use pollen_sched::legality;
 use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
 use pollen_transform::{tile, TileOptions};
 
@@ -18,38 +17,13 @@ pub struct Kernel {
     pub tree: ScheduleTree,
 }
 
-/// The directory of the example kernels.
-pub fn kernels_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels")
-}
-
-/// The names of the example kernels, sorted (or only `$KERNEL` when set).
-pub fn kernel_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(kernels_dir())
-        .expect("kernels directory")
-        .filter_map(|e| {
-            let p = e.expect("directory entry").path();
-            (p.extension().and_then(|x| x.to_str()) == Some("c"))
-                .then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
-                .flatten()
-        })
-        .collect();
-    names.sort();
-    if let Ok(only) = std::env::var("KERNEL") {
-        names.retain(|n| *n == only);
-    }
-    names
-}
+pub use pollen_testkit::{bands, kernel_names};
 
 /// Extracts, analyses (value-based) and schedules (Pluto, default options) a kernel.
 pub fn kernel(name: &str) -> Kernel {
-    let text = std::fs::read_to_string(kernels_dir().join(format!("{name}.c"))).expect("kernel");
-    let scop = pollen_frontend::extract(&text).expect("extraction").scop;
-    let deps = analyze(&scop, Analysis::ValueBased)
-        .expect("dependences")
-        .as_slice()
-        .to_vec();
-    let tree = schedule(&scop, &deps, &Options::default()).expect("schedule");
+    let scop = pollen_testkit::kernel_scop(name);
+    let deps = pollen_testkit::value_deps(&scop);
+    let tree = pollen_testkit::pluto_with(&scop, &deps);
     Kernel { scop, deps, tree }
 }
 
@@ -75,21 +49,6 @@ pub fn is_legal(tree: &ScheduleTree, deps: &[Dependence]) -> bool {
         eprintln!("violation: {v}");
     }
     report.is_legal()
-}
-
-/// The bands of a tree in depth-first order.
-pub fn bands(tree: &ScheduleTree) -> Vec<&Band> {
-    fn visit<'a>(n: &'a Node, out: &mut Vec<&'a Band>) {
-        if let Node::Band(b) = n {
-            out.push(b);
-        }
-        for c in n.children() {
-            visit(c, out);
-        }
-    }
-    let mut out = Vec::new();
-    visit(&tree.root, &mut out);
-    out
 }
 
 /// A short structural description of a tree: `PB3(ttf)` for a permutable band of three

@@ -1,0 +1,87 @@
+//! Test support shared by the test suites of the Pollen crates (a dev-dependency only):
+//! listing and loading the example kernels of `examples/kernels`, the Pluto pipeline
+//! (value-based dependences, default options) and small schedule tree helpers.
+//!
+//! Every function panics on failure, naming the kernel where there is one: these are
+//! helpers for tests, where a panic is the failure report.
+
+use std::path::PathBuf;
+
+use pollen_deps::{analyze, Analysis, Dependence};
+use pollen_sched::{schedule, Options};
+use pollen_scop::{Band, Node, ScheduleTree, Scop};
+
+/// The directory of the example kernels, `examples/kernels` at the repository's root.
+pub fn kernels_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels")
+}
+
+/// The names of all example kernels (their `.c` files without the extension), sorted.
+pub fn all_kernel_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(kernels_dir())
+        .expect("kernels directory")
+        .filter_map(|e| {
+            let p = e.expect("directory entry").path();
+            (p.extension().and_then(|x| x.to_str()) == Some("c"))
+                .then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
+                .flatten()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The names of the example kernels, sorted, or only `$KERNEL` when that is set.
+pub fn kernel_names() -> Vec<String> {
+    let mut names = all_kernel_names();
+    if let Ok(only) = std::env::var("KERNEL") {
+        names.retain(|n| *n == only);
+    }
+    names
+}
+
+/// The C source of an example kernel.
+pub fn kernel_source(name: &str) -> String {
+    let path = kernels_dir().join(format!("{name}.c"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The scop the frontend extracts from an example kernel.
+pub fn kernel_scop(name: &str) -> Scop {
+    pollen_frontend::extract(&kernel_source(name))
+        .unwrap_or_else(|e| panic!("{name}: extraction: {e}"))
+        .scop
+}
+
+/// The value-based dependences of a scop.
+pub fn value_deps(scop: &Scop) -> Vec<Dependence> {
+    analyze(scop, Analysis::ValueBased)
+        .expect("dependences")
+        .as_slice()
+        .to_vec()
+}
+
+/// The Pluto schedule of a scop for the given dependences, with the default options.
+pub fn pluto_with(scop: &Scop, deps: &[Dependence]) -> ScheduleTree {
+    schedule(scop, deps, &Options::default()).expect("schedule")
+}
+
+/// The Pluto schedule of a scop: value-based dependences, default options.
+pub fn pluto(scop: &Scop) -> ScheduleTree {
+    pluto_with(scop, &value_deps(scop))
+}
+
+/// The bands of a tree in depth-first order.
+pub fn bands(tree: &ScheduleTree) -> Vec<&Band> {
+    fn visit<'a>(n: &'a Node, out: &mut Vec<&'a Band>) {
+        if let Node::Band(b) = n {
+            out.push(b);
+        }
+        for c in n.children() {
+            visit(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    visit(&tree.root, &mut out);
+    out
+}
