@@ -54,7 +54,10 @@ type Timings = BTreeMap<usize, std::result::Result<Time, String>>;
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (suite, flags) = match args.split_first() {
         Some((suite, flags)) => (suite.as_str(), flags),
-        None => bail!("`bench` needs a suite name; the suites are: presburger"),
+        None => bail!(
+            "`bench` needs a suite name; the suites are: presburger, polybench, {}",
+            crate::bench_pipeline::suite_names().join(", ")
+        ),
     };
     if crate::bench_pipeline::suite_names().contains(&suite) {
         return crate::bench_pipeline::run(root, suite, flags);
