@@ -125,14 +125,19 @@ Example:
 const POLLEN_HELP: &str = "\
 Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
 
-Its Presburger library computes exactly over the integers with parametric sets and maps
-written in isl's syntax; `pollen calc` evaluates scripts of such expressions.
+`pollen opt` reads the `#pragma scop` region of a C file, computes its exact dependences,
+schedules (Pluto or Feautrier), tiles and parallelizes it, and writes the file back with
+the region replaced by C with OpenMP pragmas; every schedule is confirmed by an
+independent legality checker. `pollen scop`, `pollen deps` and `pollen sched` print the
+stages one by one. `pollen calc` evaluates scripts over the exact Presburger library
+(parametric integer sets and maps in isl's syntax).
 
 Examples:
-  pollen calc examples/calc/tour.iscc
+  pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen scop examples/kernels/gemm.c
   pollen deps examples/kernels/jacobi-1d.c --kind flow
-  pollen opt examples/kernels/gemm.c -o gemm.opt.c
+  pollen sched examples/kernels/gemm.c
+  pollen calc examples/calc/tour.iscc
   echo 'card { [i, j] : 0 <= j <= i < 10 };' | pollen calc";
 
 const CALC_HELP: &str = "\
