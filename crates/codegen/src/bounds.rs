@@ -470,3 +470,50 @@ fn normalize(mut row: Vec<Int>) -> Vec<Int> {
     }
     row
 }
+
+/// `b` with column `col` replaced by `col - shift`: the points whose value of that
+/// dimension lies `shift` above a point of `b` (constraints and div definitions are
+/// rewritten alike, so the divs stay exact).
+fn shifted(b: &BasicMap, col: usize, shift: &Int) -> Result<BasicMap> {
+    let shift_row = |r: &Vec<Int>| -> Vec<Int> {
+        let mut r = r.clone();
+        r[0] = &r[0] - &(shift * &r[col]);
+        r
+    };
+    let divs = b
+        .divs()
+        .iter()
+        .map(|d| {
+            d.as_ref().map(|d| DivDef {
+                num: shift_row(&d.num),
+                den: d.den.clone(),
+            })
+        })
+        .collect();
+    Ok(BasicMap::from_parts(
+        b.space().clone(),
+        divs,
+        b.eqs().iter().map(shift_row).collect(),
+        b.ineqs().iter().map(shift_row).collect(),
+    )?)
+}
+
+/// Whether a loop over dimension `d` that enforces `enforced` and steps by `stride`
+/// runs at most one iteration wherever `known` holds: no two of its values, `stride`
+/// apart, both satisfy `enforced` (exact, by an emptiness test).
+pub(crate) fn at_most_one(
+    enforced: &BasicMap,
+    stride: &Int,
+    known: &Set,
+    d: usize,
+    n_params: usize,
+    budget: &mut Budget,
+) -> Result<bool> {
+    let col = 1 + n_params + d;
+    if !has_bounds(enforced, col) {
+        return Ok(false);
+    }
+    let pairs = enforced.intersect(&shifted(enforced, col, stride)?);
+    let pairs = basic_set(pairs)?.intersect(known)?;
+    Ok(pairs.is_empty_with(budget)?)
+}

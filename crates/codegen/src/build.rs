@@ -16,6 +16,9 @@
 //! - a band member appends one dimension `c_d = f(i)` to every active relation, splits
 //!   the range of `c_d` into consecutive components ([`crate::separate`]), and generates
 //!   one loop per component ([`crate::bounds`]) or, for a single value, substitutes it;
+//!   a loop that provably runs at most one iteration ([`crate::bounds::at_most_one`])
+//!   is no loop either: its first value is substituted, under the guard `lower <= upper`
+//!   unless the enclosing code implies it;
 //! - at a leaf, each statement gets the exact guard `gist(dom exec, known)` (usually
 //!   true) and its arguments, the lexicographic minimum of `exec` as a quasi-affine
 //!   function of the dimensions. A statement whose instances the tree does not tell
@@ -33,10 +36,10 @@ use pollen_arith::Int;
 use pollen_presburger::{BasicMap, Budget, DimKind, Map, Set, Space, Tuple, UnionMap, UnionSet};
 use pollen_scop::{Band, Node, ScheduleTree};
 
-use crate::ast::{Ast, Expr, Loop};
-use crate::bounds::{loop_bounds, relax, union_bounds, Shape};
+use crate::ast::{Ast, Cond, Expr, Loop};
+use crate::bounds::{at_most_one, loop_bounds, relax, union_bounds, Shape};
 use crate::error::{Error, Result};
-use crate::expr::{aff_expr, row_expr_with_divs, Names};
+use crate::expr::{aff_expr, row_expr_with_divs, simplify, Names};
 use crate::separate::{components, Level, TieKey};
 use crate::sets::{
     basic_set, explicit, hull, is_true, lift, lifted_hull, outer_constraints, set_cond,
@@ -249,15 +252,35 @@ impl Generator<'_> {
                 }
                 r => r?,
             };
+            let single = match &bounds.shape {
+                Shape::Range { stride, .. } => at_most_one(
+                    &bounds.enforced,
+                    stride,
+                    &known1,
+                    d,
+                    self.params.len(),
+                    &mut self.budget,
+                )?,
+                Shape::Fixed(_) => false,
+            };
             let enforced = basic_set(bounds.enforced)?;
             let iterator = format!("{}{d}", self.prefix);
             let value = match &bounds.shape {
                 Shape::Fixed(v) => v.clone(),
+                Shape::Range { lower, .. } if single => lower.clone(),
                 Shape::Range { .. } => Expr::Var(iterator.clone()),
             };
+            // A single iteration whose range the enclosing code (and the context) imply
+            // is non-empty runs unguarded: it then enforces nothing, not even outside
+            // the context, which the reach of the statements must see.
+            let guarded = single && !self.always_nonempty(&enforced, &known1, b)?;
             let mut inner = b.clone();
             inner.known = known1.intersect(&enforced)?;
-            inner.free = free1.intersect(&enforced)?;
+            inner.free = if single && !guarded {
+                free1.clone()
+            } else {
+                free1.intersect(&enforced)?
+            };
             inner.dims.push(value);
             inner.prefix.push(PrefixDim::Loop(d));
             let mut members = Vec::new();
@@ -286,6 +309,15 @@ impl Generator<'_> {
             }
             match bounds.shape {
                 Shape::Fixed(_) => out.push(body),
+                Shape::Range { lower, upper, .. } if guarded => {
+                    let gap = Expr::Add(vec![upper, Expr::Mul(-Int::one(), Box::new(lower))]);
+                    out.push(Ast::If {
+                        cond: Cond::NonNegative(simplify(gap)),
+                        then: Box::new(body),
+                        otherwise: None,
+                    });
+                }
+                Shape::Range { .. } if single => out.push(body),
                 Shape::Range {
                     lower,
                     upper,
@@ -306,6 +338,15 @@ impl Generator<'_> {
             }
         }
         Ok(Ast::Block(out))
+    }
+
+    /// Whether what the enclosing code enforces (`b.known`, lifted to `known1`) implies
+    /// that the range of the next dimension (`enforced`) has a value.
+    fn always_nonempty(&mut self, enforced: &Set, known1: &Set, b: &Build) -> Result<bool> {
+        let range = enforced
+            .intersect(known1)?
+            .project_out(DimKind::Out, b.dims.len(), 1)?;
+        Ok(b.known.is_subset_with(&range, &mut self.budget)?)
     }
 
     /// The regions to separate: with several statements, each statement's region is the

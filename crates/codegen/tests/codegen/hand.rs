@@ -276,3 +276,46 @@ fn unrolling_keeps_the_trace() {
         );
     }
 }
+
+/// The loops of an AST, outermost first.
+fn loops(ast: &Ast) -> Vec<&pollen_codegen::Loop> {
+    match ast {
+        Ast::Block(v) => v.iter().flat_map(loops).collect(),
+        Ast::For(l) => std::iter::once(l).chain(loops(&l.body)).collect(),
+        Ast::If {
+            then, otherwise, ..
+        } => loops(then)
+            .into_iter()
+            .chain(otherwise.iter().flat_map(|o| loops(o)))
+            .collect(),
+        Ast::User { .. } => Vec::new(),
+    }
+}
+
+#[test]
+fn a_wavefront_runs_no_single_iteration_loop() {
+    // On the wavefront c0 = i + j, the diagonal S1 has c1 = c0 / 2: one value for even
+    // c0, none for odd c0 — a guard, not a (parallel) loop.
+    let s = scop_of(
+        "for (i = 0; i < N; i++) {\n  for (j = 0; j < i; j++)\n    A[i][j] = 0;\n  A[i][i] = 1;\n}",
+    );
+    let t = tree(
+        &s,
+        band(
+            "[N] -> { S0[i, j] -> [i + j, j]; S1[i] -> [2i, i] }",
+            &[false, true],
+            Node::Leaf,
+        ),
+    );
+    let ast = generate_checked(&s, &t, &[0, 1, 2, 5, 8]);
+    // Before: a loop over c1 from ceild(c0, 2) to floord(c0, 2) around S1.
+    let all = loops(&ast);
+    let names: Vec<&str> = all.iter().map(|l| l.iterator.as_str()).collect();
+    assert_eq!(names, ["c0", "c1"], "{ast}");
+    assert!(
+        matches!(&*all[1].body, Ast::User { statement, .. } if statement == "S0"),
+        "{ast}"
+    );
+    assert!(all[1].parallel, "{ast}");
+    assert!(ast.to_string().contains("if ("), "{ast}");
+}
