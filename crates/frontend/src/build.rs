@@ -624,21 +624,15 @@ impl Builder<'_> {
                 };
                 Ok((vec![read], vec![target]))
             }
-            ExprKind::Call(..) => Err(Fail::new(
-                Kind::Unsupported,
-                e.start,
-                format!(
-                    "the function call statement `{}` is outside the polyhedral model (its effects are unknown)",
-                    quote(self.source, e)
-                ),
+            ExprKind::Call(..) => Err(self.outside_model(
+                e,
+                "the function call statement",
+                " (its effects are unknown)",
             )),
-            ExprKind::Comma(..) => Err(Fail::new(
-                Kind::Unsupported,
-                e.start,
-                format!(
-                    "the comma expression `{}` is outside the polyhedral model (write one statement per assignment)",
-                    quote(self.source, e)
-                ),
+            ExprKind::Comma(..) => Err(self.outside_model(
+                e,
+                "the comma expression",
+                " (write one statement per assignment)",
             )),
             _ => Err(Fail::new(
                 Kind::Unsupported,
@@ -761,6 +755,18 @@ impl Builder<'_> {
         })
     }
 
+    /// `<what> `<e>` is outside the polyhedral model<hint>`, at `e`.
+    fn outside_model(&self, e: &Expr, what: &str, hint: &str) -> Fail {
+        Fail::new(
+            Kind::Unsupported,
+            e.start,
+            format!(
+                "{what} `{}` is outside the polyhedral model{hint}",
+                quote(self.source, e)
+            ),
+        )
+    }
+
     fn unsupported_operand(&self, e: &Expr, context: &str) -> Fail {
         let q = quote(self.source, e);
         let what = match &e.kind {
@@ -803,16 +809,7 @@ impl Builder<'_> {
             ExprKind::Call(f, args) => {
                 match f.ident() {
                     Some(name) if !self.decls.vars.contains_key(name) => {}
-                    _ => {
-                        return Err(Fail::new(
-                            Kind::Unsupported,
-                            f.start,
-                            format!(
-                                "the call through `{}` is outside the polyhedral model",
-                                quote(self.source, f)
-                            ),
-                        ))
-                    }
+                    _ => return Err(self.outside_model(f, "the call through", "")),
                 }
                 for a in args {
                     self.reads(a, out)?;
@@ -830,14 +827,7 @@ impl Builder<'_> {
                     quote(self.source, e)
                 ),
             )),
-            ExprKind::Comma(..) => Err(Fail::new(
-                Kind::Unsupported,
-                e.start,
-                format!(
-                    "the comma expression `{}` is outside the polyhedral model",
-                    quote(self.source, e)
-                ),
-            )),
+            ExprKind::Comma(..) => Err(self.outside_model(e, "the comma expression", "")),
             ExprKind::Sizeof => Ok(()),
             _ => {
                 for c in e.children() {
