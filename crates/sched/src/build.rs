@@ -4,7 +4,10 @@
 //! statements of a group different values becomes a sequence of filters (in increasing
 //! value); consecutive loop rows of one band become a band node over the statements of
 //! the group. A band member that is the same constant for every statement of the group
-//! orders nothing and is left out.
+//! orders nothing and is left out. The scheduler ends a band for every statement at once;
+//! a group whose dependences are all non-negative on the next band's rows too (and that
+//! no scalar row in between splits) keeps one band across both, so that, e.g., a matrix
+//! product cut off from its neighbours still gets one 3-deep tilable band.
 //!
 //! **Coincidence** is decided exactly per group: a member is coincident when every
 //! dependence between statements of the group has distance exactly zero on it for all
@@ -104,12 +107,13 @@ impl Builder<'_, '_> {
                     r += 1;
                 }
                 RowKind::Loop { band } => {
-                    let mut end = r;
-                    while end < self.rows.len() && self.rows[end].kind == (RowKind::Loop { band }) {
-                        end += 1;
-                    }
-                    let members: Vec<usize> =
+                    let mut end = self.band_end(r, band);
+                    let mut members: Vec<usize> =
                         (r..end).filter(|&k| !self.is_trivial(group, k)).collect();
+                    while let Some((next, next_end)) = self.mergeable_band(group, r, end)? {
+                        members.extend((next..next_end).filter(|&k| !self.is_trivial(group, k)));
+                        end = next_end;
+                    }
                     if members.is_empty() {
                         r = end;
                         continue;
@@ -119,6 +123,60 @@ impl Builder<'_, '_> {
             }
         }
         Ok(Node::Leaf)
+    }
+
+    /// The end of the band `band` whose first row is `r`.
+    fn band_end(&self, r: usize, band: usize) -> usize {
+        let mut end = r;
+        while end < self.rows.len() && self.rows[end].kind == (RowKind::Loop { band }) {
+            end += 1;
+        }
+        end
+    }
+
+    /// The rows `next..next_end` of the band that follows the rows `start..end` for the
+    /// statements of `group`, when it can join them in one permutable band.
+    ///
+    /// The scheduler ends a band for all statements at once, often because of a cut
+    /// between other statements; for this group the next band continues the current one
+    /// when only scalar rows that order nothing within the group lie between them and
+    /// every dependence of the group still unordered at `start` has a non-negative
+    /// distance on each of the next band's rows (the condition of permutability).
+    fn mergeable_band(
+        &mut self,
+        group: &[usize],
+        start: usize,
+        end: usize,
+    ) -> Result<Option<(usize, usize)>> {
+        let mut next = end;
+        while next < self.rows.len()
+            && self.rows[next].kind == RowKind::Scalar
+            && self.partition(group, next).len() == 1
+        {
+            next += 1;
+        }
+        let Some(RowKind::Loop { band }) = self.rows.get(next).map(|row| row.kind) else {
+            return Ok(None);
+        };
+        let next_end = self.band_end(next, band);
+        for (k, e) in self.model.edges.iter().enumerate() {
+            if !group.contains(&e.source) || !group.contains(&e.target) {
+                continue;
+            }
+            let current = &self.residuals[k][start];
+            if current.basic_maps().is_empty() {
+                continue;
+            }
+            for row in &self.rows[next..next_end] {
+                let negative = self
+                    .model
+                    .restrict(e, current, row, Distance::AtMostMinusOne)?;
+                if !negative.is_empty_with(self.budget)? {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some((next, next_end)))
     }
 
     /// The statements of `group` split by their value on scalar row `r`, in increasing

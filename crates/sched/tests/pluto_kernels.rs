@@ -116,7 +116,9 @@ const FUSION: &[(&str, Fuse, &str)] = &[
     ("2mm", Fuse::Smart, "Q[{S0,S2} B2(tt) Q[{S2} | {S0}] | {S1,S3} B2(tf) Q[{S1} B1(f) | {S3} B1(t)]]"),
     ("2mm", Fuse::No, "Q[{S2} B2(tt) | {S0} B2(tt) | {S1} B3(ttf) | {S3} B3(ttf)]"),
     ("2mm", Fuse::Max, "B2(tf) Q[{S0,S2} Q[{S2} | {S0}] | {S1,S3} Q[{S1} B1(f) | {S3} B1(t)]]"),
-    ("3mm", Fuse::Smart, "Q[{S2,S4} B2(tt) | {S3} B2(tt) B1(f) | {S0} B2(tt) | {S1,S5} B2(tf) Q[{S1} B1(f) | {S5} B1(t)]]"),
+    // The cut between S1 and S5 ends the scheduler's first band for every statement;
+    // S3's product, alone in its component, keeps one 3-deep permutable band.
+    ("3mm", Fuse::Smart, "Q[{S2,S4} B2(tt) | {S3} B3(ttf) | {S0} B2(tt) | {S1,S5} B2(tf) Q[{S1} B1(f) | {S5} B1(t)]]"),
     ("3mm", Fuse::No, "Q[{S4} B2(tt) | {S2} B2(tt) | {S3} B3(ttf) | {S0} B2(tt) | {S1} B3(ttf) | {S5} B3(ttf)]"),
     ("3mm", Fuse::Max, "B2(ff) Q[{S2,S4} | {S3} B1(f) | {S0} | {S1,S5} Q[{S1} B1(f) | {S5} B1(t)]]"),
     // gemver: the update of A and the product with its transpose fuse (A's loops
