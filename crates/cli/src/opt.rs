@@ -32,7 +32,8 @@ replaced by the generated loops; everything outside the region is kept byte for 
 The pipeline: extraction, value-based dependence analysis, scheduling (--algo, --fuse),
 tiling of permutable bands (--tile, --tile-sizes; by default the sizes come from the
 machine's L1/L2 cache sizes, and bands without a parallel tile loop get a wavefront over
-tiles), code generation, and C/OpenMP printing: `#pragma omp parallel for` on the
+tiles; the point loops of a tile are unrolled and jammed where the copies share loads,
+--no-unroll-and-jam), code generation, and C/OpenMP printing: `#pragma omp parallel for` on the
 outermost parallel loop of each nest (--parallel), `#pragma omp simd` (or `GCC ivdep`,
 --vectorize) on vectorisable innermost loops. Every schedule is checked by the
 independent legality checker, parallel loops included. Statements become macros
@@ -72,6 +73,13 @@ pub struct OptArgs {
         conflicts_with = "no_tile"
     )]
     pub tile_sizes: Option<Vec<i64>>,
+    /// Register tiling: unroll the outer point loops of a tile whose copies share
+    /// loads and jam them into the innermost loop (the default).
+    #[arg(long, overrides_with = "no_unroll_and_jam")]
+    pub unroll_and_jam: bool,
+    /// No unroll-and-jam.
+    #[arg(long, overrides_with = "unroll_and_jam")]
+    pub no_unroll_and_jam: bool,
     /// Mark parallel loops `#pragma omp parallel for` and skew tile bands without a
     /// parallel loop into wavefronts (the default).
     #[arg(long, overrides_with = "no_parallel")]
@@ -163,6 +171,7 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
         let options = TileOptions {
             sizes: args.tile_sizes.clone(),
             wavefront: parallel,
+            unroll_and_jam: !args.no_unroll_and_jam,
             cache,
             ..TileOptions::default()
         };
@@ -189,6 +198,7 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
             VectorizeChoice::None => Vectorize::None,
         },
         banner: true,
+        scalar_replacement: true,
     };
     explain.say(format_args!(
         "emit: iterators of type {}\n",

@@ -11,7 +11,9 @@
 //!
 //! # Nodes
 //! - a filter restricts the active instances; a sequence (or set) generates its children
-//!   one after the other in a block; context nodes add to `known`; marks are transparent;
+//!   one after the other in a block; context nodes add to `known`; marks are transparent,
+//!   except an `unroll-and-jam` mark above a band, whose loops are then jammed
+//!   ([`crate::jam`]);
 //!   an extension adds the instances it maps from the prefix;
 //! - a band member appends one dimension `c_d = f(i)` to every active relation, splits
 //!   the range of `c_d` into consecutive components ([`crate::separate`]), and generates
@@ -34,6 +36,7 @@ use std::collections::BTreeMap;
 
 use pollen_arith::Int;
 use pollen_presburger::{BasicMap, Budget, DimKind, Map, Set, Space, Tuple, UnionMap, UnionSet};
+use pollen_scop::marks::parse_unroll_and_jam;
 use pollen_scop::{Band, Node, ScheduleTree};
 
 use crate::ast::{Ast, Cond, Expr, Loop};
@@ -137,7 +140,22 @@ impl Generator<'_> {
                 inner.known = inner.known.intersect(&lifted)?;
                 self.node(child, active, &inner)
             }
-            Node::Mark { child, .. } => self.node(child, active, b),
+            Node::Mark { name, child } => match (parse_unroll_and_jam(name), &**child) {
+                (Some(requests), Node::Band(band)) => {
+                    let mut ast = self.node(child, active, b)?;
+                    let d = b.dims.len();
+                    let names: Vec<String> = (0..band.n_members())
+                        .map(|m| format!("{}{}", self.prefix, d + m))
+                        .collect();
+                    for (member, factor) in requests {
+                        if let Some(iterator) = names.get(member) {
+                            ast = crate::jam::jam(ast, iterator, factor, &names);
+                        }
+                    }
+                    Ok(ast)
+                }
+                _ => self.node(child, active, b),
+            },
             Node::Filter { filter, child } => {
                 let active = self.filter(active, filter)?;
                 self.node(child, active, b)

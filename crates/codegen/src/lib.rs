@@ -24,6 +24,7 @@ mod display;
 pub mod error;
 mod expr;
 pub mod interp;
+mod jam;
 mod names;
 mod post;
 mod separate;

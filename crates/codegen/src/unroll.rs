@@ -65,7 +65,7 @@ fn copies(l: &Loop, n: &Int) -> Ast {
 }
 
 /// The AST with variable `v` replaced by `value` (inner loops rebinding `v` excepted).
-fn substitute(ast: &Ast, v: &str, value: &Expr) -> Ast {
+pub(crate) fn substitute(ast: &Ast, v: &str, value: &Expr) -> Ast {
     match ast {
         Ast::Block(children) => {
             Ast::Block(children.iter().map(|c| substitute(c, v, value)).collect())

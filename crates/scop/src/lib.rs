@@ -16,6 +16,7 @@
 //! - the original schedule orders every statement instance of the domains exactly once.
 
 pub mod error;
+pub mod marks;
 pub mod text;
 pub mod tree;
 

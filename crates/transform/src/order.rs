@@ -112,3 +112,43 @@ pub fn intra_tile_order(scores: &[i64], coincident: &[bool]) -> Vec<usize> {
         None => (0..n).collect(),
     }
 }
+
+/// The unroll-and-jam requests (register tiling) for a point band: `(member, factor)`
+/// pairs, outermost member first; empty when jamming brings no reuse.
+///
+/// Jamming member `m` into the innermost loop makes the copies share every access that
+/// does not move along `m` but does move along the innermost member (in a matrix
+/// product `C[i][j] += A[i][k] * B[k][j]` with `j` innermost: `B[k][j]` along `i`,
+/// `C[i][j]` along `k`); an access invariant along the innermost member is loaded once
+/// per innermost loop anyway. The innermost member must be coincident (the jammed loop
+/// is the vector loop). The members with such shared accesses are jammed, the outermost
+/// four times and the next one twice (eight copies at most), which keeps the innermost
+/// loop's working set within the registers of common vector units.
+pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
+    let n = band.n_members();
+    if n < 2 || !band.coincident[n - 1] {
+        return Ok(Vec::new());
+    }
+    let innermost = n - 1;
+    let mut shared = vec![0usize; innermost];
+    for schedule in band.schedule.maps() {
+        let name = schedule.space().domain_tuple().and_then(|t| t.name());
+        let Some(statement) = name.and_then(|name| scop.statement(name)) else {
+            continue;
+        };
+        for access in &statement.accesses {
+            if access_step(schedule, &access.relation, innermost)? == Step::Invariant {
+                continue;
+            }
+            for (member, count) in shared.iter_mut().enumerate() {
+                if access_step(schedule, &access.relation, member)? == Step::Invariant {
+                    *count += 1;
+                }
+            }
+        }
+    }
+    Ok((0..innermost)
+        .filter(|&m| shared[m] > 0)
+        .zip([4, 2])
+        .collect())
+}

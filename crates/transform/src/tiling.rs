@@ -8,6 +8,7 @@
 //! ```text
 //!   [second-level tile band  floor(f_k / (s_k·t_k))]     (with TileOptions::second_level)
 //!    tile band               floor(f_k / s_k)
+//!     [mark unroll-and-jam]  (with TileOptions::unroll_and_jam, when it pays)
 //!     point band             f_{order[0]}, ..., f_{order[n-1]}
 //!      the band's original subtree (tiled in turn)
 //! ```
@@ -44,11 +45,12 @@ use std::collections::BTreeMap;
 use pollen_deps::Dependence;
 use pollen_presburger::{Budget, Map, UnionMap};
 use pollen_sched::legality::{self, ViolationKind};
+use pollen_scop::marks::unroll_and_jam_name;
 use pollen_scop::{Band, Node, ScheduleTree, Scop};
 
 use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
-use crate::order::{intra_tile_order, member_scores};
+use crate::order::{intra_tile_order, member_scores, register_tiling};
 use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
 
 /// The options of [`tile`].
@@ -65,6 +67,9 @@ pub struct TileOptions {
     pub wavefront: bool,
     /// Choose the innermost point loop for stride-1 accesses (default on).
     pub intra_tile_order: bool,
+    /// Register tiling: mark point bands whose loops gain from unroll-and-jam
+    /// ([`crate::order::register_tiling`]) for code generation (default off).
+    pub unroll_and_jam: bool,
     /// Tile only bands with at least this many members (default 2: a one-member band
     /// gains no locality from tiling).
     pub min_band_depth: usize,
@@ -81,6 +86,7 @@ impl Default for TileOptions {
             second_level: None,
             wavefront: false,
             intra_tile_order: true,
+            unroll_and_jam: false,
             min_band_depth: 2,
             cache: CacheInfo::default(),
             budget: None,
@@ -221,16 +227,31 @@ impl Tiler<'_> {
         } else {
             (0..band.n_members()).collect()
         };
-        let depth = path.len();
-        path.resize(depth + levels.len() + 1, 0);
-        let child = self.node(&band.child, path);
-        path.truncate(depth);
-        let mut node = Node::Band(Band {
+        let mut point = Band {
             schedule: map_each(&band.schedule, |m| compose(m, &permutation_map(&order)))?,
             permutable: true,
             coincident: order.iter().map(|&k| band.coincident[k]).collect(),
-            child: Box::new(child?),
-        });
+            child: Box::new(Node::Leaf),
+        };
+        let jam = if self.options.unroll_and_jam {
+            register_tiling(self.scop, &point)?
+        } else {
+            Vec::new()
+        };
+        // The point band's child sits below the tile bands, the point band and the mark.
+        let depth = path.len();
+        let mark = usize::from(!jam.is_empty());
+        path.resize(depth + levels.len() + 1 + mark, 0);
+        let child = self.node(&band.child, path);
+        path.truncate(depth);
+        point.child = Box::new(child?);
+        let mut node = Node::Band(point);
+        if !jam.is_empty() {
+            node = Node::Mark {
+                name: unroll_and_jam_name(&jam),
+                child: Box::new(node),
+            };
+        }
         for (level, sizes) in levels.iter().enumerate().rev() {
             let tile_band = Band {
                 schedule: map_each(&band.schedule, |m| compose(m, &tile_map(sizes)))?,

@@ -30,7 +30,7 @@ pub fn in_context(scop: &Scop, values: &[(String, i64)]) -> bool {
 }
 
 /// The instances of a set for fixed parameter values (iterator values only).
-fn points(set: &Set, values: &[(String, i64)]) -> Vec<Vec<i64>> {
+pub fn points(set: &Set, values: &[(String, i64)]) -> Vec<Vec<i64>> {
     let mut s = set.clone();
     for (k, (_, v)) in values.iter().enumerate() {
         s = s.fix_val(DimKind::Param, k, &Int::from(*v)).expect("fix");

@@ -3,6 +3,7 @@
 
 mod common;
 mod hand;
+mod jammed;
 mod kernels;
 mod shapes;
 mod tiled;

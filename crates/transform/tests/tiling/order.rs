@@ -176,3 +176,36 @@ fn the_innermost_member_is_the_best_scored_preferring_coincident_ones() {
         );
     }
 }
+
+/// The unroll-and-jam marks of a tree, outermost first.
+fn jam_marks(node: &pollen_scop::Node) -> Vec<String> {
+    let mut out = Vec::new();
+    if let pollen_scop::Node::Mark { name, .. } = node {
+        out.push(name.clone());
+    }
+    for c in node.children() {
+        out.extend(jam_marks(c));
+    }
+    out
+}
+
+#[test]
+fn matrix_products_get_register_tiles_and_copies_get_none() {
+    let with_jam = |name: &str| {
+        let k = crate::common::kernel(name);
+        let options = TileOptions {
+            sizes: Some(vec![32]),
+            unroll_and_jam: true,
+            ..TileOptions::default()
+        };
+        jam_marks(&crate::common::tiled(name, &k, &options).root)
+    };
+    // gemm's point band (i, k, j): `B[k][j]` is shared along i, `C[i][j]` along k.
+    assert_eq!(with_jam("gemm"), vec!["unroll-and-jam 0:4 1:2".to_string()]);
+    // jacobi-2d's skewed band shares nothing along its outer members.
+    assert_eq!(with_jam("jacobi-2d"), Vec::<String>::new());
+    // Off by default.
+    let k = crate::common::kernel("gemm");
+    let plain = crate::common::tiled("gemm", &k, &crate::common::sized(32, false, true));
+    assert!(jam_marks(&plain.root).is_empty());
+}
