@@ -19,7 +19,9 @@ use anyhow::{Context, Result};
 use pollen_codegen::Ast;
 use pollen_deps::{Analysis, DepKind, Dependences};
 use pollen_emit_c::{EmitOptions, Vectorize};
+use pollen_scop::ScheduleTree;
 use pollen_scop::Scop;
+use pollen_transform::profit::cost;
 use pollen_transform::{CacheInfo, TileOptions};
 
 use crate::program::{self, AlgoChoice, FuseChoice};
@@ -147,27 +149,34 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
 
     let tiling = !args.no_tile;
     let parallel = !args.no_parallel;
-    let sched_options = pollen_sched::Options {
-        algo: match args.algo {
-            AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
-            AlgoChoice::Feautrier => pollen_sched::Algo::Feautrier,
-        },
-        fuse: match args.fuse {
-            FuseChoice::No => pollen_sched::Fuse::No,
-            FuseChoice::Smart => pollen_sched::Fuse::Smart,
-            FuseChoice::Max => pollen_sched::Fuse::Max,
-        },
-        ..Default::default()
+    let fuse = match args.fuse {
+        FuseChoice::No => pollen_sched::Fuse::No,
+        FuseChoice::Smart => pollen_sched::Fuse::Smart,
+        FuseChoice::Max => pollen_sched::Fuse::Max,
     };
-    let tree = pollen_sched::schedule(scop, deps.as_slice(), &sched_options)
-        .with_context(|| format!("scheduling {} failed", path.display()))?;
-    explain.tree(
-        &format!("schedule ({:?}, {:?} fusion)", args.algo, args.fuse).to_lowercase(),
-        &tree,
-    );
-
-    let tree = if tiling {
-        let cache = machine_cache();
+    let cache = machine_cache();
+    if tiling {
+        explain.tile_sizes(scop, args.tile_sizes.as_deref(), &cache);
+    }
+    // Schedules (and tiles) the scop under one fusion policy.
+    let optimize = |fuse: pollen_sched::Fuse, explain: &mut Explain| -> Result<ScheduleTree> {
+        let sched_options = pollen_sched::Options {
+            algo: match args.algo {
+                AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
+                AlgoChoice::Feautrier => pollen_sched::Algo::Feautrier,
+            },
+            fuse,
+            ..Default::default()
+        };
+        let tree = pollen_sched::schedule(scop, deps.as_slice(), &sched_options)
+            .with_context(|| format!("scheduling {} failed", path.display()))?;
+        explain.tree(
+            &format!("schedule ({:?}, {:?} fusion)", args.algo, fuse).to_lowercase(),
+            &tree,
+        );
+        if !tiling {
+            return Ok(tree);
+        }
         let options = TileOptions {
             sizes: args.tile_sizes.clone(),
             wavefront: parallel,
@@ -175,15 +184,36 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
             cache,
             ..TileOptions::default()
         };
-        explain.tile_sizes(scop, args.tile_sizes.as_deref(), &cache);
         let tiled = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
             .with_context(|| format!("tiling the schedule of {} failed", path.display()))?;
         explain.tree("tiled schedule", &tiled);
-        tiled
-    } else {
-        explain.say(format_args!("tiling: off\n"));
-        tree
+        Ok(tiled)
     };
+    let mut tree = optimize(fuse, explain)?;
+    if !tiling {
+        explain.say(format_args!("tiling: off\n"));
+    }
+    // Smart fusion is kept only when it does not make innermost loops stride through
+    // memory where distributing the components would not.
+    if fuse == pollen_sched::Fuse::Smart {
+        let fused = cost(scop, &tree)
+            .with_context(|| format!("the cost model failed on {}", path.display()))?;
+        let mut quiet = Explain::new(false);
+        let split = optimize(pollen_sched::Fuse::No, &mut quiet)?;
+        let distributed = cost(scop, &split)
+            .with_context(|| format!("the cost model failed on {}", path.display()))?;
+        if distributed.is_better_than(&fused) {
+            explain.say(format_args!(
+                "fusion: smart fusion gives {fused}, no fusion {distributed}: components not fused\n"
+            ));
+            explain.tree("schedule without fusion (tiled when tiling)", &split);
+            tree = split;
+        } else if distributed != fused {
+            explain.say(format_args!(
+                "fusion: smart fusion gives {fused}, no fusion {distributed}: fused\n"
+            ));
+        }
+    }
 
     let ast = pollen_codegen::generate(scop, &tree, &pollen_codegen::Options::default())
         .with_context(|| format!("code generation for {} failed", path.display()))?;

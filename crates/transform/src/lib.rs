@@ -8,7 +8,12 @@
 //! - the point band's innermost member chosen for stride-1, vectorisable accesses
 //!   ([`order`]);
 //! - pipelined parallelism for bands without a parallel member: a wavefront over tiles
-//!   ([`TileOptions::wavefront`]).
+//!   ([`TileOptions::wavefront`]);
+//! - register tiling: unroll-and-jam marks on point bands whose loops share loads
+//!   ([`TileOptions::unroll_and_jam`], [`order::register_tiling`]).
+//!
+//! [`profit`] compares candidate trees of one scop by how their innermost loops walk
+//! memory (the driver's fusion decision).
 //!
 //! Parallelism is decided on the final tiled tree: the coincident flags proposed while
 //! tiling are confirmed (or cleared) by the independent checker
@@ -49,6 +54,7 @@
 pub mod error;
 pub mod maps;
 pub mod order;
+pub mod profit;
 pub mod sizes;
 pub mod tiling;
 
