@@ -44,12 +44,46 @@
 //!   preprocessor lines the generated code holds, so a region could not be read again
 //!   anyway; the original file is the one to optimise again.
 //! - The generated code is indented like the region's first line of code.
+//!
+//! # Scalar replacement
+//! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each
+//! innermost loop whose body is statement instances only are loaded into `const`
+//! temporaries where that saves loads (module `scalar`): gcc cannot do it itself inside
+//! an outlined `omp parallel for` region, where it must assume that the arrays may
+//! alias, and the polyhedral model already assumes that they do not.
+//! ```c
+//! if (nj >= 1) {
+//!   const double t0 = A[c0][c1];          /* independent of c2: loaded once */
+//!   const double t1 = A[(c0 + 1)][c1];
+//!   #pragma omp simd
+//!   for (c2 = 0; c2 <= nj - 1; c2++) {
+//!     const double t2 = B[c1][c2];        /* read by both instances: loaded once */
+//!     C[c0][c2] += alpha * t0 * t2;       /* S1(c0, c1, c2) */
+//!     C[(c0 + 1)][c2] += alpha * t1 * t2; /* S1(c0 + 1, c1, c2) */
+//!   }
+//! }
+//! ```
+//! - Arrays written by an instance of the body are never replaced; a reference
+//!   (an array of the scop with all its subscripts, read unconditionally, its subscripts
+//!   affine in the iterators and parameters) whose subscripts do not depend on the
+//!   loop's iterator is loaded before the loop, inside a guard that the loop runs (so
+//!   that no element the program never reads is loaded), unless the loop is itself the
+//!   `omp parallel for`; one that depends on it is loaded at the start of the body when
+//!   it occurs at least twice there.
+//! - An instance that uses a temporary is printed inline, the statement's text with
+//!   its iterators replaced by their parenthesised values (what the macro would give);
+//!   the others keep the macro call.
+//! - Only loads move: the results are bit for bit those of the macro calls. The
+//!   temporaries (`t0`, `t1`, ... or a prefixed form that no word of the file extends)
+//!   are declared in the block of their uses, private to each OpenMP thread.
 
 mod body;
 pub mod error;
 mod expr;
 mod names;
 mod print;
+mod scalar;
+mod scan;
 
 pub use error::{Error, Result};
 pub use expr::Helper;
@@ -62,6 +96,7 @@ use pollen_scop::Scop;
 
 use crate::expr::ExprPrinter;
 use crate::print::AstPrinter;
+use crate::scalar::Temporaries;
 
 /// Which pragma marks vectorisable loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +121,9 @@ pub struct EmitOptions {
     pub vectorize: Vectorize,
     /// Whether a comment line announces the generated code (default on).
     pub banner: bool,
+    /// Whether array reads of innermost loops are replaced by scalars loaded once
+    /// (default on): see [Scalar replacement](crate#scalar-replacement).
+    pub scalar_replacement: bool,
 }
 
 impl Default for EmitOptions {
@@ -95,6 +133,7 @@ impl Default for EmitOptions {
             openmp: true,
             vectorize: Vectorize::OmpSimd,
             banner: true,
+            scalar_replacement: true,
         }
     }
 }
@@ -156,10 +195,14 @@ fn generate(
         .iter()
         .map(|s| (s.clone(), format!("{macro_prefix}{s}")))
         .collect();
+    let mut taken_for_temporaries = taken_for_macros;
+    taken_for_temporaries.extend(scop.params.iter().cloned());
+    taken_for_temporaries.extend(macros.values().cloned());
+    let temporaries = Temporaries::new(&taken_for_temporaries);
 
     let base = indentation(original);
     let exprs = ExprPrinter::new(&scop.params, &iterator_prefix);
-    let mut printer = AstPrinter::new(exprs, scop, options, &macros, &base);
+    let mut printer = AstPrinter::new(exprs, scop, options, &macros, &base, temporaries);
     printer.line(0, "{");
     if !iterators.is_empty() {
         let declared: Vec<String> = iterators

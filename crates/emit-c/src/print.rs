@@ -7,14 +7,19 @@
 //! `#pragma omp parallel for`, listing the iterators of the loops inside it as private
 //! (every iterator is declared once, at the top of the generated block); a vectorisable
 //! loop that is not itself the `omp parallel for` gets the chosen vectorisation pragma.
+//! An innermost loop with a scalar replacement plan (module `scalar`) is printed inside
+//! the guard of its hoisted loads (the pragma stays right before its `for`), with its
+//! shared loads first in its body and its instances inline or as macro calls.
 
 use std::collections::BTreeMap;
 
-use pollen_codegen::{Ast, Loop};
+use pollen_arith::Int;
+use pollen_codegen::{Ast, Cond, Expr, Loop};
 use pollen_scop::Scop;
 
 use crate::error::{Error, Result};
 use crate::expr::ExprPrinter;
+use crate::scalar::{self, Plan, Temporaries};
 use crate::{EmitOptions, Vectorize};
 
 /// The indentation of one level.
@@ -29,6 +34,8 @@ pub(crate) struct AstPrinter<'a> {
     macros: &'a BTreeMap<String, String>,
     /// The indentation of the region.
     base: &'a str,
+    /// The names of scalar replacement's temporaries.
+    temporaries: Temporaries,
     pub out: String,
 }
 
@@ -40,6 +47,7 @@ impl<'a> AstPrinter<'a> {
         options: &'a EmitOptions,
         macros: &'a BTreeMap<String, String>,
         base: &'a str,
+        temporaries: Temporaries,
     ) -> AstPrinter<'a> {
         AstPrinter {
             exprs,
@@ -47,6 +55,7 @@ impl<'a> AstPrinter<'a> {
             options,
             macros,
             base,
+            temporaries,
             out: String::new(),
         }
     }
@@ -137,7 +146,8 @@ impl<'a> AstPrinter<'a> {
         Ok(())
     }
 
-    /// A loop with its pragma.
+    /// A loop with its pragma; with scalar replacement, inside the guard of its hoisted
+    /// loads and with its body printed by the plan.
     fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
         if !l.stride.is_positive() {
             return Err(Error::NonPositiveStride(l.stride.to_string()));
@@ -146,6 +156,70 @@ impl<'a> AstPrinter<'a> {
         let upper = self.exprs.expr(&l.upper)?;
         let name = self.exprs.iterator_name(&l.iterator);
         let parallel = self.is_omp_parallel(l, in_parallel);
+        let plan = self.plan(l, parallel)?;
+        let hoisted = plan.as_ref().map_or(&[][..], |p| &p.hoisted[..]);
+        let depth_of_loop = if hoisted.is_empty() {
+            depth
+        } else {
+            let cond = self.exprs.cond(&runs(l))?;
+            // A loop with constant bounds that runs needs no guard, only a block.
+            let guard = if cond == "1" {
+                "{".to_string()
+            } else {
+                format!("if ({cond}) {{")
+            };
+            self.line(depth, &guard);
+            for load in hoisted {
+                self.line(depth + 1, &load.declaration());
+            }
+            depth + 1
+        };
+        self.pragma(l, parallel, depth_of_loop);
+        let step = if l.stride.is_one() {
+            format!("{name}++")
+        } else {
+            format!("{name} += {}", l.stride)
+        };
+        let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
+        self.exprs.enter(&l.iterator);
+        let result = match &plan {
+            Some(plan) => self.planned_body(&header, &l.body, plan, depth_of_loop),
+            None => self.body(
+                &header,
+                &l.body,
+                depth_of_loop,
+                in_parallel || parallel,
+                false,
+            ),
+        };
+        self.exprs.leave();
+        result?;
+        if depth_of_loop > depth {
+            self.line(depth, "}");
+        }
+        Ok(())
+    }
+
+    /// The scalar replacement plan of a loop, when the options ask for it and the loop
+    /// has one; nothing is hoisted out of an `omp parallel for`.
+    fn plan(&mut self, l: &Loop, parallel: bool) -> Result<Option<Plan>> {
+        if !self.options.scalar_replacement {
+            return Ok(None);
+        }
+        self.exprs.enter(&l.iterator);
+        let plan = scalar::plan(
+            l,
+            self.scop,
+            &mut self.exprs,
+            !parallel,
+            &mut self.temporaries,
+        );
+        self.exprs.leave();
+        plan
+    }
+
+    /// The pragma line of a loop, if it has one.
+    fn pragma(&mut self, l: &Loop, parallel: bool, depth: usize) {
         if parallel {
             let private = self.inner_iterators(&l.body);
             let pragma = if private.is_empty() {
@@ -161,16 +235,36 @@ impl<'a> AstPrinter<'a> {
                 Vectorize::None => {}
             }
         }
-        let step = if l.stride.is_one() {
-            format!("{name}++")
-        } else {
-            format!("{name} += {}", l.stride)
-        };
-        let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
-        self.exprs.enter(&l.iterator);
-        let result = self.body(&header, &l.body, depth, in_parallel || parallel, false);
-        self.exprs.leave();
-        result
+    }
+
+    /// `header` and a loop body printed by its plan: the shared loads, then each
+    /// instance inline or as its macro call; braced unless it is one statement.
+    fn planned_body(&mut self, header: &str, body: &Ast, plan: &Plan, depth: usize) -> Result<()> {
+        let mut users = Vec::new();
+        collect_users(body, &mut users);
+        let braced = !plan.shared.is_empty() || users.len() != 1;
+        self.line(
+            depth,
+            &if braced {
+                format!("{header} {{")
+            } else {
+                header.to_string()
+            },
+        );
+        for load in &plan.shared {
+            self.line(depth + 1, &load.declaration());
+        }
+        for ((statement, args), inline) in users.into_iter().zip(&plan.instances) {
+            let text = match inline {
+                Some(text) => text.clone(),
+                None => self.call(statement, args)?,
+            };
+            self.line(depth + 1, &text);
+        }
+        if braced {
+            self.line(depth, "}");
+        }
+        Ok(())
     }
 
     /// Whether the loop gets `#pragma omp parallel for`.
@@ -199,7 +293,7 @@ impl<'a> AstPrinter<'a> {
     }
 
     /// `S0(c0, c1 + 1);` after checking the statement and its arity.
-    fn call(&mut self, statement: &str, args: &[pollen_codegen::Expr]) -> Result<String> {
+    fn call(&mut self, statement: &str, args: &[Expr]) -> Result<String> {
         let Some(s) = self.scop.statement(statement) else {
             return Err(Error::UnknownStatement(statement.to_string()));
         };
@@ -216,6 +310,28 @@ impl<'a> AstPrinter<'a> {
         }
         let name = &self.macros[statement];
         Ok(format!("{name}({});", printed.join(", ")))
+    }
+}
+
+/// The condition under which a loop runs: `upper - lower >= 0`.
+fn runs(l: &Loop) -> Cond {
+    Cond::NonNegative(Expr::Add(vec![
+        l.upper.clone(),
+        Expr::Mul(-Int::one(), Box::new(l.lower.clone())),
+    ]))
+}
+
+/// Appends the statement instances of `ast` (a loop body of instances and blocks), in
+/// order.
+fn collect_users<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) {
+    match ast {
+        Ast::Block(children) => {
+            for child in children {
+                collect_users(child, out);
+            }
+        }
+        Ast::User { statement, args } => out.push((statement, args)),
+        Ast::For(_) | Ast::If { .. } => {}
     }
 }
 

@@ -165,9 +165,12 @@ fn gemm_in_original_order() {
       for (c1 = 0; c1 <= nj - 1; c1++)
         S0(c0, c1);
       for (c1 = 0; c1 <= nk - 1; c1++) {
-        #pragma omp simd
-        for (c2 = 0; c2 <= nj - 1; c2++)
-          S1(c0, c1, c2);
+        if (nj >= 1) {
+          const double t0 = A[c0][c1];
+          #pragma omp simd
+          for (c2 = 0; c2 <= nj - 1; c2++)
+            C[c0][c2] += alpha * t0 * B[c1][c2];
+        }
       }
     }
   }

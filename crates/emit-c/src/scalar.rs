@@ -1,0 +1,444 @@
+//! Scalar replacement of array reads in innermost loops.
+//!
+//! gcc outlines an `omp parallel for` region into a function and forgets there that
+//! distinct arrays do not alias: in `for (c5 ...) C[c3][c5] += alpha * A[c3][c4] *
+//! B[c4][c5];` it reloads `A[c3][c4]` in every iteration, and when several instances
+//! share an innermost body it reloads `B[c4][c5]` for each, since the stores to `C` might
+//! change them. The polyhedral model (and every dependence Pollen computes) already
+//! assumes that distinct arrays never alias, so loading these values once is legal
+//! exactly when the schedule is.
+//!
+//! For an innermost loop `L` whose body is statement instances only (no `if`), with `W`
+//! the arrays written by any of them, the references to other arrays (module `scan`)
+//! are instantiated with the printed iterator values of their instance; equal texts are
+//! the same element.
+//! - A reference whose subscripts do not depend on `L`'s iterator is loaded once, before
+//!   `L`, into a `const` temporary, inside a guard `if (lower <= upper) { ... }` so that
+//!   the load only happens when `L` runs (and the statements read the element). The loop
+//!   that is itself `omp parallel for` hoists nothing.
+//! - A reference that depends on the iterator but occurs at least twice in the body is
+//!   loaded once at the start of the body.
+//! - The instances that use a temporary are printed inline: the statement's text with
+//!   the iterators replaced by their parenthesised values (what the macro expansion
+//!   gives) and the references by the temporaries. The others keep the macro call.
+//!
+//! Only loads move: every arithmetic expression is evaluated as before, in the same
+//! order, so results are bit for bit the same. Temporaries are declared in the innermost
+//! block around their uses (private to each OpenMP thread) and each is used.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pollen_codegen::{Ast, Expr, Loop};
+use pollen_scop::{AccessKind, Scop, Statement};
+
+use crate::body::macro_body;
+use crate::error::{Error, Result};
+use crate::expr::ExprPrinter;
+use crate::names::is_identifier;
+use crate::scan::{self, Names, Reference, Token};
+
+/// One temporary: `const <element_type> <name> = <reference>;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Load {
+    /// The temporary's name.
+    pub name: String,
+    /// The C element type of the array.
+    pub element_type: String,
+    /// The instantiated reference.
+    pub reference: String,
+}
+
+impl Load {
+    /// The declaration of the temporary, with its `;`.
+    pub fn declaration(&self) -> String {
+        let qualifier = if self.element_type.split(' ').any(|w| w == "const") {
+            ""
+        } else {
+            "const "
+        };
+        format!(
+            "{qualifier}{} {} = {};",
+            self.element_type, self.name, self.reference
+        )
+    }
+}
+
+/// How one innermost loop is printed with scalar replacement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// The loads before the loop, in the guard.
+    pub hoisted: Vec<Load>,
+    /// The loads at the start of the body.
+    pub shared: Vec<Load>,
+    /// One entry per statement instance of the body, in order: the inline C statement
+    /// (with its `;`), or `None` for the macro call.
+    pub instances: Vec<Option<String>>,
+}
+
+/// Fresh names for temporaries: a stem that no word of the file extends with digits,
+/// and a counter.
+#[derive(Clone, Debug)]
+pub(crate) struct Temporaries {
+    stem: String,
+    next: usize,
+}
+
+impl Temporaries {
+    /// Names `t0`, `t1`, ... (or `p_t0`, ...): the first stem of the candidates that no
+    /// word of `taken` extends with digits only.
+    pub fn new(taken: &BTreeSet<String>) -> Temporaries {
+        let extends = |stem: &str| {
+            taken.iter().any(|w| {
+                w.strip_prefix(stem).is_some_and(|rest| {
+                    !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_digit())
+                })
+            })
+        };
+        let mut stem = ["t", "p_t", "pollen_t", "pollen_gen_t"]
+            .into_iter()
+            .find(|s| !extends(s))
+            .unwrap_or("pollen_gen_t")
+            .to_string();
+        while extends(&stem) {
+            stem.push('_');
+        }
+        Temporaries { stem, next: 0 }
+    }
+
+    /// The next name.
+    fn fresh(&mut self) -> String {
+        let name = format!("{}{}", self.stem, self.next);
+        self.next += 1;
+        name
+    }
+}
+
+/// One statement instance of the body: its statement, printed iterator values and, when
+/// its text could be scanned, its tokens and replaceable references.
+struct Instance<'a> {
+    statement: &'a Statement,
+    args: &'a [Expr],
+    values: Vec<String>,
+    text: String,
+    scanned: Option<(Vec<Token>, Vec<Reference>)>,
+}
+
+/// A replaceable reference of an instance: the instance, the reference's index among
+/// its references, and its element (the instantiated text with normalised spacing).
+struct Occurrence {
+    instance: usize,
+    reference: usize,
+    key: String,
+}
+
+/// The plan for loop `l`, whose iterator the expression printer has in scope, or `None`
+/// when nothing is replaced (not an innermost loop of statement instances, or no
+/// reference to replace). `hoist` says whether loads may move before the loop.
+pub(crate) fn plan(
+    l: &Loop,
+    scop: &Scop,
+    exprs: &mut ExprPrinter,
+    hoist: bool,
+    temporaries: &mut Temporaries,
+) -> Result<Option<Plan>> {
+    let mut users = Vec::new();
+    if !instances_only(&l.body, &mut users) || users.is_empty() {
+        return Ok(None);
+    }
+    let dimensions: BTreeMap<String, usize> = scop
+        .arrays
+        .iter()
+        .map(|a| (a.name.clone(), a.extents.len()))
+        .collect();
+    let mut instances = Vec::new();
+    for (statement, args) in users {
+        instances.push(instance(scop, &dimensions, exprs, statement, args)?);
+    }
+    let written = written_arrays(&instances);
+    let occurrences = occurrences(scop, &instances, &written);
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in &occurrences {
+        *counts.entry(&o.key).or_default() += 1;
+    }
+
+    // The replaced elements in order of first occurrence: whether each is hoisted, and
+    // its first occurrence (whose text the load uses).
+    let mut elements: Vec<(&str, bool, &Occurrence)> = Vec::new();
+    for o in &occurrences {
+        if elements.iter().any(|(key, _, _)| *key == o.key) {
+            continue;
+        }
+        let inst = &instances[o.instance];
+        let (tokens, references) = inst.scanned.as_ref().expect("occurrences are scanned");
+        let invariant = hoist && !depends_on(inst, tokens, &references[o.reference], &l.iterator);
+        if invariant || counts[o.key.as_str()] >= 2 {
+            elements.push((&o.key, invariant, o));
+        }
+    }
+    if elements.is_empty() {
+        return Ok(None);
+    }
+    let mut plan = Plan {
+        hoisted: Vec::new(),
+        shared: Vec::new(),
+        instances: vec![None; instances.len()],
+    };
+    // Hoisted loads first, then shared ones, each in order of first occurrence.
+    let mut names: BTreeMap<&str, String> = BTreeMap::new();
+    for hoisted in [true, false] {
+        for (key, _, o) in elements.iter().filter(|e| e.1 == hoisted) {
+            let load = load(
+                scop,
+                &instances[o.instance],
+                o.reference,
+                temporaries.fresh(),
+            );
+            names.insert(key, load.name.clone());
+            if hoisted {
+                plan.hoisted.push(load);
+            } else {
+                plan.shared.push(load);
+            }
+        }
+    }
+    let mut replacements: Vec<Vec<(usize, String)>> = vec![Vec::new(); instances.len()];
+    for o in &occurrences {
+        if let Some(name) = names.get(o.key.as_str()) {
+            replacements[o.instance].push((o.reference, name.clone()));
+        }
+    }
+    for (k, inst) in instances.iter().enumerate() {
+        if !replacements[k].is_empty() {
+            plan.instances[k] = Some(inline(inst, &replacements[k]));
+        }
+    }
+    Ok(Some(plan))
+}
+
+/// The load of an instance's reference (its index among the instance's references)
+/// into the temporary `name`.
+fn load(scop: &Scop, inst: &Instance, reference: usize, name: String) -> Load {
+    let (tokens, references) = inst.scanned.as_ref().expect("loaded instances are scanned");
+    let r = &references[reference];
+    Load {
+        name,
+        element_type: element_type(scop, &r.array).to_string(),
+        reference: scan::substitute(
+            &inst.text,
+            tokens,
+            r.tokens.clone(),
+            &inst.statement.iterators,
+            &inst.values,
+            &[],
+        ),
+    }
+}
+
+/// Appends the statement instances of `ast` in execution order; false when it holds a
+/// loop or a branch.
+fn instances_only<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) -> bool {
+    match ast {
+        Ast::Block(children) => children.iter().all(|c| instances_only(c, out)),
+        Ast::User { statement, args } => {
+            out.push((statement, args));
+            true
+        }
+        Ast::For(_) | Ast::If { .. } => false,
+    }
+}
+
+/// One instance: the statement (checked against the AST), its printed values, its
+/// macro text, and its tokens and references when the text can be scanned.
+fn instance<'a>(
+    scop: &'a Scop,
+    dimensions: &BTreeMap<String, usize>,
+    exprs: &mut ExprPrinter,
+    statement: &str,
+    args: &'a [Expr],
+) -> Result<Instance<'a>> {
+    let Some(s) = scop.statement(statement) else {
+        return Err(Error::UnknownStatement(statement.to_string()));
+    };
+    if s.iterators.len() != args.len() {
+        return Err(Error::ArityMismatch {
+            statement: statement.to_string(),
+            expected: s.iterators.len(),
+            found: args.len(),
+        });
+    }
+    let mut values = Vec::new();
+    for a in args {
+        values.push(exprs.argument(a)?);
+    }
+    let text = macro_body(&s.body);
+    let names = Names {
+        arrays: dimensions,
+        iterators: &s.iterators,
+        params: &scop.params,
+    };
+    let scanned = scan::tokens(&text).and_then(|tokens| {
+        let references = scan::references(&text, &tokens, names)?;
+        Some((tokens, references))
+    });
+    Ok(Instance {
+        statement: s,
+        args,
+        values,
+        text,
+        scanned,
+    })
+}
+
+/// The arrays (and scalars) written by any of the instances.
+fn written_arrays<'a>(instances: &[Instance<'a>]) -> BTreeSet<&'a str> {
+    instances
+        .iter()
+        .flat_map(|i| &i.statement.accesses)
+        .filter(|a| a.kind == AccessKind::Write)
+        .map(|a| a.array.as_str())
+        .collect()
+}
+
+/// The replaceable references of the instances, in order: those to arrays that no
+/// instance writes, whose element type can be declared.
+fn occurrences(scop: &Scop, instances: &[Instance], written: &BTreeSet<&str>) -> Vec<Occurrence> {
+    let mut out = Vec::new();
+    for (k, inst) in instances.iter().enumerate() {
+        let Some((tokens, references)) = &inst.scanned else {
+            continue;
+        };
+        for (j, r) in references.iter().enumerate() {
+            if written.contains(r.array.as_str()) || !declarable(element_type(scop, &r.array)) {
+                continue;
+            }
+            out.push(Occurrence {
+                instance: k,
+                reference: j,
+                key: scan::key(
+                    &inst.text,
+                    tokens,
+                    r.tokens.clone(),
+                    &inst.statement.iterators,
+                    &inst.values,
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// The element type of an array (empty for an unknown one).
+fn element_type<'a>(scop: &'a Scop, array: &str) -> &'a str {
+    scop.array(array).map_or("", |a| a.element_type.as_str())
+}
+
+/// Whether a temporary of this element type can be declared as `const <type> t`:
+/// words only (`unsigned long`, `DATA_TYPE`), not `volatile` (whose loads must stay).
+fn declarable(element_type: &str) -> bool {
+    let words: Vec<&str> = element_type.split_whitespace().collect();
+    !words.is_empty() && words.iter().all(|w| is_identifier(w)) && !words.contains(&"volatile")
+}
+
+/// Whether the reference's subscripts depend on `iterator`: one of the statement's
+/// iterators in them has a value that mentions it.
+fn depends_on(inst: &Instance, tokens: &[Token], r: &Reference, iterator: &str) -> bool {
+    tokens[r.tokens.clone()].iter().any(|t| {
+        let s = &inst.text[t.range.clone()];
+        inst.statement
+            .iterators
+            .iter()
+            .position(|it| it == s)
+            .is_some_and(|i| mentions(&inst.args[i], iterator))
+    })
+}
+
+/// Whether `e` mentions the variable `name`.
+fn mentions(e: &Expr, name: &str) -> bool {
+    match e {
+        Expr::Int(_) => false,
+        Expr::Var(v) => v == name,
+        Expr::Add(es) | Expr::Min(es) | Expr::Max(es) => es.iter().any(|e| mentions(e, name)),
+        Expr::Mul(_, e) | Expr::FloorDiv(e, _) | Expr::CeilDiv(e, _) | Expr::Mod(e, _) => {
+            mentions(e, name)
+        }
+    }
+}
+
+/// The instance's C statement with its iterators replaced by their values and the given
+/// references (index among its references, temporary) by temporaries.
+fn inline(inst: &Instance, replacements: &[(usize, String)]) -> String {
+    let (tokens, references) = inst
+        .scanned
+        .as_ref()
+        .expect("replaced instances are scanned");
+    let mut replaced: Vec<(std::ops::Range<usize>, String)> = replacements
+        .iter()
+        .map(|(j, name)| (references[*j].tokens.clone(), name.clone()))
+        .collect();
+    replaced.sort_by_key(|(r, _)| r.start);
+    let text = scan::substitute(
+        &inst.text,
+        tokens,
+        0..tokens.len(),
+        &inst.statement.iterators,
+        &inst.values,
+        &replaced,
+    );
+    format!("{text};")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taken(words: &[&str]) -> BTreeSet<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn temporary_names_avoid_the_files_words() {
+        let mut t = Temporaries::new(&taken(&["tmp", "t", "tx1", "c0"]));
+        assert_eq!(t.fresh(), "t0");
+        assert_eq!(t.fresh(), "t1");
+        let mut t = Temporaries::new(&taken(&["t12", "p_t"]));
+        assert_eq!(t.fresh(), "p_t0");
+        let mut t = Temporaries::new(&taken(&["t1", "p_t2", "pollen_t3", "pollen_gen_t4"]));
+        assert_eq!(t.fresh(), "pollen_gen_t_0");
+    }
+
+    #[test]
+    fn declarations() {
+        let load = |ty: &str| Load {
+            name: "t0".into(),
+            element_type: ty.into(),
+            reference: "A[c0][(c1 + 1)]".into(),
+        };
+        assert_eq!(
+            load("DATA_TYPE").declaration(),
+            "const DATA_TYPE t0 = A[c0][(c1 + 1)];"
+        );
+        assert_eq!(
+            load("const float").declaration(),
+            "const float t0 = A[c0][(c1 + 1)];"
+        );
+        assert!(declarable("unsigned long"));
+        assert!(!declarable("volatile double"));
+        assert!(!declarable("double *"));
+        assert!(!declarable(""));
+    }
+
+    #[test]
+    fn mentions_looks_inside_every_operation() {
+        let v = |n: &str| Expr::Var(n.to_string());
+        let e = Expr::Min(vec![
+            Expr::Add(vec![v("N"), Expr::Int(pollen_arith::Int::from(-1))]),
+            Expr::FloorDiv(
+                Box::new(Expr::Mul(pollen_arith::Int::from(2), Box::new(v("c5")))),
+                pollen_arith::Int::from(3),
+            ),
+        ]);
+        assert!(mentions(&e, "c5"));
+        assert!(!mentions(&e, "c4"));
+        assert!(mentions(&e, "N"));
+    }
+}

@@ -1,0 +1,568 @@
+//! The array references of a statement's C text, and the text with its iterators and
+//! some references replaced: the lexical part of scalar replacement (module `scalar`).
+//!
+//! The text is a statement body as the macros hold it (comments removed, one line). It is
+//! split into C tokens ([`tokens`]); a reference ([`references`]) is an identifier naming
+//! an array of the scop with `n >= 1` dimensions followed by exactly `n` balanced
+//! `[...]` subscripts. Only references whose value can be loaded ahead of time with no
+//! change in meaning are reported:
+//! - the text has no conditional evaluation (`?:`, `&&`, `||`): a reference there might
+//!   not be evaluated at all, and loading it could read outside the array;
+//! - the reference is not inside the arguments of a call (a function-like macro may
+//!   evaluate its argument conditionally, or not at all);
+//! - it is not a member name (after `.` or `->`), its address is not taken (`&`), it is
+//!   not the operand of `sizeof`, `++`, `--` or an assignment, and it is not followed by
+//!   more subscripts, a call or a member access;
+//! - its subscripts hold only integer literals, the operators `+ - * / %`, parentheses and
+//!   identifiers that are the statement's iterators, the scop's parameters or names that
+//!   are no array or scalar of the scop (constants), never called.
+//!
+//! Text that cannot be tokenised (an unterminated literal, a stray `#` or `\`, a
+//! non-ASCII character outside literals, unbalanced parentheses) has no references: the
+//! statement is then printed the old way.
+//!
+//! [`substitute`] rebuilds a token range with every identifier token equal to an
+//! iterator replaced by its (parenthesised) value, exactly what the statement macro's
+//! expansion produces, and chosen references replaced by names.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// The lexical class of a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TokenKind {
+    /// A name (keywords included).
+    Identifier,
+    /// A preprocessing number: `1`, `0x1f`, `2.5e-3`.
+    Number,
+    /// A string or character literal, with its prefix.
+    Literal,
+    /// An operator or punctuator.
+    Punctuator,
+}
+
+/// One token: its class and its byte range in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    /// The class.
+    pub kind: TokenKind,
+    /// The bytes of the text it covers.
+    pub range: Range<usize>,
+}
+
+/// The punctuators of three and two characters, longest first.
+const LONG_PUNCTUATORS: [&str; 23] = [
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=",
+    "-=", "*=", "/=", "%=", "&=", "^=", "|=", "##",
+];
+
+/// The assignment operators.
+const ASSIGNMENTS: [&str; 11] = [
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>=",
+];
+
+/// The prefixes of string and character literals.
+const LITERAL_PREFIXES: [&str; 4] = ["L", "u", "U", "u8"];
+
+/// The tokens of `text`, or `None` when it holds something this scanner does not read
+/// (comments, preprocessor operators, line continuations, unterminated literals,
+/// non-ASCII characters outside literals).
+pub(crate) fn tokens(text: &str) -> Option<Vec<Token>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < bytes.len() {
+        let c = bytes[k];
+        let start = k;
+        let kind = if c.is_ascii_whitespace() {
+            k += 1;
+            continue;
+        } else if c == b'_' || c.is_ascii_alphabetic() {
+            k = word_end(bytes, k);
+            if matches!(bytes.get(k), Some(b'\'' | b'"'))
+                && LITERAL_PREFIXES.contains(&&text[start..k])
+            {
+                k = literal_end(bytes, k)?;
+                TokenKind::Literal
+            } else {
+                TokenKind::Identifier
+            }
+        } else if c.is_ascii_digit()
+            || (c == b'.' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit))
+        {
+            k = number_end(bytes, k);
+            TokenKind::Number
+        } else if c == b'\'' || c == b'"' {
+            k = literal_end(bytes, k)?;
+            TokenKind::Literal
+        } else if unreadable(bytes, k) {
+            return None;
+        } else {
+            k += punctuator_len(&text[k..]);
+            TokenKind::Punctuator
+        };
+        out.push(Token {
+            kind,
+            range: start..k,
+        });
+    }
+    Some(out)
+}
+
+/// Whether the byte at `k` starts something the scanner does not read: a comment, a
+/// preprocessor operator, a line continuation, a control or non-ASCII character.
+fn unreadable(bytes: &[u8], k: usize) -> bool {
+    let c = bytes[k];
+    c == b'#'
+        || c == b'\\'
+        || !c.is_ascii()
+        || c.is_ascii_control()
+        || (c == b'/' && matches!(bytes.get(k + 1), Some(b'/' | b'*')))
+}
+
+/// The end of the identifier starting at `k`.
+fn word_end(bytes: &[u8], mut k: usize) -> usize {
+    while k < bytes.len() && (bytes[k] == b'_' || bytes[k].is_ascii_alphanumeric()) {
+        k += 1;
+    }
+    k
+}
+
+/// The end of the preprocessing number starting at `k`: digits, letters, `_`, `.`, and
+/// a sign after an exponent letter.
+fn number_end(bytes: &[u8], mut k: usize) -> usize {
+    while k < bytes.len() {
+        let c = bytes[k];
+        let sign = (c == b'+' || c == b'-') && matches!(bytes[k - 1], b'e' | b'E' | b'p' | b'P');
+        if c == b'_' || c == b'.' || c.is_ascii_alphanumeric() || sign {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    k
+}
+
+/// The end of the literal whose opening quote is at `k` (escapes skipped), or `None`
+/// when it is not closed on the line.
+fn literal_end(bytes: &[u8], k: usize) -> Option<usize> {
+    let quote = bytes[k];
+    let mut k = k + 1;
+    while k < bytes.len() {
+        match bytes[k] {
+            b'\\' => k += 2,
+            b'\n' => return None,
+            c if c == quote => return Some(k + 1),
+            _ => k += 1,
+        }
+    }
+    None
+}
+
+/// The length of the punctuator at the start of `rest` (non-empty, ASCII first byte).
+fn punctuator_len(rest: &str) -> usize {
+    LONG_PUNCTUATORS
+        .iter()
+        .find(|p| rest.starts_with(*p))
+        .map_or(1, |p| p.len())
+}
+
+/// What the reference scanner knows about the names of a statement.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Names<'a> {
+    /// Every array and scalar of the scop, with its number of dimensions.
+    pub arrays: &'a BTreeMap<String, usize>,
+    /// The statement's iterators.
+    pub iterators: &'a [String],
+    /// The scop's parameters.
+    pub params: &'a [String],
+}
+
+/// One array reference: the array and the tokens from its name to its last `]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Reference {
+    /// The array's name.
+    pub array: String,
+    /// The token indices of the reference.
+    pub tokens: Range<usize>,
+}
+
+/// The references of the tokenised `text` that may be replaced by a value loaded before
+/// (in the order they appear), or `None` when the text has conditional evaluation or
+/// unbalanced parentheses or brackets. See the module documentation.
+pub(crate) fn references(text: &str, tokens: &[Token], names: Names) -> Option<Vec<Reference>> {
+    let spelling = |k: usize| &text[tokens[k].range.clone()];
+    if (0..tokens.len()).any(|k| matches!(spelling(k), "?" | "&&" | "||")) {
+        return None;
+    }
+    let mut out = Vec::new();
+    // One entry per open parenthesis: whether it opens a call's arguments.
+    let mut calls: Vec<bool> = Vec::new();
+    let mut brackets = 0usize;
+    let mut k = 0;
+    while k < tokens.len() {
+        match spelling(k) {
+            "(" => calls.push(k > 0 && tokens[k - 1].kind == TokenKind::Identifier),
+            ")" => {
+                calls.pop()?;
+            }
+            "[" => brackets += 1,
+            "]" => brackets = brackets.checked_sub(1)?,
+            _ => {}
+        }
+        if tokens[k].kind == TokenKind::Identifier && !calls.contains(&true) {
+            if let Some(end) = reference_end(text, tokens, k, names) {
+                out.push(Reference {
+                    array: spelling(k).to_string(),
+                    tokens: k..end,
+                });
+                k = end;
+                continue;
+            }
+        }
+        k += 1;
+    }
+    (calls.is_empty() && brackets == 0).then_some(out)
+}
+
+/// The token index after the replaceable reference whose name is token `k`, if it is
+/// one.
+fn reference_end(text: &str, tokens: &[Token], k: usize, names: Names) -> Option<usize> {
+    let spelling = |k: usize| &text[tokens[k].range.clone()];
+    let dimensions = *names.arrays.get(spelling(k))?;
+    if dimensions == 0 {
+        return None;
+    }
+    if k > 0 {
+        let before = &tokens[k - 1];
+        if before.kind != TokenKind::Punctuator
+            || matches!(spelling(k - 1), "." | "->" | "&" | "++" | "--")
+        {
+            return None;
+        }
+    }
+    let mut end = k + 1;
+    for _ in 0..dimensions {
+        let close = matching_bracket(text, tokens, end)?;
+        if !valid_subscript(text, tokens, end + 1..close, names) {
+            return None;
+        }
+        end = close + 1;
+    }
+    if end < tokens.len() {
+        let after = spelling(end);
+        if matches!(after, "[" | "(" | "." | "->" | "++" | "--") || ASSIGNMENTS.contains(&after) {
+            return None;
+        }
+    }
+    Some(end)
+}
+
+/// The index of the `]` matching the `[` at token `open`, if token `open` is a `[`.
+fn matching_bracket(text: &str, tokens: &[Token], open: usize) -> Option<usize> {
+    if open >= tokens.len() || &text[tokens[open].range.clone()] != "[" {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(open) {
+        match &text[t.range.clone()] {
+            "[" => depth += 1,
+            "]" => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether the tokens `range` form a subscript that can be evaluated ahead of time:
+/// non-empty, balanced parentheses, integer literals, `+ - * / %` and names that are
+/// iterators, parameters or no variable of the scop, none of them called.
+fn valid_subscript(text: &str, tokens: &[Token], range: Range<usize>, names: Names) -> bool {
+    if range.is_empty() {
+        return false;
+    }
+    let mut depth = 0usize;
+    for k in range.clone() {
+        let t = &tokens[k];
+        let s = &text[t.range.clone()];
+        let ok = match t.kind {
+            TokenKind::Identifier => {
+                let called = k + 1 < range.end && &text[tokens[k + 1].range.clone()] == "(";
+                let known = names.iterators.iter().any(|i| i == s)
+                    || names.params.iter().any(|p| p == s)
+                    || !names.arrays.contains_key(s);
+                known && !called
+            }
+            TokenKind::Number => s.bytes().all(|c| c == b'_' || c.is_ascii_alphanumeric()),
+            TokenKind::Literal => false,
+            TokenKind::Punctuator => match s {
+                "(" => {
+                    depth += 1;
+                    true
+                }
+                ")" => match depth.checked_sub(1) {
+                    Some(d) => {
+                        depth = d;
+                        true
+                    }
+                    None => false,
+                },
+                "+" | "-" | "*" | "/" | "%" => true,
+                _ => false,
+            },
+        };
+        if !ok {
+            return false;
+        }
+    }
+    depth == 0
+}
+
+/// The text of the tokens `range` with every identifier equal to `iterators[i]`
+/// replaced by `values[i]` and every reference of `replaced` (token ranges inside
+/// `range`, in order, disjoint) by its name; the whitespace between tokens is kept.
+pub(crate) fn substitute(
+    text: &str,
+    tokens: &[Token],
+    range: Range<usize>,
+    iterators: &[String],
+    values: &[String],
+    replaced: &[(Range<usize>, String)],
+) -> String {
+    let mut out = String::new();
+    let mut replaced = replaced.iter().peekable();
+    let mut k = range.start;
+    while k < range.end {
+        if k > range.start {
+            out.push_str(&text[tokens[k - 1].range.end..tokens[k].range.start]);
+        }
+        if let Some((r, name)) = replaced.peek() {
+            if r.start == k {
+                out.push_str(name);
+                k = r.end;
+                replaced.next();
+                continue;
+            }
+        }
+        out.push_str(&token_value(text, &tokens[k], iterators, values));
+        k += 1;
+    }
+    out
+}
+
+/// The tokens `range` with the iterators replaced by their values, separated by single
+/// spaces: two references are the same element exactly when these texts are equal.
+pub(crate) fn key(
+    text: &str,
+    tokens: &[Token],
+    range: Range<usize>,
+    iterators: &[String],
+    values: &[String],
+) -> String {
+    tokens[range]
+        .iter()
+        .map(|t| token_value(text, t, iterators, values))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A token's text, or the value of the iterator it names.
+fn token_value(text: &str, token: &Token, iterators: &[String], values: &[String]) -> String {
+    let s = &text[token.range.clone()];
+    if token.kind == TokenKind::Identifier {
+        if let Some(i) = iterators.iter().position(|it| it == s) {
+            return values[i].clone();
+        }
+    }
+    s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spellings(text: &str) -> Vec<&str> {
+        tokens(text)
+            .expect("tokenises")
+            .iter()
+            .map(|t| &text[t.range.clone()])
+            .collect()
+    }
+
+    fn arrays(list: &[(&str, usize)]) -> BTreeMap<String, usize> {
+        list.iter().map(|(n, d)| (n.to_string(), *d)).collect()
+    }
+
+    /// The texts of the references found in `text`.
+    fn found(text: &str, arrays: &BTreeMap<String, usize>, iterators: &[&str]) -> Vec<String> {
+        let iterators: Vec<String> = iterators.iter().map(|s| s.to_string()).collect();
+        let params = vec!["N".to_string()];
+        let ts = tokens(text).expect("tokenises");
+        let names = Names {
+            arrays,
+            iterators: &iterators,
+            params: &params,
+        };
+        references(text, &ts, names)
+            .expect("scans")
+            .iter()
+            .map(|r| {
+                text[ts[r.tokens.start].range.start..ts[r.tokens.end - 1].range.end].to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tokens_of_c_text() {
+        assert_eq!(
+            spellings("C[i][j]+=alpha*A[i][k]"),
+            [
+                "C", "[", "i", "]", "[", "j", "]", "+=", "alpha", "*", "A", "[", "i", "]", "[",
+                "k", "]"
+            ]
+        );
+        assert_eq!(spellings("x = 1.5e-3+y"), ["x", "=", "1.5e-3", "+", "y"]);
+        assert_eq!(spellings("p->a[i]"), ["p", "->", "a", "[", "i", "]"]);
+        assert_eq!(
+            spellings(r#"s = "a[i]\"" + 'x' + L'\'' + u8"q""#),
+            [
+                "s",
+                "=",
+                r#""a[i]\"""#,
+                "+",
+                "'x'",
+                "+",
+                r"L'\''",
+                "+",
+                r#"u8"q""#
+            ]
+        );
+        assert_eq!(spellings("a <<= .5"), ["a", "<<=", ".5"]);
+        assert!(tokens("s = \"open").is_none());
+        assert!(tokens("a = b // c").is_none());
+        assert!(tokens("#x").is_none());
+        assert!(tokens("a = é").is_none());
+    }
+
+    #[test]
+    fn references_of_gemm() {
+        let a = arrays(&[("A", 2), ("B", 2), ("C", 2), ("alpha", 0)]);
+        assert_eq!(
+            found("C[i][j] += alpha * A[i][k] * B[k][j]", &a, &["i", "k", "j"]),
+            ["A[i][k]", "B[k][j]"],
+            "the written reference is not replaceable"
+        );
+        assert_eq!(
+            found("x = A[i + 1][(N - 1) * 2 % 3] + B[i][ j ]", &a, &["i", "j"]),
+            ["A[i + 1][(N - 1) * 2 % 3]", "B[i][ j ]"]
+        );
+    }
+
+    #[test]
+    fn references_need_every_subscript() {
+        let a = arrays(&[("A", 2), ("x", 1)]);
+        // Too few and too many subscripts, and a scalar of the scop.
+        assert!(found("y = A[i] + A[i][j][k] + x", &a, &["i", "j", "k"]).is_empty());
+        assert_eq!(
+            found("y = x[i] + x [ j ]", &a, &["i", "j"]),
+            ["x[i]", "x [ j ]"]
+        );
+    }
+
+    #[test]
+    fn members_addresses_and_calls_are_not_references() {
+        let a = arrays(&[("A", 1), ("B", 1), ("w", 0)]);
+        let none: Vec<String> = Vec::new();
+        assert_eq!(found("s.A[i] = p->B[i]", &a, &["i"]), none);
+        assert_eq!(found("y = &A[i]", &a, &["i"]), none);
+        assert_eq!(found("y = sizeof A[i]", &a, &["i"]), none);
+        assert_eq!(found("y = f(A[i], (B[i]))", &a, &["i"]), none);
+        assert_eq!(found("y = A[i](1) + B[i].x + A[i]++", &a, &["i"]), none);
+        // Parentheses that are no call do not hide a reference.
+        assert_eq!(
+            found("y = (A[i]) * (double)B[i]", &a, &["i"]),
+            ["A[i]", "B[i]"]
+        );
+    }
+
+    #[test]
+    fn conditional_evaluation_has_no_references() {
+        let a = arrays(&[("A", 1)]);
+        let ts = |t: &str| tokens(t).unwrap();
+        let names = |a| Names {
+            arrays: a,
+            iterators: &[],
+            params: &[],
+        };
+        for text in ["y = c ? A[0] : 1", "y = c && A[0]", "y = c || A[0]"] {
+            assert_eq!(references(text, &ts(text), names(&a)), None, "{text}");
+        }
+        for text in ["y = (A[0]", "y = A[0])", "y = ]"] {
+            assert_eq!(references(text, &ts(text), names(&a)), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn nested_brackets_and_subscript_contents() {
+        let a = arrays(&[("A", 1), ("idx", 1), ("w", 0)]);
+        // The outer reference has a reference in its subscript; the inner one is kept.
+        assert_eq!(found("y = A[idx[i]]", &a, &["i"]), ["idx[i]"]);
+        // A subscript naming a scalar of the scop, calling a function, or holding a
+        // literal or another operator is not replaceable.
+        assert!(found("y = A[w] + A[f(i)] + A['a'] + A[i << 1] + A[]", &a, &["i"]).is_empty());
+        // Names that are no variable of the scop are constants.
+        assert_eq!(found("y = A[M - i]", &a, &["i"]), ["A[M - i]"]);
+        // Iterators that are substrings of other names.
+        assert_eq!(found("y = A[ii + i]", &a, &["i"]), ["A[ii + i]"]);
+    }
+
+    #[test]
+    fn substitution_replaces_whole_iterator_tokens() {
+        let text = r#"A[i][ii] = i_1 * s.i + B[i] + "i" + 'i' + i2"#;
+        let ts = tokens(text).unwrap();
+        let iterators = vec!["i".to_string(), "i2".to_string()];
+        let values = vec!["(c0 + 1)".to_string(), "c3".to_string()];
+        assert_eq!(
+            substitute(text, &ts, 0..ts.len(), &iterators, &values, &[]),
+            r#"A[(c0 + 1)][ii] = i_1 * s.(c0 + 1) + B[(c0 + 1)] + "i" + 'i' + c3"#
+        );
+        // B[i] is tokens 16..20 (after `+`), replaced by a name.
+        let b = ts
+            .iter()
+            .position(|t| &text[t.range.clone()] == "B")
+            .unwrap();
+        assert_eq!(
+            substitute(
+                text,
+                &ts,
+                0..ts.len(),
+                &iterators,
+                &values,
+                &[(b..b + 4, "t0".to_string())]
+            ),
+            r#"A[(c0 + 1)][ii] = i_1 * s.(c0 + 1) + t0 + "i" + 'i' + c3"#
+        );
+        assert_eq!(
+            substitute(text, &ts, b..b + 4, &iterators, &values, &[]),
+            "B[(c0 + 1)]"
+        );
+    }
+
+    #[test]
+    fn keys_ignore_spacing() {
+        let iterators = vec!["k".to_string(), "j".to_string()];
+        let values = vec!["c4".to_string(), "(c5 + 1)".to_string()];
+        let key_of = |text: &str| {
+            let ts = tokens(text).unwrap();
+            key(text, &ts, 0..ts.len(), &iterators, &values)
+        };
+        assert_eq!(key_of("B[k][j]"), key_of("B[ k ][j]"));
+        assert_ne!(key_of("B[k][j]"), key_of("B[j][k]"));
+        assert_eq!(key_of("B[k][j]"), "B [ c4 ] [ (c5 + 1) ]");
+    }
+}
