@@ -35,7 +35,10 @@ The pipeline: extraction, value-based dependence analysis, scheduling (--algo, -
 tiling of permutable bands (--tile, --tile-sizes; by default the sizes come from the
 machine's L1/L2 cache sizes, and bands without a parallel tile loop get a wavefront over
 tiles; the point loops of a tile are unrolled and jammed where the copies share loads,
---no-unroll-and-jam), code generation, and C/OpenMP printing: `#pragma omp parallel for` on the
+--no-unroll-and-jam), a profitability check (smart fusion is dropped where it leaves
+innermost loops striding through memory, and the original loop order is kept, its
+parallel loops marked, where the optimized schedule has fewer vectorisable innermost
+loops; --always-transform), code generation, and C/OpenMP printing: `#pragma omp parallel for` on the
 outermost parallel loop of each nest (--parallel), `#pragma omp simd` (or `GCC ivdep`,
 --vectorize) on vectorisable innermost loops. Every schedule is checked by the
 independent legality checker, parallel loops included. Statements become macros
@@ -98,6 +101,10 @@ pub struct OptArgs {
     /// The pragma of vectorisable innermost loops.
     #[arg(long, value_enum, default_value = "omp-simd")]
     pub vectorize: VectorizeChoice,
+    /// Keep the optimized schedule even where the cost model expects the original loop
+    /// order (with its parallel loops marked) to run faster.
+    #[arg(long)]
+    pub always_transform: bool,
     /// Print what each stage did on standard error.
     #[arg(long)]
     pub explain: bool,
@@ -212,6 +219,24 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
             explain.say(format_args!(
                 "fusion: smart fusion gives {fused}, no fusion {distributed}: fused\n"
             ));
+        }
+    }
+
+    // The original order, its parallel loops marked, when the optimized schedule has
+    // fewer vectorisable innermost loops.
+    if !args.always_transform {
+        if let Ok(original) = pollen_transform::parallelize(deps.as_slice(), &scop.schedule, None) {
+            let before = cost(scop, &original)
+                .with_context(|| format!("the cost model failed on {}", path.display()))?;
+            let after = cost(scop, &tree)
+                .with_context(|| format!("the cost model failed on {}", path.display()))?;
+            if before.vectorizes_more_than(&after) {
+                explain.say(format_args!(
+                    "profitability: the original order gives {before}, the optimized schedule {after}: original order kept (--always-transform overrides)\n"
+                ));
+                explain.tree("original schedule with parallel loops", &original);
+                tree = original;
+            }
         }
     }
 

@@ -7,12 +7,15 @@
 //! iteration touches a new cache line per access. For every statement the model finds
 //! the innermost band member along which the statement's instances move (the last member
 //! of the deepest band on its path that is not constant for it) and counts the accesses
-//! that are *strided* along it ([`crate::order::access_step`]). The [`Cost`] of a tree
-//! lists those counts by statement depth; trees compare by the deepest statements first.
+//! that are *strided* along it ([`crate::order::access_step`]), and whether that loop
+//! is vectorisable (coincident, no strided access). The [`Cost`] of a tree lists those
+//! counts by statement depth; trees compare by the deepest statements first.
 //!
-//! The driver uses it to decide whether fusing components pays: fusion that forces a
-//! matrix product's reduction loop innermost (3mm under smart fusion) costs more than
-//! the locality it brings.
+//! The driver uses it to decide whether fusing components pays (fusion that forces a
+//! matrix product's reduction loop innermost, 3mm under smart fusion, costs more than
+//! the locality it brings), and whether the optimized schedule beats the original one:
+//! a time-skewed stencil whose innermost loops carry dependences loses the vector loops
+//! the original order had, which tiling for locality rarely repays.
 
 use std::collections::BTreeMap;
 
@@ -30,27 +33,36 @@ pub struct Cost {
     /// Depth -> number of strided accesses in the innermost loops of statements of that
     /// depth.
     pub strided: BTreeMap<usize, usize>,
+    /// Depth -> number of statements of that depth whose innermost loop is parallel
+    /// (coincident) and has no strided access: vectorisable.
+    pub vector: BTreeMap<usize, usize>,
 }
 
 impl Cost {
     /// Whether `self` is strictly cheaper than `other`: fewer strided accesses at the
     /// deepest depth where the two differ.
     pub fn is_better_than(&self, other: &Cost) -> bool {
-        let depths: std::collections::BTreeSet<usize> = self
-            .strided
-            .keys()
-            .chain(other.strided.keys())
-            .copied()
-            .collect();
-        for d in depths.into_iter().rev() {
-            let a = self.strided.get(&d).copied().unwrap_or(0);
-            let b = other.strided.get(&d).copied().unwrap_or(0);
-            if a != b {
-                return a < b;
-            }
-        }
-        false
+        deepest_difference(&self.strided, &other.strided).is_some_and(|(a, b)| a < b)
     }
+
+    /// Whether `self` vectorises more: more vectorisable statements at the deepest depth
+    /// where the two differ.
+    pub fn vectorizes_more_than(&self, other: &Cost) -> bool {
+        deepest_difference(&self.vector, &other.vector).is_some_and(|(a, b)| a > b)
+    }
+}
+
+/// The two counts at the deepest depth where they differ (a missing depth counts 0).
+fn deepest_difference(
+    a: &BTreeMap<usize, usize>,
+    b: &BTreeMap<usize, usize>,
+) -> Option<(usize, usize)> {
+    let depths: std::collections::BTreeSet<usize> = a.keys().chain(b.keys()).copied().collect();
+    depths.into_iter().rev().find_map(|d| {
+        let x = a.get(&d).copied().unwrap_or(0);
+        let y = b.get(&d).copied().unwrap_or(0);
+        (x != y).then_some((x, y))
+    })
 }
 
 impl std::fmt::Display for Cost {
@@ -61,22 +73,32 @@ impl std::fmt::Display for Cost {
             .rev()
             .map(|(d, n)| format!("depth {d}: {n}"))
             .collect();
+        let vector: Vec<String> = self
+            .vector
+            .iter()
+            .rev()
+            .map(|(d, n)| format!("depth {d}: {n}"))
+            .collect();
         if parts.is_empty() {
-            write!(f, "no strided innermost access")
+            write!(f, "no strided innermost access")?;
         } else {
-            write!(f, "strided innermost accesses {}", parts.join(", "))
+            write!(f, "strided innermost accesses {}", parts.join(", "))?;
         }
+        if !vector.is_empty() {
+            write!(f, "; vectorisable statements {}", vector.join(", "))?;
+        }
+        Ok(())
     }
 }
 
 /// The cost of `tree` for the statements of `scop`.
 pub fn cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
-    let mut innermost: BTreeMap<String, (Map, usize)> = BTreeMap::new();
+    let mut innermost: BTreeMap<String, (Map, usize, bool)> = BTreeMap::new();
     walk(&tree.root, &BTreeMap::new(), &mut innermost)?;
     let mut cost = Cost::default();
     for statement in &scop.statements {
         let depth = statement.iterators.len();
-        let Some((schedule, member)) = innermost.get(&statement.name) else {
+        let Some((schedule, member, coincident)) = innermost.get(&statement.name) else {
             continue;
         };
         let mut strided = 0;
@@ -86,6 +108,9 @@ pub fn cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
             }
         }
         *cost.strided.entry(depth).or_default() += strided;
+        if *coincident && strided == 0 {
+            *cost.vector.entry(depth).or_default() += 1;
+        }
     }
     Ok(cost)
 }
@@ -96,7 +121,7 @@ pub fn cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
 fn walk(
     node: &Node,
     prefix: &BTreeMap<String, Map>,
-    innermost: &mut BTreeMap<String, (Map, usize)>,
+    innermost: &mut BTreeMap<String, (Map, usize, bool)>,
 ) -> Result<()> {
     let mut inner = prefix.clone();
     if let Node::Band(band) = node {
@@ -110,9 +135,11 @@ fn walk(
                 None => schedule,
             };
             let n = flat.space().n_out();
-            for member in (n - band.n_members()..n).rev() {
+            let first = n - band.n_members();
+            for member in (first..n).rev() {
                 if moves_along(&flat, member)? {
-                    innermost.insert(name.to_string(), (flat.clone(), member));
+                    let coincident = band.coincident[member - first];
+                    innermost.insert(name.to_string(), (flat.clone(), member, coincident));
                     break;
                 }
             }
@@ -143,6 +170,7 @@ mod tests {
     fn cost_of(pairs: &[(usize, usize)]) -> Cost {
         Cost {
             strided: pairs.iter().copied().collect(),
+            vector: BTreeMap::new(),
         }
     }
 
@@ -155,5 +183,16 @@ mod tests {
         assert!(!split.is_better_than(&split.clone()));
         assert!(cost_of(&[(2, 1)]).is_better_than(&cost_of(&[(2, 2)])));
         assert!(!cost_of(&[]).is_better_than(&cost_of(&[(1, 0)])));
+    }
+
+    #[test]
+    fn more_vector_loops_at_the_deepest_depth_win() {
+        let with = |pairs: &[(usize, usize)]| Cost {
+            strided: BTreeMap::new(),
+            vector: pairs.iter().copied().collect(),
+        };
+        assert!(with(&[(2, 2)]).vectorizes_more_than(&with(&[(2, 0)])));
+        assert!(with(&[(3, 1), (2, 0)]).vectorizes_more_than(&with(&[(2, 5)])));
+        assert!(!with(&[(2, 1)]).vectorizes_more_than(&with(&[(2, 1)])));
     }
 }

@@ -132,6 +132,41 @@ pub fn tile(
     Ok(tiled)
 }
 
+/// `tree` with the coincident flag of every band member decided exactly: all flags are
+/// proposed and [`legality::check`] clears the ones it refutes (e.g. to run the original
+/// schedule with its parallel loops marked). Fails with [`Error::Illegal`] when `tree`
+/// violates a dependence or a band marked permutable is not.
+pub fn parallelize(
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    budget: Option<u64>,
+) -> Result<ScheduleTree> {
+    fn propose(node: &mut Node) {
+        if let Node::Band(band) = node {
+            band.coincident.iter_mut().for_each(|c| *c = true);
+        }
+        match node {
+            Node::Domain { child, .. }
+            | Node::Context { child, .. }
+            | Node::Filter { child, .. }
+            | Node::Mark { child, .. }
+            | Node::Extension { child, .. } => propose(child),
+            Node::Band(band) => propose(&mut band.child),
+            Node::Sequence(children) | Node::Set(children) => children.iter_mut().for_each(propose),
+            Node::Leaf => {}
+        }
+    }
+    let mut out = tree.clone();
+    propose(&mut out.root);
+    let budget = match budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    let mut checker = Checker { deps, budget };
+    checker.settle(&mut out, &Wavefronts::new())?;
+    Ok(out)
+}
+
 /// Rejects an empty size list and non-positive sizes.
 fn check_sizes(sizes: &[i64]) -> Result<()> {
     if sizes.is_empty() {
