@@ -280,3 +280,17 @@ fn one_member_bands_are_tiled_only_when_asked() {
         &map("{ S[i, j] -> [floor(i/4)] }")
     ));
 }
+
+#[test]
+fn the_original_schedule_gets_exact_parallel_flags() {
+    let k = crate::common::kernel("jacobi-1d");
+    let original = pollen_transform::parallelize(&k.deps, &k.scop.schedule, None)
+        .expect("the original schedule is legal");
+    // The time loop carries every dependence; the two space loops inside it are parallel.
+    let flags: Vec<Vec<bool>> = bands(&original)
+        .iter()
+        .map(|b| b.coincident.clone())
+        .collect();
+    assert_eq!(flags, vec![vec![false], vec![true], vec![true]]);
+    assert!(is_legal(&original, &k.deps));
+}
