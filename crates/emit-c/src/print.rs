@@ -135,7 +135,10 @@ impl<'a> AstPrinter<'a> {
         brace: bool,
     ) -> Result<()> {
         let inner = unwrap(ast);
-        if brace || needs_braces(inner) || self.has_pragma(inner, in_parallel) {
+        if let Ast::For(l) = inner {
+            return self.loop_body(header, l, depth, in_parallel, brace);
+        }
+        if brace || needs_braces(inner) {
             self.line(depth, &format!("{header} {{"));
             self.statements(inner, depth + 1, in_parallel)?;
             self.line(depth, "}");
@@ -146,9 +149,48 @@ impl<'a> AstPrinter<'a> {
         Ok(())
     }
 
-    /// A loop with its pragma; with scalar replacement, inside the guard of its hoisted
-    /// loads and with its body printed by the plan.
+    /// `header` then the loop `l` as its body: braced when asked, when the loop has a
+    /// pragma, or when it certainly runs and hoists loads (the braces are then the
+    /// block of the loads, which need no guard).
+    fn loop_body(
+        &mut self,
+        header: &str,
+        l: &Loop,
+        depth: usize,
+        in_parallel: bool,
+        brace: bool,
+    ) -> Result<()> {
+        let plan = self.plan(l, in_parallel)?;
+        let hoists = plan.as_ref().is_some_and(|p| !p.hoisted.is_empty());
+        let open = hoists && self.certainly_runs(l)?;
+        if brace || open || self.has_pragma(l, in_parallel) {
+            self.line(depth, &format!("{header} {{"));
+            self.planned_loop(l, depth + 1, in_parallel, plan.as_ref(), !open)?;
+            self.line(depth, "}");
+        } else {
+            self.line(depth, header);
+            self.planned_loop(l, depth + 1, in_parallel, plan.as_ref(), true)?;
+        }
+        Ok(())
+    }
+
+    /// A loop with its pragma and its scalar replacement plan.
     fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
+        let plan = self.plan(l, in_parallel)?;
+        self.planned_loop(l, depth, in_parallel, plan.as_ref(), true)
+    }
+
+    /// A loop with its pragma; with a plan, after its hoisted loads (in a block of their
+    /// own when `own_block`, guarded by the loop's running unless it certainly runs;
+    /// otherwise the caller has opened the block) and with its body printed by the plan.
+    fn planned_loop(
+        &mut self,
+        l: &Loop,
+        depth: usize,
+        in_parallel: bool,
+        plan: Option<&Plan>,
+        own_block: bool,
+    ) -> Result<()> {
         if !l.stride.is_positive() {
             return Err(Error::NonPositiveStride(l.stride.to_string()));
         }
@@ -156,24 +198,21 @@ impl<'a> AstPrinter<'a> {
         let upper = self.exprs.expr(&l.upper)?;
         let name = self.exprs.iterator_name(&l.iterator);
         let parallel = self.is_omp_parallel(l, in_parallel);
-        let plan = self.plan(l, parallel)?;
-        let hoisted = plan.as_ref().map_or(&[][..], |p| &p.hoisted[..]);
-        let depth_of_loop = if hoisted.is_empty() {
-            depth
-        } else {
+        let hoisted = plan.map_or(&[][..], |p| &p.hoisted[..]);
+        let blocked = own_block && !hoisted.is_empty();
+        if blocked {
             let cond = self.exprs.cond(&runs(l))?;
-            // A loop with constant bounds that runs needs no guard, only a block.
             let guard = if cond == "1" {
                 "{".to_string()
             } else {
                 format!("if ({cond}) {{")
             };
             self.line(depth, &guard);
-            for load in hoisted {
-                self.line(depth + 1, &load.declaration());
-            }
-            depth + 1
-        };
+        }
+        let depth_of_loop = if blocked { depth + 1 } else { depth };
+        for load in hoisted {
+            self.line(depth_of_loop, &load.declaration());
+        }
         self.pragma(l, parallel, depth_of_loop);
         let step = if l.stride.is_one() {
             format!("{name}++")
@@ -182,7 +221,7 @@ impl<'a> AstPrinter<'a> {
         };
         let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
         self.exprs.enter(&l.iterator);
-        let result = match &plan {
+        let result = match plan {
             Some(plan) => self.planned_body(&header, &l.body, plan, depth_of_loop),
             None => self.body(
                 &header,
@@ -194,18 +233,25 @@ impl<'a> AstPrinter<'a> {
         };
         self.exprs.leave();
         result?;
-        if depth_of_loop > depth {
+        if blocked {
             self.line(depth, "}");
         }
         Ok(())
     }
 
+    /// Whether the loop runs at least once whatever the parameters and the enclosing
+    /// iterators are (its bounds are constants).
+    fn certainly_runs(&mut self, l: &Loop) -> Result<bool> {
+        Ok(self.exprs.cond(&runs(l))? == "1")
+    }
+
     /// The scalar replacement plan of a loop, when the options ask for it and the loop
     /// has one; nothing is hoisted out of an `omp parallel for`.
-    fn plan(&mut self, l: &Loop, parallel: bool) -> Result<Option<Plan>> {
-        if !self.options.scalar_replacement {
+    fn plan(&mut self, l: &Loop, in_parallel: bool) -> Result<Option<Plan>> {
+        if !self.options.scalar_replacement || !l.stride.is_positive() {
             return Ok(None);
         }
+        let parallel = self.is_omp_parallel(l, in_parallel);
         self.exprs.enter(&l.iterator);
         let plan = scalar::plan(
             l,
@@ -272,16 +318,11 @@ impl<'a> AstPrinter<'a> {
         self.options.openmp && l.parallel && !in_parallel
     }
 
-    /// Whether `ast` is a loop printed after a pragma (which is kept inside braces: a
-    /// pragma line is not a statement of its own).
-    fn has_pragma(&self, ast: &Ast, in_parallel: bool) -> bool {
-        match ast {
-            Ast::For(l) => {
-                self.is_omp_parallel(l, in_parallel)
-                    || (l.vectorizable && self.options.vectorize != Vectorize::None)
-            }
-            _ => false,
-        }
+    /// Whether a loop is printed after a pragma (which is kept inside braces: a pragma
+    /// line is not a statement of its own).
+    fn has_pragma(&self, l: &Loop, in_parallel: bool) -> bool {
+        self.is_omp_parallel(l, in_parallel)
+            || (l.vectorizable && self.options.vectorize != Vectorize::None)
     }
 
     /// The printed names of the iterators of the loops inside `ast`, in order of first

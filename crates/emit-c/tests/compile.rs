@@ -1,6 +1,8 @@
 //! The emitted C compiled and run with gcc: the helper macros against exact integer
-//! arithmetic, and gemm printed from hand-built ASTs (the original order, and a tiled
-//! order with partial tiles) against the original program, at 1 and 2 threads.
+//! arithmetic, and gemm printed from hand-built ASTs (the original order, a tiled order
+//! with partial tiles, and unrolled-and-jammed loops whose scalar replacement loads each
+//! element once) against the original program, at 1 and 2 threads; the scalar
+//! replacement's code draws no warning from `gcc -Wall -Wextra`.
 //!
 //! gcc must be installed: a missing compiler fails these tests with a message saying so.
 
@@ -112,6 +114,39 @@ fn for_loop(iterator: &str, lower: Expr, upper: Expr, body: Ast, parallel: bool)
         parallel,
         vectorizable: false,
     })
+}
+
+/// A loop with stride 2 (serial).
+fn by_two(iterator: &str, lower: Expr, upper: Expr, body: Ast) -> Ast {
+    match for_loop(iterator, lower, upper, body, false) {
+        Ast::For(mut l) => {
+            l.stride = Int::from(2);
+            Ast::For(l)
+        }
+        other => other,
+    }
+}
+
+/// The innermost j loop of gemm's product, vectorisable, running the instances
+/// `S1(i, k, j)` for each `(i, k)` of `copies`.
+fn j_loop(copies: &[(Expr, Expr)]) -> Ast {
+    let body = copies
+        .iter()
+        .map(|(i, k)| user("S1", vec![i.clone(), k.clone(), var("c2")]))
+        .collect();
+    match for_loop(
+        "c2",
+        int(0),
+        add(vec![var("_PB_NJ"), int(-1)]),
+        Ast::Block(body),
+        false,
+    ) {
+        Ast::For(mut l) => {
+            l.vectorizable = true;
+            Ast::For(l)
+        }
+        other => other,
+    }
 }
 
 fn user(statement: &str, args: Vec<Expr>) -> Ast {
@@ -239,6 +274,150 @@ fn gemm_from_hand_built_asts_matches_the_original() {
     let path = dir.join("gemm-tiled.c");
     std::fs::write(&path, out).unwrap();
     let binary = dir.join("tiled");
+    compile(&path, &binary, &flags);
+    for threads in [1, 2] {
+        assert_eq!(run(&binary, threads), expected, "{threads} threads");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// gemm with `C *= beta` first, then the product in (i, k, j) order with i and k
+/// unrolled by 2 and jammed into the j loop, and the remainders of odd sizes:
+/// `for (i = 0; i <= NI - 2; i += 2) { for (k = 0; k <= NK - 2; k += 2) for (j)
+/// { S1(i, k, j); S1(i + 1, k, j); S1(i, k + 1, j); S1(i + 1, k + 1, j); }
+/// for (k = 2 floor(NK / 2); k <= NK - 1; k++) for (j) { S1(i, k, j); S1(i + 1, k, j); } }
+/// for (i = 2 floor(NI / 2); i <= NI - 1; i++) for (k) for (j) S1(i, k, j);`
+fn gemm_jammed() -> Ast {
+    let scale = for_loop(
+        "c0",
+        int(0),
+        add(vec![var("_PB_NI"), int(-1)]),
+        for_loop(
+            "c1",
+            int(0),
+            add(vec![var("_PB_NJ"), int(-1)]),
+            user("S0", vec![var("c0"), var("c1")]),
+            false,
+        ),
+        true,
+    );
+    let i = var("c0");
+    let i1 = add(vec![var("c0"), int(1)]);
+    let k = var("c1");
+    let k1 = add(vec![var("c1"), int(1)]);
+    let even = |n: &str| mul(2, Expr::FloorDiv(Box::new(var(n)), Int::from(2)));
+    let pairs = by_two(
+        "c0",
+        int(0),
+        add(vec![var("_PB_NI"), int(-2)]),
+        Ast::Block(vec![
+            by_two(
+                "c1",
+                int(0),
+                add(vec![var("_PB_NK"), int(-2)]),
+                j_loop(&[
+                    (i.clone(), k.clone()),
+                    (i1.clone(), k.clone()),
+                    (i.clone(), k1.clone()),
+                    (i1.clone(), k1),
+                ]),
+            ),
+            for_loop(
+                "c1",
+                even("_PB_NK"),
+                add(vec![var("_PB_NK"), int(-1)]),
+                j_loop(&[(i.clone(), k.clone()), (i1, k.clone())]),
+                false,
+            ),
+        ]),
+    );
+    let pairs = match pairs {
+        Ast::For(mut l) => {
+            l.parallel = true;
+            Ast::For(l)
+        }
+        other => other,
+    };
+    let rest = for_loop(
+        "c0",
+        even("_PB_NI"),
+        add(vec![var("_PB_NI"), int(-1)]),
+        for_loop(
+            "c1",
+            int(0),
+            add(vec![var("_PB_NK"), int(-1)]),
+            j_loop(&[(i, k)]),
+            false,
+        ),
+        true,
+    );
+    Ast::Block(vec![scale, pairs, rest])
+}
+
+/// The warnings of gcc about `source`, except those about the kernel's own iterators,
+/// which the generated code replaces and leaves unused.
+fn warnings(source: &Path, flags: &[&str]) -> Vec<String> {
+    let output = Command::new("gcc")
+        .env("LC_ALL", "C")
+        .args(flags)
+        .args(["-Wall", "-Wextra", "-c", "-o", "/dev/null"])
+        .arg(source)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run gcc (is it installed?): {e}"));
+    assert!(output.status.success(), "gcc rejects {}", source.display());
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|l| l.contains("warning:"))
+        .filter(|l| {
+            !["i", "j", "k"]
+                .iter()
+                .any(|v| l.contains(&format!("unused variable '{v}'")))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn jammed_gemm_with_scalar_replacement_matches_the_original() {
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/kernels");
+    let source = std::fs::read_to_string(kernels.join("gemm.c")).unwrap();
+    let extracted = pollen_frontend::extract(&source).unwrap();
+    let dir = scratch("gemm-jammed");
+    let include = format!("-I{}", kernels.display());
+    let flags = [
+        "-O3",
+        "-fopenmp",
+        "-DPOLLEN_DUMP",
+        "-DNI=37",
+        "-DNJ=29",
+        "-DNK=21",
+        include.as_str(),
+    ];
+    let original = dir.join("original");
+    compile(&kernels.join("gemm.c"), &original, &flags);
+    let expected = run(&original, 1);
+    let out = emit(
+        &source,
+        extracted.region,
+        &extracted.scop,
+        &gemm_jammed(),
+        &EmitOptions::default(),
+    )
+    .unwrap();
+    // Each element of A once per (i, k) before the j loop, each element of B once per j.
+    for load in [
+        "const DATA_TYPE t0 = A[c0][c1];",
+        "const DATA_TYPE t3 = A[(c0 + 1)][(c1 + 1)];",
+        "const DATA_TYPE t4 = B[c1][c2];",
+        "const DATA_TYPE t5 = B[(c1 + 1)][c2];",
+    ] {
+        assert!(out.contains(load), "{load}\n{out}");
+    }
+    assert!(out.contains("C[(c0 + 1)][c2] += alpha * t3 * t5;"), "{out}");
+    let path = dir.join("gemm-jammed.c");
+    std::fs::write(&path, &out).unwrap();
+    assert_eq!(warnings(&path, &flags), Vec::<String>::new(), "{out}");
+    let binary = dir.join("jammed");
     compile(&path, &binary, &flags);
     for threads in [1, 2] {
         assert_eq!(run(&binary, threads), expected, "{threads} threads");

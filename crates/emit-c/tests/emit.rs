@@ -595,3 +595,277 @@ fn errors() {
         Err(Error::InvalidRegion(0..GEMM.len() + 1))
     );
 }
+
+/// A loop with another stride.
+fn strided(ast: Ast, stride: i64) -> Ast {
+    match ast {
+        Ast::For(mut l) => {
+            l.stride = Int::from(stride);
+            Ast::For(l)
+        }
+        other => other,
+    }
+}
+
+/// gemm's product with two copies of i jammed into the innermost loop:
+/// `for (i step 2) for (k) for (j) { S1(i, k, j); S1(i + 1, k, j); }`.
+fn gemm_jammed() -> Ast {
+    parallel(strided(
+        for_loop(
+            "c0",
+            int(0),
+            add(vec![var("ni"), int(-2)]),
+            upto(
+                "c1",
+                "nk",
+                vectorizable(upto(
+                    "c2",
+                    "nj",
+                    Ast::Block(vec![
+                        user("S1", vec![var("c0"), var("c1"), var("c2")]),
+                        user(
+                            "S1",
+                            vec![add(vec![var("c0"), int(1)]), var("c1"), var("c2")],
+                        ),
+                    ]),
+                )),
+            ),
+        ),
+        2,
+    ))
+}
+
+fn no_banner() -> EmitOptions {
+    EmitOptions {
+        banner: false,
+        ..EmitOptions::default()
+    }
+}
+
+#[test]
+fn jammed_instances_load_each_element_once() {
+    check(
+        GEMM,
+        &gemm_jammed(),
+        &no_banner(),
+        "#define S1(i, k, j) C[i][j] += alpha * A[i][k] * B[k][j]
+  {
+    int c0, c1, c2;
+    #pragma omp parallel for private(c1, c2)
+    for (c0 = 0; c0 <= ni - 2; c0 += 2)
+      for (c1 = 0; c1 <= nk - 1; c1++) {
+        if (nj >= 1) {
+          const double t0 = A[c0][c1];
+          const double t1 = A[(c0 + 1)][c1];
+          #pragma omp simd
+          for (c2 = 0; c2 <= nj - 1; c2++) {
+            const double t2 = B[c1][c2];
+            C[c0][c2] += alpha * t0 * t2;
+            C[(c0 + 1)][c2] += alpha * t1 * t2;
+          }
+        }
+      }
+  }
+#undef S1",
+    );
+}
+
+#[test]
+fn scalar_replacement_can_be_turned_off() {
+    let options = EmitOptions {
+        scalar_replacement: false,
+        ..no_banner()
+    };
+    check(
+        GEMM,
+        &gemm_jammed(),
+        &options,
+        "#define S1(i, k, j) C[i][j] += alpha * A[i][k] * B[k][j]
+  {
+    int c0, c1, c2;
+    #pragma omp parallel for private(c1, c2)
+    for (c0 = 0; c0 <= ni - 2; c0 += 2)
+      for (c1 = 0; c1 <= nk - 1; c1++) {
+        #pragma omp simd
+        for (c2 = 0; c2 <= nj - 1; c2++) {
+          S1(c0, c1, c2);
+          S1((c0 + 1), c1, c2);
+        }
+      }
+  }
+#undef S1",
+    );
+}
+
+const VECTORS: &str = "\
+void f(int n, double c[10], double x[100], double y[100], double z[100])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    x[i] = c[0] * z[i] + z[i];
+    y[i] = x[i] > 0 ? z[i] : z[i] + c[1];
+  }
+#pragma endscop
+}
+";
+
+#[test]
+fn the_omp_parallel_loop_hoists_nothing() {
+    // Serial: c[0] is loaded before the loop, z[i] once per iteration.
+    let ast = upto("c0", "n", user("S0", vec![var("c0")]));
+    check(
+        VECTORS,
+        &ast,
+        &no_banner(),
+        "#define S0(i) x[i] = c[0] * z[i] + z[i]
+  {
+    int c0;
+    if (n >= 1) {
+      const double t0 = c[0];
+      for (c0 = 0; c0 <= n - 1; c0++) {
+        const double t1 = z[c0];
+        x[c0] = t0 * t1 + t1;
+      }
+    }
+  }
+#undef S0",
+    );
+    // The same loop as the omp parallel for: only the shared load.
+    check(
+        VECTORS,
+        &parallel(ast),
+        &no_banner(),
+        "#define S0(i) x[i] = c[0] * z[i] + z[i]
+  {
+    int c0;
+    #pragma omp parallel for
+    for (c0 = 0; c0 <= n - 1; c0++) {
+      const double t0 = z[c0];
+      x[c0] = c[0] * t0 + t0;
+    }
+  }
+#undef S0",
+    );
+}
+
+#[test]
+fn written_arrays_and_conditional_evaluation_are_not_replaced() {
+    // S1 writes y, which S0 reads: y[c0] stays; S1's z[i] is evaluated conditionally, so
+    // S1 keeps its macro call and its z[i] does not count as a second use.
+    let source = VECTORS.replace("c[0] * z[i] + z[i]", "y[i] * c[0] + z[i]");
+    let ast = parallel(upto(
+        "c0",
+        "n",
+        upto(
+            "c1",
+            "n",
+            Ast::Block(vec![
+                user("S0", vec![var("c1")]),
+                user("S1", vec![var("c1")]),
+            ]),
+        ),
+    ));
+    let out = generated(&source, &ast, &no_banner());
+    assert!(
+        out.contains(
+            "      if (n >= 1) {
+        const double t0 = c[0];
+        for (c1 = 0; c1 <= n - 1; c1++) {
+          x[c1] = y[c1] * t0 + z[c1];
+          S1(c1);
+        }
+      }"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn loops_with_branches_or_inner_loops_are_left_alone() {
+    let guarded = upto(
+        "c0",
+        "ni",
+        upto(
+            "c1",
+            "nk",
+            upto(
+                "c2",
+                "nj",
+                Ast::If {
+                    cond: Cond::NonNegative(add(vec![var("c2"), int(-1)])),
+                    then: Box::new(user("S1", vec![var("c0"), var("c1"), var("c2")])),
+                    otherwise: None,
+                },
+            ),
+        ),
+    );
+    let out = generated(GEMM, &guarded, &no_banner());
+    assert!(out.contains("S1(c0, c1, c2);"), "{out}");
+    assert!(!out.contains("const"), "{out}");
+    // The loop around an innermost loop is not innermost: S0 beside the c2 loop keeps
+    // its call, the c2 loop is replaced.
+    let mixed = upto(
+        "c0",
+        "ni",
+        upto(
+            "c1",
+            "nk",
+            Ast::Block(vec![
+                user("S0", vec![var("c0"), var("c1")]),
+                upto(
+                    "c2",
+                    "nj",
+                    user("S1", vec![var("c0"), var("c1"), var("c2")]),
+                ),
+            ]),
+        ),
+    );
+    let out = generated(GEMM, &mixed, &no_banner());
+    assert!(out.contains("        S0(c0, c1);\n"), "{out}");
+    assert!(out.contains("const double t0 = A[c0][c1];"), "{out}");
+    assert!(
+        out.contains("C[c0][c2] += alpha * t0 * B[c1][c2];"),
+        "{out}"
+    );
+}
+
+#[test]
+fn constant_bounds_need_no_guard() {
+    let ast = upto(
+        "c0",
+        "ni",
+        upto(
+            "c1",
+            "nk",
+            for_loop(
+                "c2",
+                int(0),
+                int(3),
+                user("S1", vec![var("c0"), var("c1"), var("c2")]),
+            ),
+        ),
+    );
+    let out = generated(GEMM, &ast, &no_banner());
+    assert!(
+        out.contains(
+            "    for (c0 = 0; c0 <= ni - 1; c0++)
+      for (c1 = 0; c1 <= nk - 1; c1++) {
+        const double t0 = A[c0][c1];
+        for (c2 = 0; c2 <= 3; c2++)
+          C[c0][c2] += alpha * t0 * B[c1][c2];
+      }
+"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn temporaries_avoid_the_files_identifiers() {
+    let source = GEMM.replace("int i, j, k;", "int i, j, k, t0;");
+    let out = generated(&source, &gemm_jammed(), &no_banner());
+    assert!(out.contains("const double p_t0 = A[c0][c1];"), "{out}");
+    assert!(out.contains("const double p_t2 = B[c1][c2];"), "{out}");
+    assert!(!out.contains(" t0"), "{out}");
+}
