@@ -30,7 +30,8 @@
 //! - Statements are function-like macros named after them (module [`body`]): the body's
 //!   text stays as written, the original iterators are the macro's parameters, and a
 //!   call passes the values (parenthesised unless they are atoms). The macros are
-//!   `#undef`ined after the block.
+//!   `#undef`ined after the block. Instances that use a temporary of scalar
+//!   replacement (below) are printed inline instead, as the macro would expand them.
 //! - The generated iterators are declared once at the top of the block, with
 //!   [`EmitOptions::iterator_type`]; `omp parallel for` lists the inner ones as
 //!   `private`. Iterator and macro names that would collide with a word of the file (a
