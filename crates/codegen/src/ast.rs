@@ -37,6 +37,20 @@ pub enum Expr {
     Max(Vec<Expr>),
 }
 
+impl Expr {
+    /// Whether the expression mentions the variable `name`.
+    pub fn mentions(&self, name: &str) -> bool {
+        match self {
+            Expr::Int(_) => false,
+            Expr::Var(v) => v == name,
+            Expr::Add(es) | Expr::Min(es) | Expr::Max(es) => es.iter().any(|e| e.mentions(name)),
+            Expr::Mul(_, e) | Expr::FloorDiv(e, _) | Expr::CeilDiv(e, _) | Expr::Mod(e, _) => {
+                e.mentions(name)
+            }
+        }
+    }
+}
+
 /// A condition on the iterators and parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cond {

@@ -70,8 +70,8 @@ fn jammable(l: &Loop, band: &[String]) -> bool {
     let mut depth = 0;
     while let Some(inner) = current {
         if !band.contains(&inner.iterator)
-            || mentions(&inner.lower, &l.iterator)
-            || mentions(&inner.upper, &l.iterator)
+            || inner.lower.mentions(&l.iterator)
+            || inner.upper.mentions(&l.iterator)
         {
             return false;
         }
@@ -90,18 +90,6 @@ fn single_loop(ast: &Ast) -> Option<&Loop> {
         Ast::For(l) => Some(l),
         Ast::Block(v) if v.len() == 1 => single_loop(&v[0]),
         _ => None,
-    }
-}
-
-/// Whether `e` mentions the variable `v`.
-fn mentions(e: &Expr, v: &str) -> bool {
-    match e {
-        Expr::Int(_) => false,
-        Expr::Var(x) => x == v,
-        Expr::Add(w) | Expr::Min(w) | Expr::Max(w) => w.iter().any(|x| mentions(x, v)),
-        Expr::Mul(_, x) | Expr::FloorDiv(x, _) | Expr::CeilDiv(x, _) | Expr::Mod(x, _) => {
-            mentions(x, v)
-        }
     }
 }
 

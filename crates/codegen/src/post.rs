@@ -9,7 +9,7 @@
 //!   `if (a) { X; Y }` when neither `X` nor `Y` changes a variable of `a` (loops only
 //!   bind their own iterators, which are local to them).
 
-use crate::ast::{Ast, Cond, Expr};
+use crate::ast::{Ast, Cond};
 
 /// The tidied AST.
 pub(crate) fn tidy(ast: Ast) -> Ast {
@@ -162,19 +162,7 @@ fn merge_adjacent_guards(children: Vec<Ast>) -> Ast {
 /// Whether a condition mentions a variable.
 fn cond_mentions(c: &Cond, v: &str) -> bool {
     match c {
-        Cond::NonNegative(e) | Cond::Zero(e) => expr_mentions(e, v),
+        Cond::NonNegative(e) | Cond::Zero(e) => e.mentions(v),
         Cond::And(w) | Cond::Or(w) => w.iter().any(|x| cond_mentions(x, v)),
-    }
-}
-
-/// Whether an expression mentions a variable.
-fn expr_mentions(e: &Expr, v: &str) -> bool {
-    match e {
-        Expr::Int(_) => false,
-        Expr::Var(x) => x == v,
-        Expr::Add(w) | Expr::Min(w) | Expr::Max(w) => w.iter().any(|x| expr_mentions(x, v)),
-        Expr::Mul(_, x) | Expr::FloorDiv(x, _) | Expr::CeilDiv(x, _) | Expr::Mod(x, _) => {
-            expr_mentions(x, v)
-        }
     }
 }

@@ -348,20 +348,8 @@ fn depends_on(inst: &Instance, tokens: &[Token], r: &Reference, iterator: &str) 
             .iterators
             .iter()
             .position(|it| it == s)
-            .is_some_and(|i| mentions(&inst.args[i], iterator))
+            .is_some_and(|i| inst.args[i].mentions(iterator))
     })
-}
-
-/// Whether `e` mentions the variable `name`.
-fn mentions(e: &Expr, name: &str) -> bool {
-    match e {
-        Expr::Int(_) => false,
-        Expr::Var(v) => v == name,
-        Expr::Add(es) | Expr::Min(es) | Expr::Max(es) => es.iter().any(|e| mentions(e, name)),
-        Expr::Mul(_, e) | Expr::FloorDiv(e, _) | Expr::CeilDiv(e, _) | Expr::Mod(e, _) => {
-            mentions(e, name)
-        }
-    }
 }
 
 /// The instance's C statement with its iterators replaced by their values and the given
@@ -437,8 +425,8 @@ mod tests {
                 pollen_arith::Int::from(3),
             ),
         ]);
-        assert!(mentions(&e, "c5"));
-        assert!(!mentions(&e, "c4"));
-        assert!(mentions(&e, "N"));
+        assert!(e.mentions("c5"));
+        assert!(!e.mentions("c4"));
+        assert!(e.mentions("N"));
     }
 }
