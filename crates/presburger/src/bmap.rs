@@ -98,11 +98,16 @@ impl BasicMap {
         &self.space
     }
 
-    /// Replaces the space by one with the same number of dimensions of every kind.
+    /// Replaces the space by one with the same parameters and the same number of tuple
+    /// dimensions (input and output together): the columns are laid out parameters,
+    /// inputs, outputs, so moving the boundary between inputs and outputs (wrapping and
+    /// unwrapping) keeps every constraint's meaning.
     pub fn with_space(mut self, space: Space) -> BasicMap {
         debug_assert_eq!(space.n_params(), self.space.n_params());
-        debug_assert_eq!(space.n_in(), self.space.n_in());
-        debug_assert_eq!(space.n_out(), self.space.n_out());
+        debug_assert_eq!(
+            space.n_in() + space.n_out(),
+            self.space.n_in() + self.space.n_out()
+        );
         self.space = space;
         self
     }

@@ -418,3 +418,26 @@ fn map_card_counts_pairs() {
     assert_eq!(m.card().unwrap(), Int::from(10));
     assert_eq!(m.points().unwrap().len(), 10);
 }
+
+/// Wrapping a map into the set of its pairs and back keeps every pair (a relation with
+/// a div, so that the layout of div columns is exercised too).
+#[test]
+fn wrapping_and_unwrapping_keep_the_pairs() {
+    let m: Map = "[n] -> { A[i] -> B[j] : 0 <= i < n and j = floor(i / 2) }"
+        .parse()
+        .unwrap();
+    let wrapped = Set::from_map(m.wrap()).unwrap();
+    let fixed = wrapped
+        .fix_val(pollen_presburger::DimKind::Param, 0, &Int::from(5))
+        .unwrap()
+        .project_out(pollen_presburger::DimKind::Param, 0, 1)
+        .unwrap();
+    let mut pairs = small_points(&fixed);
+    pairs.sort();
+    let want: Vec<Vec<i64>> = (0..5).map(|i| vec![i, i / 2]).collect();
+    assert_eq!(pairs, want);
+    assert!(wrapped.unwrap().unwrap().is_equal(&m).unwrap());
+    // The product of the domain and the range contains every pair.
+    let product = Set::from_map(m.domain().set_product(&m.range()).unwrap()).unwrap();
+    assert!(wrapped.is_subset(&product).unwrap());
+}
