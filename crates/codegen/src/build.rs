@@ -147,11 +147,11 @@ impl Generator<'_> {
                     let names: Vec<String> = (0..band.n_members())
                         .map(|m| format!("{}{}", self.prefix, d + m))
                         .collect();
-                    for (member, factor) in requests {
-                        if let Some(iterator) = names.get(member) {
-                            ast = crate::jam::jam(ast, iterator, factor, &names);
-                        }
-                    }
+                    let requests: Vec<crate::jam::Request> = requests
+                        .into_iter()
+                        .filter_map(|(member, factor)| Some((names.get(member)?.clone(), factor)))
+                        .collect();
+                    ast = crate::jam::jam(ast, &requests, &names);
                     Ok(ast)
                 }
                 _ => self.node(child, active, b),

@@ -31,15 +31,30 @@ use crate::ast::{Ast, Expr, Loop};
 use crate::expr::simplify;
 use crate::unroll::substitute;
 
-/// `ast` (the code of one band and its subtree) with the loops named `iterator` jammed
-/// `factor` times where that is legal; `band` holds the iterator names of the band's
-/// members.
-pub(crate) fn jam(ast: Ast, iterator: &str, factor: u32, band: &[String]) -> Ast {
+/// A loop to jam: its iterator and the number of copies.
+pub(crate) type Request = (String, u32);
+
+/// `ast` (the code of one band and its subtree) with the loops of `requests` jammed
+/// where that is legal; `band` holds the iterator names of the band's members.
+///
+/// All requests are applied together: inside the main loops of the jammed loops, the
+/// innermost loop's body is copied once per combination of copy numbers, the first
+/// request's number varying slowest. In a matrix product jammed along `i` and `k`, the
+/// two updates of one element of `C` are then adjacent, so the compiler keeps the
+/// element in a register between them.
+pub(crate) fn jam(ast: Ast, requests: &[Request], band: &[String]) -> Ast {
+    walk(ast, requests, band, &[])
+}
+
+/// `ast` with the loops of `requests` split into jammed main loops and remainders;
+/// `pending` lists the jammed loops around `ast` whose copies the innermost loop body
+/// still has to make.
+fn walk(ast: Ast, requests: &[Request], band: &[String], pending: &[Request]) -> Ast {
     match ast {
         Ast::Block(children) => Ast::Block(
             children
                 .into_iter()
-                .map(|c| jam(c, iterator, factor, band))
+                .map(|c| walk(c, requests, band, pending))
                 .collect(),
         ),
         Ast::If {
@@ -48,16 +63,50 @@ pub(crate) fn jam(ast: Ast, iterator: &str, factor: u32, band: &[String]) -> Ast
             otherwise,
         } => Ast::If {
             cond,
-            then: Box::new(jam(*then, iterator, factor, band)),
-            otherwise: otherwise.map(|o| Box::new(jam(*o, iterator, factor, band))),
+            then: Box::new(walk(*then, requests, band, pending)),
+            otherwise: otherwise.map(|o| Box::new(walk(*o, requests, band, pending))),
         },
-        Ast::For(l) if l.iterator == iterator && jammable(&l, band) => split(l, factor),
-        Ast::For(mut l) => {
-            l.body = Box::new(jam(*l.body, iterator, factor, band));
-            Ast::For(l)
+        Ast::For(l) => {
+            let request = requests.iter().find(|(it, _)| *it == l.iterator);
+            match request {
+                Some((_, factor)) if jammable(&l, band) => {
+                    split(l, *factor, requests, band, pending)
+                }
+                _ if !pending.is_empty() && !crate::build::contains_loop(&l.body) => {
+                    let mut l = l;
+                    l.body = Box::new(copies(&l.body, pending));
+                    Ast::For(l)
+                }
+                _ => {
+                    let mut l = l;
+                    l.body = Box::new(walk(*l.body, requests, band, pending));
+                    Ast::For(l)
+                }
+            }
         }
         user @ Ast::User { .. } => user,
     }
+}
+
+/// One copy of `body` per combination of the copy numbers of `pending` (the first
+/// varying slowest), each with the iterators advanced by their copy numbers.
+fn copies(body: &Ast, pending: &[Request]) -> Ast {
+    let mut out = vec![body.clone()];
+    for (iterator, factor) in pending.iter().rev() {
+        // Prepend this iterator's copies as the slower-varying choice.
+        let mut next = Vec::with_capacity(out.len() * *factor as usize);
+        for r in 0..*factor {
+            let value = simplify(Expr::Add(vec![
+                Expr::Var(iterator.clone()),
+                Expr::Int(Int::from(i64::from(r))),
+            ]));
+            for b in &out {
+                next.push(substitute(b, iterator, &value));
+            }
+        }
+        out = next;
+    }
+    Ast::Block(out)
 }
 
 /// Whether `l` can be jammed: unit stride, and below it a chain of single loops of the
@@ -94,25 +143,17 @@ fn single_loop(ast: &Ast) -> Option<&Loop> {
 }
 
 /// The jammed main loop and the remainder loop of a jammable loop.
-fn split(l: Loop, factor: u32) -> Ast {
+fn split(l: Loop, factor: u32, requests: &[Request], band: &[String], pending: &[Request]) -> Ast {
     let u = Int::from(i64::from(factor));
-    let v = Expr::Var(l.iterator.clone());
     let minus = |e: &Expr| Expr::Mul(-Int::one(), Box::new(e.clone()));
     // The main loop stops where fewer than `u` values remain.
     let main_upper = simplify(Expr::Add(vec![
         l.upper.clone(),
         Expr::Int(&Int::one() - &u),
     ]));
-    let copies: Vec<Ast> = (0..factor)
-        .map(|r| {
-            let value = simplify(Expr::Add(vec![
-                v.clone(),
-                Expr::Int(Int::from(i64::from(r))),
-            ]));
-            substitute(&l.body, &l.iterator, &value)
-        })
-        .collect();
-    let main_body = jam_innermost(&l.body, copies);
+    let mut inner = pending.to_vec();
+    inner.push((l.iterator.clone(), factor));
+    let main_body = walk((*l.body).clone(), requests, band, &inner);
     // The remainder starts after the last complete group: h - ((h - l + 1) mod u) + 1,
     // and never before l (when the loop is empty the main loop ran nothing either).
     let count = simplify(Expr::Add(vec![
@@ -128,6 +169,7 @@ fn split(l: Loop, factor: u32) -> Ast {
             Expr::Int(Int::one()),
         ])),
     ]));
+    let rest_body = walk(*l.body, requests, band, pending);
     let main = Loop {
         iterator: l.iterator.clone(),
         lower: l.lower.clone(),
@@ -138,41 +180,15 @@ fn split(l: Loop, factor: u32) -> Ast {
         vectorizable: false,
     };
     let rest = Loop {
-        iterator: l.iterator.clone(),
+        iterator: l.iterator,
         lower: rest_lower,
-        upper: l.upper.clone(),
+        upper: l.upper,
         stride: Int::one(),
-        body: l.body,
+        body: Box::new(rest_body),
         parallel: l.parallel,
         vectorizable: l.vectorizable,
     };
     Ast::Block(vec![Ast::For(main), Ast::For(rest)])
-}
-
-/// `body` (a chain of single loops) with the innermost loop's body replaced by the
-/// innermost bodies of `copies` (the same chain with the iterator substituted), in order.
-fn jam_innermost(body: &Ast, copies: Vec<Ast>) -> Ast {
-    match body {
-        Ast::Block(v) if v.len() == 1 => jam_innermost(&v[0], copies),
-        Ast::For(l) => {
-            let mut l = l.clone();
-            let inner: Vec<Ast> = copies
-                .into_iter()
-                .map(|c| match single_loop(&c) {
-                    Some(cl) => (*cl.body).clone(),
-                    None => c,
-                })
-                .collect();
-            if single_loop(&l.body).is_some() {
-                let next: Vec<Ast> = inner;
-                l.body = Box::new(jam_innermost(&l.body, next));
-            } else {
-                l.body = Box::new(Ast::Block(inner));
-            }
-            Ast::For(l)
-        }
-        other => other.clone(),
-    }
 }
 
 #[cfg(test)]
@@ -242,7 +258,7 @@ mod tests {
         let names = band(&["c0", "c1", "c2"]);
         for n in [0, 1, 3, 4, 5, 8, 11] {
             let original = run(&nest(), n);
-            let jammed = jam(nest(), "c0", 4, &names);
+            let jammed = jam(nest(), &[("c0".into(), 4)], &names);
             let order = run(&jammed, n);
             let mut a = original.clone();
             let mut b = order.clone();
@@ -272,7 +288,7 @@ mod tests {
     #[test]
     fn two_members_jam_in_turn() {
         let names = band(&["c0", "c1", "c2"]);
-        let jammed = jam(jam(nest(), "c0", 2, &names), "c1", 2, &names);
+        let jammed = jam(nest(), &[("c0".into(), 2), ("c1".into(), 2)], &names);
         for n in [0, 1, 2, 5] {
             let mut a = run(&nest(), n);
             let mut b = run(&jammed, n);
@@ -285,7 +301,7 @@ mod tests {
     #[test]
     fn loops_outside_the_band_or_triangular_are_not_jammed() {
         // The inner loop is not a member of the band.
-        let jammed = jam(nest(), "c0", 4, &band(&["c0", "c1"]));
+        let jammed = jam(nest(), &[("c0".into(), 4)], &band(&["c0", "c1"]));
         assert_eq!(jammed, nest());
         // The inner bound depends on the jammed iterator.
         let triangular = for_loop(
@@ -295,7 +311,11 @@ mod tests {
             for_loop("c1", int(0), var("c0"), user(&["c0", "c1"])),
         );
         assert_eq!(
-            jam(triangular.clone(), "c0", 2, &band(&["c0", "c1"])),
+            jam(
+                triangular.clone(),
+                &[("c0".into(), 2)],
+                &band(&["c0", "c1"])
+            ),
             triangular
         );
         // A guard between the loops.
@@ -309,9 +329,15 @@ mod tests {
                 otherwise: None,
             },
         );
-        assert_eq!(jam(guarded.clone(), "c0", 2, &band(&["c0", "c1"])), guarded);
+        assert_eq!(
+            jam(guarded.clone(), &[("c0".into(), 2)], &band(&["c0", "c1"])),
+            guarded
+        );
         // The innermost loop itself has no inner loop to jam into.
         let single = for_loop("c0", int(0), var("n"), user(&["c0", "c0"]));
-        assert_eq!(jam(single.clone(), "c0", 2, &band(&["c0"])), single);
+        assert_eq!(
+            jam(single.clone(), &[("c0".into(), 2)], &band(&["c0"])),
+            single
+        );
     }
 }

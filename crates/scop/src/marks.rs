@@ -6,7 +6,8 @@
 //!
 //! - `unroll-and-jam m:u m:u ...`, above a permutable band: unroll band member `m`
 //!   `u` times (`2 <= u <= 64`) and jam the copies into the band's innermost loop
-//!   (register tiling). The requests apply in the order written.
+//!   (register tiling). All requests apply together; in the jammed body, the copy
+//!   number of the first request varies slowest.
 
 /// The prefix of an unroll-and-jam mark's name.
 pub const UNROLL_AND_JAM: &str = "unroll-and-jam";
