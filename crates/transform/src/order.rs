@@ -13,9 +13,10 @@
 //!   dimensions the band does not fix).
 //!
 //! A member's score is its number of unit-stride accesses minus its number of strided
-//! ones, over every access of every statement of the band. The innermost member is the
-//! member of positive score that is coincident (vectorisable) if any, and has the highest
-//! score; ties keep the later member, so an innermost member that is already best stays.
+//! ones, over every access of every statement of the band. The innermost member is a
+//! member of positive score, preferably one with no strided access at all, then one that
+//! is coincident (vectorisable), then the highest score; ties keep the later member, so
+//! an innermost member that is already best stays.
 //! The other members keep their order. Any order of the members of a permutable band is
 //! legal, so the choice needs no dependence test.
 
@@ -79,34 +80,48 @@ fn single_point(like: &Set, point: &[i64]) -> Result<Set> {
 /// Per member of `band`: unit-stride accesses minus strided accesses, over every access
 /// of every statement the band schedules.
 pub fn member_scores(scop: &Scop, band: &Band) -> Result<Vec<i64>> {
+    Ok(member_steps(scop, band)?
+        .into_iter()
+        .map(|(unit, strided)| unit - strided)
+        .collect())
+}
+
+/// Per member of `band`: the numbers of unit-stride and of strided accesses, over every
+/// access of every statement the band schedules.
+pub fn member_steps(scop: &Scop, band: &Band) -> Result<Vec<(i64, i64)>> {
     let n = band.n_members();
-    let mut scores = vec![0i64; n];
+    let mut steps = vec![(0i64, 0i64); n];
     for schedule in band.schedule.maps() {
         let name = schedule.space().domain_tuple().and_then(|t| t.name());
         let Some(statement) = name.and_then(|name| scop.statement(name)) else {
             continue;
         };
         for access in &statement.accesses {
-            for (member, score) in scores.iter_mut().enumerate() {
+            for (member, (unit, strided)) in steps.iter_mut().enumerate() {
                 match access_step(schedule, &access.relation, member)? {
-                    Step::Unit => *score += 1,
-                    Step::Strided => *score -= 1,
+                    Step::Unit => *unit += 1,
+                    Step::Strided => *strided += 1,
                     Step::Invariant => {}
                 }
             }
         }
     }
-    Ok(scores)
+    Ok(steps)
 }
 
 /// The order of the point band's members (`order[k]` is the original member placed at
 /// position `k`): the best member for the innermost loop moved there, the others in their
 /// original order. The identity when no member has a positive score.
-pub fn intra_tile_order(scores: &[i64], coincident: &[bool]) -> Vec<usize> {
+///
+/// Among the members of positive score (`scores`, unit-stride minus strided accesses),
+/// one without strided access (`strided`) comes first: an innermost loop that jumps
+/// rows loses more in memory traffic than vectorisation gains; then a coincident one
+/// (vectorisable); then the highest score; ties keep the later member.
+pub fn intra_tile_order(scores: &[i64], strided: &[i64], coincident: &[bool]) -> Vec<usize> {
     let n = scores.len();
     let best = (0..n)
         .filter(|&m| scores[m] > 0)
-        .max_by_key(|&m| (coincident[m], scores[m], m));
+        .max_by_key(|&m| (strided[m] == 0, coincident[m], scores[m], m));
     match best {
         Some(b) => (0..n).filter(|&m| m != b).chain([b]).collect(),
         None => (0..n).collect(),

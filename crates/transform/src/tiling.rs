@@ -50,7 +50,7 @@ use pollen_scop::{Band, Node, ScheduleTree, Scop};
 
 use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
-use crate::order::{intra_tile_order, member_scores, register_tiling};
+use crate::order::{intra_tile_order, member_steps, register_tiling};
 use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
 
 /// The options of [`tile`].
@@ -258,7 +258,10 @@ impl Tiler<'_> {
     fn tile_band(&mut self, band: &Band, path: &mut Vec<usize>) -> Result<Node> {
         let levels = self.level_sizes(band)?;
         let order = if self.options.intra_tile_order {
-            intra_tile_order(&member_scores(self.scop, band)?, &band.coincident)
+            let steps = member_steps(self.scop, band)?;
+            let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
+            let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
+            intra_tile_order(&scores, &strided, &band.coincident)
         } else {
             (0..band.n_members()).collect()
         };

@@ -157,22 +157,25 @@ fn access_steps_along_band_members() {
 
 #[test]
 fn the_innermost_member_is_the_best_scored_preferring_coincident_ones() {
-    let cases: &[(&[i64], &[bool], &[usize])] = &[
+    let cases: &[(&[i64], &[i64], &[bool], &[usize])] = &[
         // No positive score: keep the order.
-        (&[0, -1, 0], &[true, true, true], &[0, 1, 2]),
+        (&[0, -1, 0], &[0, 1, 0], &[true, true, true], &[0, 1, 2]),
         // The highest score goes innermost, the others keep their order.
-        (&[3, 1, 0], &[false, false, false], &[1, 2, 0]),
+        (&[3, 1, 0], &[0, 0, 0], &[false, false, false], &[1, 2, 0]),
         // Ties keep the later member.
-        (&[2, 2], &[false, false], &[0, 1]),
+        (&[2, 2], &[0, 0], &[false, false], &[0, 1]),
         // A coincident member wins over a better non-coincident one.
-        (&[1, 3], &[true, false], &[1, 0]),
-        (&[2, 3, -1], &[true, true, false], &[0, 2, 1]),
+        (&[1, 3], &[0, 0], &[true, false], &[1, 0]),
+        (&[2, 3, -1], &[0, 0, 1], &[true, true, false], &[0, 2, 1]),
+        // A member without strided access wins over a coincident one that strides
+        // (gesummv: `y[i] += B[i][j] * x[j]`, i parallel, j streams the rows of B).
+        (&[1, 2], &[1, 0], &[true, false], &[0, 1]),
     ];
-    for (scores, coincident, want) in cases {
+    for (scores, strided, coincident, want) in cases {
         assert_eq!(
-            intra_tile_order(scores, coincident),
+            intra_tile_order(scores, strided, coincident),
             want.to_vec(),
-            "{scores:?} {coincident:?}"
+            "{scores:?} {strided:?} {coincident:?}"
         );
     }
 }
