@@ -157,7 +157,9 @@ fn access_steps_along_band_members() {
 
 #[test]
 fn the_innermost_member_is_the_best_scored_preferring_coincident_ones() {
-    let cases: &[(&[i64], &[i64], &[bool], &[usize])] = &[
+    /// Scores, strided counts, coincidence, and the expected order.
+    type Case<'a> = (&'a [i64], &'a [i64], &'a [bool], &'a [usize]);
+    let cases: &[Case] = &[
         // No positive score: keep the order.
         (&[0, -1, 0], &[0, 1, 0], &[true, true, true], &[0, 1, 2]),
         // The highest score goes innermost, the others keep their order.
