@@ -37,8 +37,8 @@ machine's L1/L2 cache sizes, and bands without a parallel tile loop get a wavefr
 tiles; the point loops of a tile are unrolled and jammed where the copies share loads,
 --no-unroll-and-jam), a profitability check (smart fusion is dropped where it leaves
 innermost loops striding through memory, and the original loop order is kept, its
-parallel loops marked, where the optimized schedule has fewer vectorisable innermost
-loops; --always-transform), code generation, and C/OpenMP printing: `#pragma omp parallel for` on the
+parallel loops marked, where the tiled schedule has fewer vectorisable innermost loops;
+--always-transform), code generation, and C/OpenMP printing: `#pragma omp parallel for` on the
 outermost parallel loop of each nest (--parallel), `#pragma omp simd` (or `GCC ivdep`,
 --vectorize) on vectorisable innermost loops. Every schedule is checked by the
 independent legality checker, parallel loops included. Statements become macros
@@ -101,6 +101,10 @@ pub struct OptArgs {
     /// The pragma of vectorisable innermost loops.
     #[arg(long, value_enum, default_value = "omp-simd")]
     pub vectorize: VectorizeChoice,
+    /// Print innermost loops without loading the array elements they reuse into locals
+    /// (scalar replacement is the default).
+    #[arg(long)]
+    pub no_scalar_replacement: bool,
     /// Keep the optimized schedule even where the cost model expects the original loop
     /// order (with its parallel loops marked) to run faster.
     #[arg(long)]
@@ -165,38 +169,42 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     if tiling {
         explain.tile_sizes(scop, args.tile_sizes.as_deref(), &cache);
     }
-    // Schedules (and tiles) the scop under one fusion policy.
-    let optimize = |fuse: pollen_sched::Fuse, explain: &mut Explain| -> Result<ScheduleTree> {
-        let sched_options = pollen_sched::Options {
-            algo: match args.algo {
-                AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
-                AlgoChoice::Feautrier => pollen_sched::Algo::Feautrier,
-            },
-            fuse,
-            ..Default::default()
+    // Schedules (and tiles) the scop under one fusion policy; says whether some band was
+    // tiled.
+    let optimize =
+        |fuse: pollen_sched::Fuse, explain: &mut Explain| -> Result<(ScheduleTree, bool)> {
+            let sched_options = pollen_sched::Options {
+                algo: match args.algo {
+                    AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
+                    AlgoChoice::Feautrier => pollen_sched::Algo::Feautrier,
+                },
+                fuse,
+                ..Default::default()
+            };
+            let tree = pollen_sched::schedule(scop, deps.as_slice(), &sched_options)
+                .with_context(|| format!("scheduling {} failed", path.display()))?;
+            explain.tree(
+                &format!("schedule ({:?}, {:?} fusion)", args.algo, fuse).to_lowercase(),
+                &tree,
+            );
+            if !tiling {
+                return Ok((tree, false));
+            }
+            let options = TileOptions {
+                sizes: args.tile_sizes.clone(),
+                wavefront: parallel,
+                unroll_and_jam: !args.no_unroll_and_jam,
+                require_reuse: args.tile_sizes.is_none(),
+                cache,
+                ..TileOptions::default()
+            };
+            let tiled = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
+                .with_context(|| format!("tiling the schedule of {} failed", path.display()))?;
+            explain.tree("tiled schedule", &tiled);
+            let any = band_count(&tiled.root) > band_count(&tree.root);
+            Ok((tiled, any))
         };
-        let tree = pollen_sched::schedule(scop, deps.as_slice(), &sched_options)
-            .with_context(|| format!("scheduling {} failed", path.display()))?;
-        explain.tree(
-            &format!("schedule ({:?}, {:?} fusion)", args.algo, fuse).to_lowercase(),
-            &tree,
-        );
-        if !tiling {
-            return Ok(tree);
-        }
-        let options = TileOptions {
-            sizes: args.tile_sizes.clone(),
-            wavefront: parallel,
-            unroll_and_jam: !args.no_unroll_and_jam,
-            cache,
-            ..TileOptions::default()
-        };
-        let tiled = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
-            .with_context(|| format!("tiling the schedule of {} failed", path.display()))?;
-        explain.tree("tiled schedule", &tiled);
-        Ok(tiled)
-    };
-    let mut tree = optimize(fuse, explain)?;
+    let (mut tree, mut tiled_any) = optimize(fuse, explain)?;
     if !tiling {
         explain.say(format_args!("tiling: off\n"));
     }
@@ -206,7 +214,7 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
         let fused = cost(scop, &tree)
             .with_context(|| format!("the cost model failed on {}", path.display()))?;
         let mut quiet = Explain::new(false);
-        let split = optimize(pollen_sched::Fuse::No, &mut quiet)?;
+        let (split, split_tiled) = optimize(pollen_sched::Fuse::No, &mut quiet)?;
         let distributed = cost(scop, &split)
             .with_context(|| format!("the cost model failed on {}", path.display()))?;
         if distributed.is_better_than(&fused) {
@@ -215,6 +223,7 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
             ));
             explain.tree("schedule without fusion (tiled when tiling)", &split);
             tree = split;
+            tiled_any = split_tiled;
         } else if distributed != fused {
             explain.say(format_args!(
                 "fusion: smart fusion gives {fused}, no fusion {distributed}: fused\n"
@@ -222,9 +231,10 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
         }
     }
 
-    // The original order, its parallel loops marked, when the optimized schedule has
-    // fewer vectorisable innermost loops.
-    if !args.always_transform {
+    // The original order, its parallel loops marked, when tiling (for locality) cost
+    // vectorisable innermost loops the original order had. Without a tiled band there is
+    // no locality to trade, and the schedule's own parallelism is kept.
+    if !args.always_transform && tiled_any {
         if let Ok(original) = pollen_transform::parallelize(deps.as_slice(), &scop.schedule, None) {
             let before = cost(scop, &original)
                 .with_context(|| format!("the cost model failed on {}", path.display()))?;
@@ -253,7 +263,7 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
             VectorizeChoice::None => Vectorize::None,
         },
         banner: true,
-        scalar_replacement: true,
+        scalar_replacement: !args.no_scalar_replacement,
     };
     explain.say(format_args!(
         "emit: iterators of type {}\n",
@@ -545,6 +555,12 @@ fn outline(ast: &Ast, depth: usize, parallel: bool, in_parallel: bool, out: &mut
             let _ = writeln!(out, "{indent}{statement}");
         }
     }
+}
+
+/// The number of band nodes of a subtree.
+fn band_count(node: &pollen_scop::Node) -> usize {
+    usize::from(matches!(node, pollen_scop::Node::Band(_)))
+        + node.children().into_iter().map(band_count).sum::<usize>()
 }
 
 #[cfg(test)]

@@ -167,3 +167,66 @@ pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
         .zip([4, 2])
         .collect())
 }
+
+/// Whether tiling `band` can bring data reuse closer: false only for a band that merely
+/// permutes its statements' loops (no skew) and in which no access is reused across a
+/// two-dimensional footprint.
+///
+/// An access invariant along member `m` is reused by every iteration of `m`; when it
+/// moves along at least two other members, what it touches between two reuses is a
+/// two-dimensional block (a matrix product's `B[k][j]` along `i`), which does not stay in
+/// cache without tiling. An access that moves along one member only (a matrix-vector
+/// product's `x[j]`) touches a vector between reuses, which caches hold anyway; and an
+/// access that moves along every member (the matrix itself) is never reused. Such bands
+/// run best as the original loops, streaming whole rows. Skewed bands (stencils) carry
+/// their reuse in neighbouring elements, which steps do not see: they are kept tiled.
+pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
+    let n = band.n_members();
+    for schedule in band.schedule.maps() {
+        let identity = Map::identity(&schedule.space().domain_space());
+        for member in 0..n {
+            if !moves_one_iterator(schedule, &identity, member)? {
+                return Ok(true);
+            }
+        }
+    }
+    for schedule in band.schedule.maps() {
+        let name = schedule.space().domain_tuple().and_then(|t| t.name());
+        let Some(statement) = name.and_then(|name| scop.statement(name)) else {
+            continue;
+        };
+        for access in &statement.accesses {
+            let mut invariant = 0;
+            for member in 0..n {
+                if access_step(schedule, &access.relation, member)? == Step::Invariant {
+                    invariant += 1;
+                }
+            }
+            if invariant >= 1 && n - invariant >= 2 {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Whether one step along `member` (the other members fixed) moves exactly one of the
+/// statement's iterators, by one (`identity` is the statement's identity map).
+fn moves_one_iterator(schedule: &Map, identity: &Map, member: usize) -> Result<bool> {
+    let n = schedule.space().n_out();
+    let by_schedule = anonymous_range(schedule).reverse().apply_range(identity)?;
+    let pairs = by_schedule
+        .reverse()
+        .apply_range(&unit_step_map(n, member))?
+        .apply_range(&by_schedule)?;
+    let steps = pairs.deltas_set()?;
+    let rank = steps.n_dims();
+    for k in 0..rank {
+        let mut unit = vec![0; rank];
+        unit[k] = 1;
+        if steps.is_equal(&single_point(&steps, &unit)?)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

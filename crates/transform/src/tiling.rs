@@ -50,7 +50,7 @@ use pollen_scop::{Band, Node, ScheduleTree, Scop};
 
 use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
-use crate::order::{intra_tile_order, member_steps, register_tiling};
+use crate::order::{has_tiling_reuse, intra_tile_order, member_steps, register_tiling};
 use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
 
 /// The options of [`tile`].
@@ -70,6 +70,9 @@ pub struct TileOptions {
     /// Register tiling: mark point bands whose loops gain from unroll-and-jam
     /// ([`crate::order::register_tiling`]) for code generation (default off).
     pub unroll_and_jam: bool,
+    /// Tile only bands where tiling can bring reuse closer
+    /// ([`crate::order::has_tiling_reuse`]; default off: every permutable band).
+    pub require_reuse: bool,
     /// Tile only bands with at least this many members (default 2: a one-member band
     /// gains no locality from tiling).
     pub min_band_depth: usize,
@@ -87,6 +90,7 @@ impl Default for TileOptions {
             wavefront: false,
             intra_tile_order: true,
             unroll_and_jam: false,
+            require_reuse: false,
             min_band_depth: 2,
             cache: CacheInfo::default(),
             budget: None,
@@ -199,14 +203,26 @@ impl Tiler<'_> {
     /// The rewritten subtree of `node`, which sits at `path` (child indices from the
     /// root) in the new tree.
     fn node(&mut self, node: &Node, path: &mut Vec<usize>) -> Result<Node> {
+        let tiled = match node {
+            Node::Band(b) => self.is_tiled(b)?,
+            _ => false,
+        };
         Ok(match node {
-            Node::Band(b) if self.is_tiled(b) => self.tile_band(b, path)?,
-            Node::Band(b) => Node::Band(Band {
-                schedule: b.schedule.clone(),
-                permutable: b.permutable,
-                coincident: b.coincident.clone(),
-                child: Box::new(self.child(&b.child, path, 0)?),
-            }),
+            Node::Band(b) if tiled => self.tile_band(b, path)?,
+            Node::Band(b) => {
+                // An untiled permutable band still gets the stride-1 member innermost.
+                let order = if b.permutable {
+                    self.member_order(b)?
+                } else {
+                    (0..b.n_members()).collect()
+                };
+                Node::Band(Band {
+                    schedule: map_each(&b.schedule, |m| compose(m, &permutation_map(&order)))?,
+                    permutable: b.permutable,
+                    coincident: order.iter().map(|&k| b.coincident[k]).collect(),
+                    child: Box::new(self.child(&b.child, path, 0)?),
+                })
+            }
             Node::Domain { domain, child } => Node::Domain {
                 domain: domain.clone(),
                 child: Box::new(self.child(child, path, 0)?),
@@ -249,22 +265,33 @@ impl Tiler<'_> {
         Ok(out)
     }
 
+    /// The order of a permutable band's members with the best stride-1 member innermost
+    /// ([`intra_tile_order`]), or the identity when that choice is off.
+    fn member_order(&self, band: &Band) -> Result<Vec<usize>> {
+        if !self.options.intra_tile_order || band.n_members() < 2 {
+            return Ok((0..band.n_members()).collect());
+        }
+        let steps = member_steps(self.scop, band)?;
+        let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
+        let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
+        Ok(intra_tile_order(&scores, &strided, &band.coincident))
+    }
+
     /// Whether `band` is tiled.
-    fn is_tiled(&self, band: &Band) -> bool {
-        band.permutable && band.n_members() >= self.options.min_band_depth.max(1)
+    fn is_tiled(&self, band: &Band) -> Result<bool> {
+        if !band.permutable || band.n_members() < self.options.min_band_depth.max(1) {
+            return Ok(false);
+        }
+        if self.options.require_reuse {
+            return has_tiling_reuse(self.scop, band);
+        }
+        Ok(true)
     }
 
     /// The tile bands and the point band replacing `band`, which sits at `path`.
     fn tile_band(&mut self, band: &Band, path: &mut Vec<usize>) -> Result<Node> {
         let levels = self.level_sizes(band)?;
-        let order = if self.options.intra_tile_order {
-            let steps = member_steps(self.scop, band)?;
-            let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
-            let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
-            intra_tile_order(&scores, &strided, &band.coincident)
-        } else {
-            (0..band.n_members()).collect()
-        };
+        let order = self.member_order(band)?;
         let mut point = Band {
             schedule: map_each(&band.schedule, |m| compose(m, &permutation_map(&order)))?,
             permutable: true,

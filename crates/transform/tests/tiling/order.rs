@@ -214,3 +214,21 @@ fn matrix_products_get_register_tiles_and_copies_get_none() {
     let plain = crate::common::tiled("gemm", &k, &crate::common::sized(32, false, true));
     assert!(jam_marks(&plain.root).is_empty());
 }
+
+#[test]
+fn tiling_reuse_is_found_in_products_and_stencils_but_not_in_matrix_vector_products() {
+    let outermost_band_reuse = |name: &str| {
+        let k = crate::common::kernel(name);
+        bands(&k.tree)
+            .iter()
+            .filter(|b| b.permutable && b.n_members() >= 2)
+            .map(|b| pollen_transform::order::has_tiling_reuse(&k.scop, b).expect("steps"))
+            .collect::<Vec<bool>>()
+    };
+    // gemm: `B[k][j]` is reused along i across a k x j block.
+    assert!(outermost_band_reuse("gemm").contains(&true));
+    // gesummv: the matrices are read once, `x[j]` is reused across a vector only.
+    assert_eq!(outermost_band_reuse("gesummv"), vec![false, false]);
+    // jacobi-2d: a skewed band keeps its tiles.
+    assert_eq!(outermost_band_reuse("jacobi-2d"), vec![true]);
+}
