@@ -188,7 +188,15 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
                 &tree,
             );
             if !tiling {
-                return Ok((tree, false));
+                // No band is tiled, but permutable bands still get a stride-1 innermost
+                // loop.
+                let options = TileOptions {
+                    min_band_depth: usize::MAX,
+                    ..TileOptions::default()
+                };
+                let ordered = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
+                    .with_context(|| format!("ordering the loops of {} failed", path.display()))?;
+                return Ok((ordered, false));
             }
             let options = TileOptions {
                 sizes: args.tile_sizes.clone(),
