@@ -258,7 +258,11 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
         }
     }
 
-    let ast = pollen_codegen::generate(scop, &tree, &pollen_codegen::Options::default())
+    let codegen_options = pollen_codegen::Options {
+        distribute: true,
+        ..Default::default()
+    };
+    let ast = pollen_codegen::generate(scop, &tree, &codegen_options)
         .with_context(|| format!("code generation for {} failed", path.display()))?;
     explain.loops(&ast, parallel);
 

@@ -12,7 +12,9 @@
 //! iterators as quasi-affine functions of the loop iterators, and guarded exactly where
 //! the enclosing code does not imply their domain; guards are then hoisted out of loops
 //! they do not depend on (`post.rs`); loops with a small constant trip count may be
-//! unrolled ([`Options::unroll`]).
+//! unrolled ([`Options::unroll`]), and parallel innermost loops of guarded statements
+//! distributed ([`Options::distribute`]). Unroll-and-jam marks from the tiler jam the
+//! loops of a band (`jam.rs`).
 //!
 //! [`interp::interpret`] runs an AST for given parameter values and returns the executed
 //! statement instances, which is how the tests check generated code.
@@ -21,6 +23,7 @@ pub mod ast;
 mod bounds;
 mod build;
 mod display;
+mod distribute;
 pub mod error;
 mod expr;
 pub mod interp;
@@ -75,6 +78,11 @@ pub struct Options {
     /// Loops that always run a constant number of iterations, at most this many, are
     /// fully unrolled (default none).
     pub unroll: Option<u64>,
+    /// Parallel innermost loops whose statements carry guards are split into one loop
+    /// per statement, the guards becoming bounds (`distribute.rs`; default off). The
+    /// instances then run in an order that differs from the schedule's but keeps every
+    /// dependence, since such a loop carries none.
+    pub distribute: bool,
 }
 
 impl Default for Options {
@@ -85,6 +93,7 @@ impl Default for Options {
             separate: true,
             separation_limit: 16,
             unroll: None,
+            distribute: false,
         }
     }
 }
@@ -147,9 +156,15 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
         }
     };
     let ast = generator.node(child, active, &Build::root(known, universe))?;
+    let ast = post::tidy(ast);
+    let ast = if options.distribute {
+        post::tidy(distribute::distribute(ast))
+    } else {
+        ast
+    };
     let ast = match options.unroll {
-        Some(limit) => post::tidy(unroll::unroll(post::tidy(ast), limit)),
-        None => post::tidy(ast),
+        Some(limit) => post::tidy(unroll::unroll(ast, limit)),
+        None => ast,
     };
     if options.context == ContextUse::Guard && generator.outside_context && !build::is_empty(&ast) {
         let names = Names {

@@ -1,7 +1,8 @@
-//! Register tiling: every kernel's Pluto schedule tiled by `pollen-transform` with
-//! unroll-and-jam marks (tiles of 4, so that the parameters 4..7 leave both full groups
-//! and remainders). The jammed order differs from the band's lexicographic order on
-//! purpose, so the check is semantic: every domain instance runs exactly once, and every
+//! Register tiling and loop distribution: every kernel's Pluto schedule tiled by
+//! `pollen-transform` with unroll-and-jam marks (tiles of 4, so that the parameters 4..7
+//! leave both full groups and remainders), generated with parallel guarded loops
+//! distributed. The order differs from the band's lexicographic order on purpose, so
+//! the check is semantic: every domain instance runs exactly once, and every
 //! memory-based dependence (flow, anti, output) has its source before its target.
 
 use std::collections::BTreeMap;
@@ -67,7 +68,7 @@ fn check(
 }
 
 #[test]
-fn every_kernel_jammed_keeps_its_dependences() {
+fn every_kernel_jammed_and_distributed_keeps_its_dependences() {
     let options = TileOptions {
         sizes: Some(vec![4]),
         unroll_and_jam: true,
@@ -92,7 +93,11 @@ fn every_kernel_jammed_keeps_its_dependences() {
         if n > 0 {
             jammed.push(name.clone());
         }
-        let ast = match generate(&scop, &tree, &Options::default()) {
+        let options = Options {
+            distribute: true,
+            ..Options::default()
+        };
+        let ast = match generate(&scop, &tree, &options) {
             Ok(a) => a,
             Err(e) => {
                 failures.push(format!("{name}: generation failed: {e}"));
@@ -100,6 +105,7 @@ fn every_kernel_jammed_keeps_its_dependences() {
             }
         };
         eprintln!("{name:16} {n} unroll-and-jam mark(s)");
+
         for values in valuations(&scop).into_iter().take(2) {
             if let Err(e) = check(&scop, deps.as_slice(), &ast, &values) {
                 failures.push(format!("{name} at {values:?}: {e}\n{ast}"));
