@@ -29,7 +29,9 @@
 //! # Wavefront
 //! With [`TileOptions::wavefront`], every outermost tile band of at least two members left
 //! without a coincident member by the check (stencils: every member carries a dependence,
-//! or the parallel member's parallelism did not survive tiling, as in heat-3d) is then
+//! or the parallel member's parallelism did not survive tiling, as in heat-3d), and not
+//! itself inside the loops of another band (there, every iteration of the enclosing loop
+//! would pay the wavefront's start-up and synchronisation, as in floyd-warshall), is then
 //! skewed `(T_0, T_1, ...) -> (T_0 + T_1, T_1, ...)`: a dependence with tile distance
 //! `(d_0, d_1, ...) ≥ 0` and `d_0 + d_1 = 0` has `d_1 = 0`, so `T_1` is parallel within a
 //! wavefront `T_0 + T_1` (pipelined parallelism over tiles). The skew is unimodular, so
@@ -388,6 +390,9 @@ fn map_each(u: &UnionMap, f: impl Fn(&Map) -> Result<Map>) -> Result<UnionMap> {
 fn add_wavefronts(tree: &mut ScheduleTree, paths: &[Vec<usize>]) -> Result<Wavefronts> {
     let mut made = Wavefronts::new();
     for path in paths {
+        if below_a_band(&tree.root, path) {
+            continue;
+        }
         let Some(Node::Band(band)) = node_at_mut(&mut tree.root, path) else {
             continue;
         };
@@ -400,6 +405,20 @@ fn add_wavefronts(tree: &mut ScheduleTree, paths: &[Vec<usize>]) -> Result<Wavef
         band.coincident[1] = true;
     }
     Ok(made)
+}
+
+/// Whether the node at `path` lies below a band node (inside the loops of another band).
+fn below_a_band(node: &Node, path: &[usize]) -> bool {
+    let Some((&first, rest)) = path.split_first() else {
+        return false;
+    };
+    if matches!(node, Node::Band(_)) {
+        return true;
+    }
+    match node.children().get(first) {
+        Some(child) => below_a_band(child, rest),
+        None => false,
+    }
 }
 
 /// The legality checker with its dependences and budget.

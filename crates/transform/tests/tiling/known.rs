@@ -294,3 +294,19 @@ fn the_original_schedule_gets_exact_parallel_flags() {
     assert_eq!(flags, vec![vec![false], vec![true], vec![true]]);
     assert!(is_legal(&original, &k.deps));
 }
+
+#[test]
+fn no_wavefront_inside_the_loops_of_another_band() {
+    // floyd-warshall: the (i, j) tile band sits inside the sequential k loop; a wavefront
+    // there would synchronise at every k.
+    let k = crate::common::kernel("floyd-warshall");
+    let with = tiled("floyd-warshall", &k, &sized(16, true, true));
+    let without = tiled("floyd-warshall", &k, &sized(16, false, true));
+    let flat = |t: &ScheduleTree| t.to_union_map().expect("flattening").to_string();
+    assert_eq!(flat(&with), flat(&without));
+    // jacobi-2d's time-tiled band is outermost: it gets its wavefront.
+    let k = crate::common::kernel("jacobi-2d");
+    let with = tiled("jacobi-2d", &k, &sized(16, true, true));
+    let without = tiled("jacobi-2d", &k, &sized(16, false, true));
+    assert_ne!(flat(&with), flat(&without));
+}
