@@ -211,7 +211,8 @@ pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
 }
 
 /// Whether one step along `member` (the other members fixed) moves exactly one of the
-/// statement's iterators, by one (`identity` is the statement's identity map).
+/// statement's iterators, by one, or no two instances of the statement are one step
+/// apart (`identity` is the statement's identity map).
 fn moves_one_iterator(schedule: &Map, identity: &Map, member: usize) -> Result<bool> {
     let n = schedule.space().n_out();
     let by_schedule = anonymous_range(schedule).reverse().apply_range(identity)?;
@@ -220,6 +221,10 @@ fn moves_one_iterator(schedule: &Map, identity: &Map, member: usize) -> Result<b
         .apply_range(&unit_step_map(n, member))?
         .apply_range(&by_schedule)?;
     let steps = pairs.deltas_set()?;
+    if steps.is_empty()? {
+        // The member does not move the statement (S2[i] -> [i, i] along the second).
+        return Ok(true);
+    }
     let rank = steps.n_dims();
     for k in 0..rank {
         let mut unit = vec![0; rank];
