@@ -38,6 +38,16 @@ pub enum Expr {
 }
 
 impl Expr {
+    /// The variable `name`.
+    pub fn var(name: &str) -> Expr {
+        Expr::Var(name.to_string())
+    }
+
+    /// The constant `k`.
+    pub fn int(k: i64) -> Expr {
+        Expr::Int(Int::from(k))
+    }
+
     /// Whether the expression mentions the variable `name`.
     pub fn mentions(&self, name: &str) -> bool {
         match self {

@@ -204,11 +204,11 @@ mod tests {
     use crate::interp::interpret;
 
     fn var(v: &str) -> Expr {
-        Expr::Var(v.into())
+        Expr::var(v)
     }
 
     fn int(k: i64) -> Expr {
-        Expr::Int(Int::from(k))
+        Expr::int(k)
     }
 
     fn user(name: &str, arg: Expr) -> Ast {

@@ -198,11 +198,11 @@ mod tests {
     use crate::interp::interpret;
 
     fn var(v: &str) -> Expr {
-        Expr::Var(v.into())
+        Expr::var(v)
     }
 
     fn int(k: i64) -> Expr {
-        Expr::Int(Int::from(k))
+        Expr::int(k)
     }
 
     fn for_loop(it: &str, lower: Expr, upper: Expr, body: Ast) -> Ast {

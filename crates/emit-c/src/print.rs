@@ -335,16 +335,7 @@ impl<'a> AstPrinter<'a> {
 
     /// `S0(c0, c1 + 1);` after checking the statement and its arity.
     fn call(&mut self, statement: &str, args: &[Expr]) -> Result<String> {
-        let Some(s) = self.scop.statement(statement) else {
-            return Err(Error::UnknownStatement(statement.to_string()));
-        };
-        if s.iterators.len() != args.len() {
-            return Err(Error::ArityMismatch {
-                statement: statement.to_string(),
-                expected: s.iterators.len(),
-                found: args.len(),
-            });
-        }
+        crate::scalar::checked_statement(self.scop, statement, args.len())?;
         let mut printed = Vec::new();
         for a in args {
             printed.push(self.exprs.argument(a)?);

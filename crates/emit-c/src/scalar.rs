@@ -247,6 +247,25 @@ fn instances_only<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) -> boo
     }
 }
 
+/// The statement named by a call of the AST, checked to take `n_args` arguments.
+pub(crate) fn checked_statement<'a>(
+    scop: &'a Scop,
+    statement: &str,
+    n_args: usize,
+) -> Result<&'a Statement> {
+    let Some(s) = scop.statement(statement) else {
+        return Err(Error::UnknownStatement(statement.to_string()));
+    };
+    if s.iterators.len() != n_args {
+        return Err(Error::ArityMismatch {
+            statement: statement.to_string(),
+            expected: s.iterators.len(),
+            found: n_args,
+        });
+    }
+    Ok(s)
+}
+
 /// One instance: the statement (checked against the AST), its printed values, its
 /// macro text, and its tokens and references when the text can be scanned.
 fn instance<'a>(
@@ -256,16 +275,7 @@ fn instance<'a>(
     statement: &str,
     args: &'a [Expr],
 ) -> Result<Instance<'a>> {
-    let Some(s) = scop.statement(statement) else {
-        return Err(Error::UnknownStatement(statement.to_string()));
-    };
-    if s.iterators.len() != args.len() {
-        return Err(Error::ArityMismatch {
-            statement: statement.to_string(),
-            expected: s.iterators.len(),
-            found: args.len(),
-        });
-    }
+    let s = checked_statement(scop, statement, args.len())?;
     let mut values = Vec::new();
     for a in args {
         values.push(exprs.argument(a)?);
