@@ -74,6 +74,16 @@ pub enum Cond {
     Or(Vec<Cond>),
 }
 
+impl Cond {
+    /// Whether the condition mentions the variable `name`.
+    pub fn mentions(&self, name: &str) -> bool {
+        match self {
+            Cond::NonNegative(e) | Cond::Zero(e) => e.mentions(name),
+            Cond::And(w) | Cond::Or(w) => w.iter().any(|c| c.mentions(name)),
+        }
+    }
+}
+
 /// A `for` loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Loop {

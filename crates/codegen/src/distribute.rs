@@ -145,9 +145,8 @@ enum Bound {
 }
 
 fn bound(c: &Cond, iterator: &str) -> Bound {
-    let mentions = |c: &Cond| cond_mentions(c, iterator);
     let Cond::NonNegative(e) = c else {
-        return if mentions(c) {
+        return if c.mentions(iterator) {
             Bound::Other
         } else {
             Bound::Free
@@ -180,13 +179,6 @@ fn bound(c: &Cond, iterator: &str) -> Bound {
         // rest - c >= 0: c <= rest.
         Some(k) if k == -Int::one() => Bound::Upper(simplify(rest.to_expr())),
         _ => Bound::Other,
-    }
-}
-
-fn cond_mentions(c: &Cond, v: &str) -> bool {
-    match c {
-        Cond::NonNegative(e) | Cond::Zero(e) => e.mentions(v),
-        Cond::And(w) | Cond::Or(w) => w.iter().any(|x| cond_mentions(x, v)),
     }
 }
 

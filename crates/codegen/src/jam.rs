@@ -116,7 +116,6 @@ fn jammable(l: &Loop, band: &[String]) -> bool {
         return false;
     }
     let mut current = single_loop(&l.body);
-    let mut depth = 0;
     while let Some(inner) = current {
         if !band.contains(&inner.iterator)
             || inner.lower.mentions(&l.iterator)
@@ -124,10 +123,9 @@ fn jammable(l: &Loop, band: &[String]) -> bool {
         {
             return false;
         }
-        depth += 1;
-        match single_loop(&inner.body) {
-            Some(next) => current = Some(next),
-            None => return !crate::build::contains_loop(&inner.body) && depth > 0,
+        current = single_loop(&inner.body);
+        if current.is_none() {
+            return !crate::build::contains_loop(&inner.body);
         }
     }
     false

@@ -119,7 +119,7 @@ fn guarded(conds: Vec<Cond>, body: Ast) -> Ast {
 fn split_invariant(cond: Cond, iterator: &str) -> (Vec<Cond>, Vec<Cond>) {
     conjuncts(vec![cond])
         .into_iter()
-        .partition(|c| !cond_mentions(c, iterator))
+        .partition(|c| !c.mentions(iterator))
 }
 
 /// Merges consecutive guards with equal conditions (and no `else`).
@@ -156,13 +156,5 @@ fn merge_adjacent_guards(children: Vec<Ast>) -> Ast {
     match out.len() {
         1 => out.pop().unwrap_or(Ast::Block(Vec::new())),
         _ => Ast::Block(out),
-    }
-}
-
-/// Whether a condition mentions a variable.
-fn cond_mentions(c: &Cond, v: &str) -> bool {
-    match c {
-        Cond::NonNegative(e) | Cond::Zero(e) => e.mentions(v),
-        Cond::And(w) | Cond::Or(w) => w.iter().any(|x| cond_mentions(x, v)),
     }
 }

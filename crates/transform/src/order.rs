@@ -41,13 +41,7 @@ pub enum Step {
 /// The step of `access` (`{ S[i] -> A[a] }`) along member `member` of the band schedule
 /// `schedule` (`{ S[i] -> [f] }`).
 pub fn access_step(schedule: &Map, access: &Map, member: usize) -> Result<Step> {
-    let n = schedule.space().n_out();
-    let by_schedule = anonymous_range(schedule).reverse().apply_range(access)?;
-    let pairs = by_schedule
-        .reverse()
-        .apply_range(&unit_step_map(n, member))?
-        .apply_range(&by_schedule)?;
-    let steps = pairs.deltas_set()?;
+    let steps = step_deltas(schedule, access, member)?;
     let rank = steps.n_dims();
     if steps.is_empty()? {
         return Ok(Step::Strided);
@@ -66,6 +60,19 @@ pub fn access_step(schedule: &Map, access: &Map, member: usize) -> Result<Step> 
         }
     }
     Ok(Step::Strided)
+}
+
+/// The differences `a(i') - a(i)` of `access` over the instance pairs one step apart
+/// along `member` of `schedule`, the other members equal (empty when no two instances
+/// are one step apart).
+pub fn step_deltas(schedule: &Map, access: &Map, member: usize) -> Result<Set> {
+    let n = schedule.space().n_out();
+    let by_schedule = anonymous_range(schedule).reverse().apply_range(access)?;
+    let pairs = by_schedule
+        .reverse()
+        .apply_range(&unit_step_map(n, member))?
+        .apply_range(&by_schedule)?;
+    Ok(pairs.deltas_set()?)
 }
 
 /// The set holding only `point`, in the space of `like`.
@@ -214,13 +221,7 @@ pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
 /// statement's iterators, by one, or no two instances of the statement are one step
 /// apart (`identity` is the statement's identity map).
 fn moves_one_iterator(schedule: &Map, identity: &Map, member: usize) -> Result<bool> {
-    let n = schedule.space().n_out();
-    let by_schedule = anonymous_range(schedule).reverse().apply_range(identity)?;
-    let pairs = by_schedule
-        .reverse()
-        .apply_range(&unit_step_map(n, member))?
-        .apply_range(&by_schedule)?;
-    let steps = pairs.deltas_set()?;
+    let steps = step_deltas(schedule, identity, member)?;
     if steps.is_empty()? {
         // The member does not move the statement (S2[i] -> [i, i] along the second).
         return Ok(true);

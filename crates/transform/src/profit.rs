@@ -23,8 +23,8 @@ use pollen_presburger::Map;
 use pollen_scop::{Node, ScheduleTree, Scop};
 
 use crate::error::Result;
-use crate::maps::{anonymous_range, unit_step_map};
-use crate::order::{access_step, Step};
+use crate::maps::anonymous_range;
+use crate::order::{access_step, step_deltas, Step};
 
 /// Strided innermost accesses by statement depth (number of loops around the
 /// statement); a smaller cost is better.
@@ -155,12 +155,8 @@ fn walk(
 /// Whether some two instances differ by one step of `member` with the other members
 /// equal (false when the member is constant for the statement).
 fn moves_along(schedule: &Map, member: usize) -> Result<bool> {
-    let n = schedule.space().n_out();
-    let forward = anonymous_range(schedule);
-    let pairs = forward
-        .apply_range(&unit_step_map(n, member))?
-        .apply_range(&forward.reverse())?;
-    Ok(!pairs.is_empty()?)
+    let identity = Map::identity(&schedule.space().domain_space());
+    Ok(!step_deltas(schedule, &identity, member)?.is_empty()?)
 }
 
 #[cfg(test)]
