@@ -33,7 +33,9 @@
 //!
 //! Comments are skipped everywhere. Preprocessor lines inside the region (other
 //! `#pragma`s included) are errors: the region is replaced by generated code, and a
-//! directive in it could not be kept in place. Only the first region of a file is read.
+//! directive in it could not be kept in place. [`extract`] reads the first region of a
+//! file; [`extract_all`] reads every region, in order, each with the declarations that
+//! precede it.
 //!
 //! # Identifiers
 //! - A *loop iterator* is the iterator of an enclosing `for`. Using the iterator of a
@@ -110,12 +112,40 @@ pub struct Extracted {
 
 /// Extracts the first `#pragma scop` region of a C source text.
 pub fn extract(source: &str) -> Result<Extracted> {
-    extract_located(source).map_err(|f| f.locate(source))
+    let tokens = lex(source);
+    let located = find_region(source, &tokens, 0).and_then(|region| match region {
+        Some((open, close)) => extract_region(source, &tokens, open, close),
+        None => Err(Fail::new(Kind::Region, 0, "no `#pragma scop` in the file")),
+    });
+    located.map_err(|f| f.locate(source))
 }
 
-fn extract_located(source: &str) -> R<Extracted> {
+/// Extracts every `#pragma scop` region of a C source text, in the order of the file.
+///
+/// Each region is a scop of its own (statements named `S0`, `S1`, ... in each), read
+/// with the declarations that precede it; the regions' ranges do not overlap. A file
+/// without a region is an error, as for [`extract`], and so is an error in any region.
+pub fn extract_all(source: &str) -> Result<Vec<Extracted>> {
     let tokens = lex(source);
-    let (open, close) = find_region(source, &tokens)?;
+    let mut all = Vec::new();
+    let mut from = 0;
+    loop {
+        let region = find_region(source, &tokens, from).map_err(|f| f.locate(source))?;
+        let Some((open, close)) = region else {
+            break;
+        };
+        all.push(extract_region(source, &tokens, open, close).map_err(|f| f.locate(source))?);
+        from = close + 1;
+    }
+    if all.is_empty() {
+        return Err(Fail::new(Kind::Region, 0, "no `#pragma scop` in the file").locate(source));
+    }
+    Ok(all)
+}
+
+/// The scop of the region between the tokens `open` (`#pragma scop`) and `close`
+/// (`#pragma endscop`), with the declarations before it.
+fn extract_region(source: &str, tokens: &[Token], open: usize, close: usize) -> R<Extracted> {
     let decls = decls::scan(source, &tokens[..open]);
     let start = tokens[open].start;
     let end = tokens[close].start;
@@ -128,29 +158,34 @@ fn extract_located(source: &str) -> R<Extracted> {
     })
 }
 
-/// The indices of the `#pragma scop` and `#pragma endscop` tokens of the first region.
-fn find_region(source: &str, tokens: &[Token]) -> R<(usize, usize)> {
+/// The indices of the `#pragma scop` and `#pragma endscop` tokens of the first region
+/// whose `#pragma scop` is at token `from` or later; `None` when there is none (an error
+/// when a `#pragma endscop` follows without one).
+fn find_region(source: &str, tokens: &[Token], from: usize) -> R<Option<(usize, usize)>> {
     let words = |t: &Token| directive_words(&source[t.start..t.end]);
     let is_pragma =
         |t: &Token, what: &str| t.kind == TokenKind::Directive && words(t) == ["pragma", what];
-    let Some(open) = tokens.iter().position(|t| is_pragma(t, "scop")) else {
-        let at = tokens
-            .iter()
-            .find(|t| is_pragma(t, "endscop"))
-            .map_or(0, |t| t.start);
-        let message = if at > 0 {
-            "`#pragma endscop` without a preceding `#pragma scop`"
-        } else {
-            "no `#pragma scop` in the file"
+    let rest = tokens.get(from..).unwrap_or_default();
+    let Some(open) = rest
+        .iter()
+        .position(|t| is_pragma(t, "scop"))
+        .map(|k| k + from)
+    else {
+        return match rest.iter().find(|t| is_pragma(t, "endscop")) {
+            Some(t) => Err(Fail::new(
+                Kind::Region,
+                t.start,
+                "`#pragma endscop` without a preceding `#pragma scop`",
+            )),
+            None => Ok(None),
         };
-        return Err(Fail::new(Kind::Region, at, message));
     };
     for (k, t) in tokens.iter().enumerate().skip(open + 1) {
         if t.kind != TokenKind::Directive {
             continue;
         }
         if is_pragma(t, "endscop") {
-            return Ok((open, k));
+            return Ok(Some((open, k)));
         }
         let message = if is_pragma(t, "scop") {
             "a second `#pragma scop` before the `#pragma endscop` of the first".to_string()
@@ -167,4 +202,36 @@ fn find_region(source: &str, tokens: &[Token]) -> R<(usize, usize)> {
         tokens[open].start,
         "`#pragma scop` without a matching `#pragma endscop`",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO: &str = "void f(int n, double A[100], double B[100]) {\n  int i;\n#pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 0;\n#pragma endscop\n  int m = n;\n  #pragma scop\n  for (i = 0; i < m; i++)\n    B[i] = A[i];\n  #pragma endscop\n}\n";
+
+    #[test]
+    fn every_region_is_extracted_in_order() {
+        let all = extract_all(TWO).unwrap();
+        assert_eq!(all.len(), 2);
+        assert!(all[0].region.end <= all[1].region.start);
+        assert_eq!(all[0].scop.statements[0].body, "A[i] = 0;");
+        assert_eq!(all[1].scop.statements[0].body, "B[i] = A[i];");
+        assert_eq!(all[1].scop.statements[0].name, "S0");
+        // `m`, declared between the regions, is a parameter of the second.
+        assert_eq!(all[1].scop.params, ["m"]);
+        assert!(TWO[all[1].region.clone()].starts_with("  #pragma scop"));
+        assert_eq!(extract(TWO).unwrap().region, all[0].region);
+    }
+
+    #[test]
+    fn errors_of_later_regions_have_their_position() {
+        let bad = TWO.replace("B[i] = A[i];", "while (1) ;");
+        let e = extract_all(&bad).unwrap_err();
+        assert_eq!(e.line(), 10);
+        assert!(extract(&bad).is_ok(), "extract reads the first region only");
+        let stray = format!("{TWO}#pragma endscop\n");
+        assert_eq!(extract_all(&stray).unwrap_err().line(), 13);
+        assert!(extract_all("int x;\n").is_err());
+    }
 }
