@@ -2,7 +2,8 @@
 //! the user's C file.
 //!
 //! [`emit`] returns the source with the region (both pragma lines included) replaced by
-//! the generated code; every byte outside the region is kept. The emitter is a printer:
+//! the generated code; every byte outside the region is kept. [`replacement`] gives the
+//! generated code alone, for files with several regions. The emitter is a printer:
 //! it makes no Presburger calls and no legality or parallelism decisions — the loops
 //! marked [`Loop::parallel`](pollen_codegen::Loop) and
 //! [`Loop::vectorizable`](pollen_codegen::Loop) by code generation get the pragmas, the
@@ -152,15 +153,30 @@ pub fn emit(
     ast: &Ast,
     options: &EmitOptions,
 ) -> Result<String> {
-    let Some(original) = source.get(region.clone()) else {
-        return Err(Error::InvalidRegion(region));
-    };
-    let generated = generate(source, original, scop, ast, options)?;
+    let generated = replacement(source, region.clone(), scop, ast, options)?;
     let mut out = String::with_capacity(source.len() + generated.len());
     out.push_str(&source[..region.start]);
     out.push_str(&generated);
     out.push_str(&source[region.end..]);
     Ok(out)
+}
+
+/// The code that [`emit`] puts in place of `region`, alone: to splice several regions of
+/// one source, generate each one's replacement from the original source (names are
+/// chosen against its words) and replace the regions from the last to the first.
+///
+/// Errors as [`emit`].
+pub fn replacement(
+    source: &str,
+    region: Range<usize>,
+    scop: &Scop,
+    ast: &Ast,
+    options: &EmitOptions,
+) -> Result<String> {
+    let Some(original) = source.get(region.clone()) else {
+        return Err(Error::InvalidRegion(region));
+    };
+    generate(source, original, scop, ast, options)
 }
 
 /// The code that replaces the region: banner, statement macros, helpers, the block of
