@@ -1,0 +1,148 @@
+//! The choices of one optimizer run ([`Options`]), each an explicit value with a
+//! documented default. Building the default does no IO: the cache sizes default to
+//! [`CacheInfo::default`], and a caller that knows the machine's fills them in.
+
+use pollen_transform::CacheInfo;
+
+/// Every choice the pipeline makes on the caller's behalf.
+///
+/// The defaults are those of `pollen opt`: Pluto with smart fusion, tiling with sizes
+/// from the cache model, unroll-and-jam, the profitability check, OpenMP parallel loops,
+/// `#pragma omp simd`, scalar replacement, C output, no solver budget.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The scheduling algorithm.
+    pub algorithm: Algorithm,
+    /// How the strongly connected components of the dependence graph are fused. With
+    /// [`Fusion::Smart`], the cost model may fall back to no fusion
+    /// ([`crate::FusionDecision`]).
+    pub fusion: Fusion,
+    /// Whether and with which sizes permutable bands are tiled.
+    pub tiling: Tiling,
+    /// The profitability check: keep the original loop order (its parallel loops
+    /// marked) where the cost model expects it to vectorise more than the tiled schedule.
+    /// `pollen opt --always-transform` turns it off.
+    pub profitability: bool,
+    /// Register tiling: the outer point loops of a tile whose copies share loads are
+    /// unrolled and jammed into the innermost loop (only with tiling).
+    pub unroll_and_jam: bool,
+    /// Parallel loops get `#pragma omp parallel for`, and tile bands without a parallel
+    /// member are skewed into wavefronts.
+    pub parallel: bool,
+    /// The pragma of vectorisable innermost loops.
+    pub vectorize: Vectorize,
+    /// Array reads of innermost loops loaded once into scalars where that saves loads.
+    pub scalar_replacement: bool,
+    /// The language the generated code is printed in.
+    pub target: Target,
+    /// The cache sizes the default tile sizes are computed from. The default is the
+    /// model's ([`CacheInfo::default`]); the `pollen` tool reads the machine's.
+    pub cache: CacheInfo,
+    /// The number of elementary solver steps each stage that accepts a budget may take
+    /// (dependence analysis, scheduling, tiling and its legality check, the original
+    /// order's parallel loops, code generation), each stage afresh; `None` is unlimited.
+    /// Running out is an error of that stage. Extraction and the cost model take no
+    /// budget.
+    pub budget: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            algorithm: Algorithm::Pluto,
+            fusion: Fusion::Smart,
+            tiling: Tiling::FromCache,
+            profitability: true,
+            unroll_and_jam: true,
+            parallel: true,
+            vectorize: Vectorize::OmpSimd,
+            scalar_replacement: true,
+            target: Target::C,
+            cache: CacheInfo::default(),
+            budget: None,
+        }
+    }
+}
+
+/// The scheduling algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Pluto: permutable bands minimising dependence distances.
+    Pluto,
+    /// Feautrier: as many dependences strongly satisfied per dimension as possible.
+    Feautrier,
+}
+
+impl Algorithm {
+    /// The name, in lower case (`pluto`, `feautrier`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Pluto => "pluto",
+            Algorithm::Feautrier => "feautrier",
+        }
+    }
+}
+
+/// The fusion policy of the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fusion {
+    /// Distribute every strongly connected component.
+    No,
+    /// Fuse components of the same dimensionality (kept only where the cost model does
+    /// not prefer distributing them).
+    Smart,
+    /// Fuse wherever a common hyperplane exists.
+    Max,
+}
+
+impl Fusion {
+    /// The name, in lower case (`no`, `smart`, `max`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Fusion::No => "no",
+            Fusion::Smart => "smart",
+            Fusion::Max => "max",
+        }
+    }
+
+    pub(crate) fn to_sched(self) -> pollen_sched::Fuse {
+        match self {
+            Fusion::No => pollen_sched::Fuse::No,
+            Fusion::Smart => pollen_sched::Fuse::Smart,
+            Fusion::Max => pollen_sched::Fuse::Max,
+        }
+    }
+}
+
+/// Whether permutable bands are tiled, and the sizes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tiling {
+    /// No tiling; permutable bands still get a stride-1 innermost loop.
+    Off,
+    /// Sizes from the cache model ([`Options::cache`]), only for bands where tiling
+    /// brings reuse closer.
+    FromCache,
+    /// These sizes, outermost band member first, the last one repeated for further
+    /// members; every permutable band of two members or more is tiled.
+    Sizes(Vec<i64>),
+}
+
+/// The pragma of vectorisable innermost loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vectorize {
+    /// `#pragma omp simd`.
+    OmpSimd,
+    /// `#pragma GCC ivdep`.
+    Ivdep,
+    /// No pragma.
+    None,
+}
+
+/// The language of the generated code. More emitters (OpenCL, CUDA) become variants
+/// here, each mapped to its `pollen-emit-*` crate in the emission stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Target {
+    /// C with OpenMP pragmas (`pollen-emit-c`).
+    C,
+}

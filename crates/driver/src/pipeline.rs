@@ -1,0 +1,421 @@
+//! The pipeline: [`optimize_scop`] from a scop to its final schedule tree and loop AST,
+//! [`optimize_source`] from C text to optimized C text, every region of the file on its
+//! own.
+//!
+//! The stages: value-based dependences (`pollen-deps`), a schedule (`pollen-sched`,
+//! Pluto or Feautrier), tiling of its permutable bands with a wavefront over tiles where
+//! no tile loop is parallel (`pollen-transform`), the cost model's two checks (smart
+//! fusion against no fusion, the tiled schedule against the original order), loops
+//! (`pollen-codegen`) and their text (`pollen-emit-c`).
+
+use std::collections::BTreeSet;
+
+use pollen_codegen::Ast;
+use pollen_deps::{Analysis, Dependence};
+use pollen_presburger::Budget;
+use pollen_scop::{Node, ScheduleTree, Scop};
+use pollen_transform::profit::{cost, Cost};
+use pollen_transform::TileOptions;
+
+use crate::error::{Error, Result, Stage};
+use crate::options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize};
+use crate::report::{
+    outline, Choice, DependenceSummary, Fallback, FusionDecision, IteratorType, Profitability,
+    RegionReport, Report, ScopReport, ScopSummary, TileSizes,
+};
+
+/// The optimized text of a C source and the report of every decision.
+#[derive(Clone, Debug)]
+pub struct Optimized {
+    /// The source with every `#pragma scop` region replaced by its generated code;
+    /// every byte outside the regions is kept.
+    pub text: String,
+    /// The decisions, one entry per region.
+    pub report: Report,
+}
+
+/// The result of optimizing one scop.
+#[derive(Clone, Debug)]
+pub struct OptimizedScop {
+    /// The final schedule tree (the one the loops follow).
+    pub tree: ScheduleTree,
+    /// The loops.
+    pub ast: Ast,
+    /// The decisions.
+    pub report: ScopReport,
+}
+
+/// Optimizes every `#pragma scop` region of a C source text.
+///
+/// Each region is extracted with the declarations before it, optimized on its own
+/// ([`optimize_scop`]) and printed in place of the region; the rest of the text is
+/// kept byte for byte. A file without a region is an [`Error::Frontend`]; an error of a
+/// later stage is an [`Error::Region`] naming the region.
+pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
+    let extracted = pollen_frontend::extract_all(source).map_err(Error::Frontend)?;
+    let mut regions = Vec::with_capacity(extracted.len());
+    let mut replacements = Vec::with_capacity(extracted.len());
+    for (index, region) in extracted.into_iter().enumerate() {
+        let line = source[..region.region.start].matches('\n').count() + 1;
+        let in_region = |error: Error| Error::Region {
+            index,
+            line,
+            error: Box::new(error),
+        };
+        let scop = &region.scop;
+        let optimized = optimize_scop(scop, options).map_err(in_region)?;
+        let iterator_type = iterator_type(source, region.region.end, scop);
+        let code = emit(
+            source,
+            &region.region,
+            scop,
+            &optimized.ast,
+            iterator_type,
+            options,
+        )
+        .map_err(in_region)?;
+        replacements.push((region.region.clone(), code));
+        regions.push(RegionReport {
+            index,
+            line,
+            range: region.region,
+            scop: optimized.report,
+            iterator_type,
+        });
+    }
+    let mut text = source.to_string();
+    for (range, code) in replacements.into_iter().rev() {
+        text.replace_range(range, &code);
+    }
+    Ok(Optimized {
+        text,
+        report: Report {
+            name: None,
+            regions,
+        },
+    })
+}
+
+/// The code of one region in the target language.
+fn emit(
+    source: &str,
+    region: &std::ops::Range<usize>,
+    scop: &Scop,
+    ast: &Ast,
+    iterator_type: IteratorType,
+    options: &Options,
+) -> Result<String> {
+    match options.target {
+        Target::C => {
+            let emit_options = pollen_emit_c::EmitOptions {
+                iterator_type: iterator_type.c_name().to_string(),
+                openmp: options.parallel,
+                vectorize: match options.vectorize {
+                    Vectorize::OmpSimd => pollen_emit_c::Vectorize::OmpSimd,
+                    Vectorize::Ivdep => pollen_emit_c::Vectorize::Ivdep,
+                    Vectorize::None => pollen_emit_c::Vectorize::None,
+                },
+                banner: true,
+                scalar_replacement: options.scalar_replacement,
+            };
+            pollen_emit_c::replacement(source, region.clone(), scop, ast, &emit_options)
+                .map_err(Error::Emission)
+        }
+    }
+}
+
+/// Optimizes a scop: dependences, schedule, tiling, the cost model's checks and code
+/// generation; the result's tree is the schedule the loops follow.
+pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
+    let mut budget = options.budget.map_or_else(Budget::unlimited, Budget::new);
+    let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut budget)
+        .map_err(Error::Dependences)?;
+    let deps_slice = deps.as_slice();
+    let tile_sizes = tile_sizes(scop, options);
+
+    let first = schedule_and_tile(scop, deps_slice, options, options.fusion)?;
+    let mut tree = first.final_tree().clone();
+    let mut tiled_any = first.tiled_any;
+    let mut fallback = Fallback::None;
+
+    // Smart fusion is kept only when it does not make innermost loops stride through
+    // memory where distributing the components would not.
+    let fusion_decision = if options.fusion == Fusion::Smart {
+        let smart = model_cost(scop, &tree)?;
+        let split = schedule_and_tile(scop, deps_slice, options, Fusion::No)?;
+        let no_fusion = model_cost(scop, split.final_tree())?;
+        let kept = if no_fusion.is_better_than(&smart) {
+            tree = split.final_tree().clone();
+            tiled_any = split.tiled_any;
+            fallback = Fallback::NoFusion;
+            Choice::Alternative
+        } else {
+            Choice::Optimized
+        };
+        Some(FusionDecision {
+            smart,
+            no_fusion,
+            kept,
+            no_fusion_schedule: split.final_tree().clone(),
+        })
+    } else {
+        None
+    };
+
+    // The original order, its parallel loops marked, when tiling (for locality) cost
+    // vectorisable innermost loops the original order had. Without a tiled band there is
+    // no locality to trade, and the schedule's own parallelism is kept.
+    let profitability = if !options.profitability {
+        Profitability::Disabled
+    } else if !tiled_any {
+        Profitability::NothingTiled
+    } else {
+        match pollen_transform::parallelize(deps_slice, &scop.schedule, options.budget) {
+            Err(_) => Profitability::OriginalUnavailable,
+            Ok(original) => {
+                let before = model_cost(scop, &original)?;
+                let after = model_cost(scop, &tree)?;
+                let kept = if before.vectorizes_more_than(&after) {
+                    tree = original.clone();
+                    fallback = Fallback::OriginalOrder;
+                    Choice::Alternative
+                } else {
+                    Choice::Optimized
+                };
+                Profitability::Compared {
+                    original: before,
+                    optimized: after,
+                    kept,
+                    original_schedule: Box::new(original),
+                }
+            }
+        }
+    };
+
+    let codegen_options = pollen_codegen::Options {
+        distribute: true,
+        budget: options.budget,
+        ..Default::default()
+    };
+    let ast =
+        pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    let report = ScopReport {
+        summary: ScopSummary::of(scop),
+        dependences: DependenceSummary::of(&deps),
+        algorithm: options.algorithm,
+        fusion: options.fusion,
+        tile_sizes,
+        schedule: first.schedule,
+        tiled: first.tiled,
+        fusion_decision,
+        profitability,
+        fallback,
+        loops: outline(&ast, options.parallel),
+    };
+    Ok(OptimizedScop { tree, ast, report })
+}
+
+/// A schedule and, with tiling, its tiled form.
+struct Scheduled {
+    /// The scheduler's tree.
+    schedule: ScheduleTree,
+    /// The tiled tree (with tiling on).
+    tiled: Option<ScheduleTree>,
+    /// Without tiling: the scheduler's tree with its bands' loops ordered.
+    ordered: Option<ScheduleTree>,
+    /// Whether some band was tiled.
+    tiled_any: bool,
+}
+
+impl Scheduled {
+    /// The tree the rest of the pipeline works on.
+    fn final_tree(&self) -> &ScheduleTree {
+        self.tiled
+            .as_ref()
+            .or(self.ordered.as_ref())
+            .unwrap_or(&self.schedule)
+    }
+}
+
+/// Schedules (and tiles) the scop under one fusion policy.
+fn schedule_and_tile(
+    scop: &Scop,
+    deps: &[Dependence],
+    options: &Options,
+    fusion: Fusion,
+) -> Result<Scheduled> {
+    let sched_options = pollen_sched::Options {
+        algo: match options.algorithm {
+            Algorithm::Pluto => pollen_sched::Algo::Pluto,
+            Algorithm::Feautrier => pollen_sched::Algo::Feautrier,
+        },
+        fuse: fusion.to_sched(),
+        budget: options.budget,
+        ..Default::default()
+    };
+    let schedule = pollen_sched::schedule(scop, deps, &sched_options).map_err(Error::Scheduling)?;
+    let tiling_error = |error| Error::Transform {
+        stage: Stage::Tiling,
+        error,
+    };
+    let sizes = match &options.tiling {
+        Tiling::Off => {
+            // No band is tiled, but permutable bands still get a stride-1 innermost loop.
+            let order = TileOptions {
+                min_band_depth: usize::MAX,
+                budget: options.budget,
+                ..TileOptions::default()
+            };
+            let ordered =
+                pollen_transform::tile(scop, deps, &schedule, &order).map_err(tiling_error)?;
+            return Ok(Scheduled {
+                schedule,
+                tiled: None,
+                ordered: Some(ordered),
+                tiled_any: false,
+            });
+        }
+        Tiling::FromCache => None,
+        Tiling::Sizes(sizes) => Some(sizes.clone()),
+    };
+    let tile_options = TileOptions {
+        require_reuse: sizes.is_none(),
+        sizes,
+        wavefront: options.parallel,
+        unroll_and_jam: options.unroll_and_jam,
+        cache: options.cache,
+        budget: options.budget,
+        ..TileOptions::default()
+    };
+    let tiled =
+        pollen_transform::tile(scop, deps, &schedule, &tile_options).map_err(tiling_error)?;
+    let tiled_any = band_count(&tiled.root) > band_count(&schedule.root);
+    Ok(Scheduled {
+        schedule,
+        tiled: Some(tiled),
+        ordered: None,
+        tiled_any,
+    })
+}
+
+/// The cost model's figures for `tree`.
+fn model_cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
+    cost(scop, tree).map_err(|error| Error::Transform {
+        stage: Stage::CostModel,
+        error,
+    })
+}
+
+/// The tile sizes of the options, and where they come from.
+fn tile_sizes(scop: &Scop, options: &Options) -> TileSizes {
+    match &options.tiling {
+        Tiling::Off => TileSizes::Off,
+        Tiling::Sizes(sizes) => TileSizes::Given(sizes.clone()),
+        Tiling::FromCache => {
+            let element_bytes = scop
+                .arrays
+                .iter()
+                .map(|a| pollen_transform::sizes::element_bytes(&a.element_type))
+                .max()
+                .unwrap_or(8);
+            let by_depth = (2..=4)
+                .map(|depth| {
+                    let sizes =
+                        pollen_transform::default_tile_sizes(&options.cache, element_bytes, depth);
+                    (depth, sizes.first().copied().unwrap_or(1))
+                })
+                .collect();
+            TileSizes::FromCache {
+                l1_bytes: options.cache.l1_bytes,
+                l2_bytes: options.cache.l2_bytes,
+                element_bytes,
+                by_depth,
+            }
+        }
+    }
+}
+
+/// The number of band nodes of a subtree.
+fn band_count(node: &Node) -> usize {
+    usize::from(matches!(node, Node::Band(_)))
+        + node.children().into_iter().map(band_count).sum::<usize>()
+}
+
+/// Words that make an integer type wider than `int`.
+const WIDE_TYPE_WORDS: [&str; 6] = [
+    "long",
+    "int64_t",
+    "intptr_t",
+    "ptrdiff_t",
+    "ssize_t",
+    "intmax_t",
+];
+
+/// Words that can start a declaration of an integer variable.
+const DECLARATION_START: [&str; 14] = [
+    "int",
+    "long",
+    "short",
+    "signed",
+    "unsigned",
+    "const",
+    "static",
+    "register",
+    "volatile",
+    "auto",
+    "int64_t",
+    "intptr_t",
+    "ptrdiff_t",
+    "ssize_t",
+];
+
+/// The C type of the generated iterators: `long` when a declaration before the end of
+/// the region (a `;`-, brace- or parenthesis-delimited piece starting with an integer
+/// type word) has a type wider than `int` and names one of the scop's iterators or
+/// parameters, `int` otherwise. A rough but safe reading: a false `long` only widens the
+/// iterators.
+pub(crate) fn iterator_type(source: &str, region_end: usize, scop: &Scop) -> IteratorType {
+    let mut names: BTreeSet<&str> = scop.params.iter().map(String::as_str).collect();
+    for s in &scop.statements {
+        names.extend(s.iterators.iter().map(String::as_str));
+    }
+    let text = source.get(..region_end).unwrap_or(source);
+    let declares_wide = |piece: &str| {
+        let words: Vec<&str> = piece
+            .split(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+            .filter(|w| !w.is_empty())
+            .collect();
+        words.first().is_some_and(|w| DECLARATION_START.contains(w))
+            && words.iter().any(|w| WIDE_TYPE_WORDS.contains(w))
+            && words.iter().any(|w| names.contains(w))
+    };
+    if text.split([';', '{', '}', '(', ')']).any(declares_wide) {
+        IteratorType::Long
+    } else {
+        IteratorType::Int
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(source: &str, expected: IteratorType) {
+        let extracted = pollen_frontend::extract(source).unwrap();
+        let found = iterator_type(source, extracted.region.end, &extracted.scop);
+        assert_eq!(found, expected, "{source}");
+    }
+
+    #[test]
+    fn iterator_types() {
+        let int = "void f(int n, double A[100]) {\n  int i;\n#pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 0;\n#pragma endscop\n}\n";
+        check(int, IteratorType::Int);
+        check(&int.replace("int n", "long n"), IteratorType::Long);
+        check(&int.replace("int i;", "long int i;"), IteratorType::Long);
+        // A long variable that is neither an iterator nor a parameter does not count.
+        check(
+            &int.replace("int i;", "int i; long count;"),
+            IteratorType::Int,
+        );
+    }
+}
