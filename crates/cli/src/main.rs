@@ -3,7 +3,8 @@
 //! `pollen calc` is an iscc-like calculator over the exact integer sets and maps of
 //! `pollen-presburger` (see [`calc`]); `pollen scop` and `pollen deps` print the
 //! polyhedral model and the dependences of a C file's `#pragma scop` region (see
-//! [`program`]). This is the only crate of the workspace that reads files and reports
+//! [`program`]); `pollen opt` maps its flags onto the `pollen-driver` library (see
+//! [`opt`]). This is the only crate of the workspace that reads files and reports
 //! errors with `anyhow`.
 
 mod calc;
@@ -125,12 +126,13 @@ Example:
 const POLLEN_HELP: &str = "\
 Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
 
-`pollen opt` reads the `#pragma scop` region of a C file, computes its exact dependences,
-schedules (Pluto or Feautrier), tiles and parallelizes it, and writes the file back with
-the region replaced by C with OpenMP pragmas; every schedule is confirmed by an
+`pollen opt` reads the `#pragma scop` regions of a C file, computes their exact
+dependences, schedules (Pluto or Feautrier), tiles and parallelizes them, and writes the
+file back with each region replaced by C with OpenMP pragmas; every schedule is confirmed by an
 independent legality checker. `pollen scop`, `pollen deps` and `pollen sched` print the
 stages one by one. `pollen calc` evaluates scripts over the exact Presburger library
-(parametric integer sets and maps in isl's syntax).
+(parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
+a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
 
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c

@@ -1,35 +1,25 @@
-//! `pollen opt`: the whole optimizer on a C file.
+//! `pollen opt`: the whole optimizer on a C file, through the `pollen-driver` library.
 //!
-//! The `#pragma scop` region is extracted (`pollen-frontend`), its value-based
-//! dependences computed (`pollen-deps`), a new schedule found (`pollen-sched`, Pluto or
-//! Feautrier), its permutable bands tiled with a wavefront over tiles where no tile loop
-//! is parallel (`pollen-transform`, sizes from `--tile-sizes` or from the machine's
-//! caches), loops generated (`pollen-codegen`) and printed in place of the region
-//! (`pollen-emit-c`), with `#pragma omp parallel for` on the outermost parallel loop of
-//! each nest and `#pragma omp simd` on vectorisable innermost loops. Everything outside
-//! the region is kept byte for byte. `--explain` reports every stage on standard error.
+//! This module maps the command line onto [`pollen_driver::Options`] (the cache sizes
+//! read from the machine: the library does no IO), calls
+//! [`pollen_driver::optimize_source`], writes the optimized text to the output and, with
+//! `--explain`, the report's text on standard error. Frontend errors are reported as
+//! `file:line:column: error: message`.
 
-use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use pollen_codegen::Ast;
-use pollen_deps::{Analysis, DepKind, Dependences};
-use pollen_emit_c::{EmitOptions, Vectorize};
-use pollen_scop::ScheduleTree;
-use pollen_scop::Scop;
-use pollen_transform::profit::cost;
-use pollen_transform::{CacheInfo, TileOptions};
+use pollen_driver::{Algorithm, CacheInfo, Fusion, Options, Tiling, Vectorize};
 
 use crate::program::{self, AlgoChoice, FuseChoice};
 
 /// The long help of `pollen opt`.
 pub const OPT_HELP: &str = "\
-Optimize the `#pragma scop` region of a C file and write the whole file with the region
-replaced by the generated loops; everything outside the region is kept byte for byte.
+Optimize the `#pragma scop` regions of a C file and write the whole file with each region
+replaced by its generated loops; everything outside the regions is kept byte for byte.
+Each region is optimized on its own, with the declarations that precede it.
 
 The pipeline: extraction, value-based dependence analysis, scheduling (--algo, --fuse),
 tiling of permutable bands (--tile, --tile-sizes; by default the sizes come from the
@@ -48,7 +38,12 @@ not kept (optimize the original file again, not the output).
 Compile the result with OpenMP, e.g. `gcc -O3 -fopenmp`.
 
 --explain prints what each stage did on standard error: the statements, the dependences,
-the schedule tree, the tiled tree with the tile sizes, and the loops with their pragmas.
+the schedule tree, the tiled tree with the tile sizes, the cost model's decisions, and the
+loops with their pragmas.
+
+The same pipeline is available to Rust programs as the `pollen-driver` library
+(`pollen_driver::optimize_source`), with every flag a field of its `Options` and the
+--explain text the `Display` of its structured `Report`.
 
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
@@ -127,162 +122,75 @@ pub enum VectorizeChoice {
 
 /// Runs `pollen opt`.
 pub fn run(args: &OptArgs) -> Result<ExitCode> {
-    let mut explain = Explain::new(args.explain);
-    let text = optimize(args, &mut explain)?;
+    let path = args.file.as_path();
+    let source =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let optimized = match pollen_driver::optimize_source(&source, &options(args)) {
+        Ok(optimized) => optimized,
+        Err(pollen_driver::Error::Frontend(e)) => {
+            return Err(program::Located(format!(
+                "{}:{}:{}: error: {}",
+                path.display(),
+                e.line(),
+                e.column(),
+                e.message()
+            ))
+            .into())
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot optimize {}", path.display())),
+    };
+    let mut report = optimized.report;
+    report.name = Some(path.display().to_string());
+    if args.explain {
+        eprint!("{report}");
+    }
     match &args.output {
-        Some(path) if path.as_os_str() != "-" => {
-            std::fs::write(path, &text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            explain.say(format_args!("written to {}\n", path.display()));
+        Some(out) if out.as_os_str() != "-" => {
+            std::fs::write(out, &optimized.text)
+                .with_context(|| format!("cannot write {}", out.display()))?;
+            if args.explain {
+                eprintln!("written to {}", out.display());
+            }
         }
         _ => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            out.write_all(text.as_bytes())?;
+            out.write_all(optimized.text.as_bytes())?;
             out.flush()?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The optimized file's text.
-fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
-    let path = args.file.as_path();
-    let source =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let extracted = program::read_scop(path)?;
-    let scop = &extracted.scop;
-    explain.scop(path, scop);
-
-    let deps = pollen_deps::analyze(scop, Analysis::ValueBased)
-        .with_context(|| format!("dependence analysis of {} failed", path.display()))?;
-    explain.deps(&deps);
-
-    let tiling = !args.no_tile;
-    let parallel = !args.no_parallel;
-    let fuse = match args.fuse {
-        FuseChoice::No => pollen_sched::Fuse::No,
-        FuseChoice::Smart => pollen_sched::Fuse::Smart,
-        FuseChoice::Max => pollen_sched::Fuse::Max,
-    };
-    let cache = machine_cache();
-    if tiling {
-        explain.tile_sizes(scop, args.tile_sizes.as_deref(), &cache);
-    }
-    // Schedules (and tiles) the scop under one fusion policy; says whether some band was
-    // tiled.
-    let optimize =
-        |fuse: pollen_sched::Fuse, explain: &mut Explain| -> Result<(ScheduleTree, bool)> {
-            let sched_options = pollen_sched::Options {
-                algo: match args.algo {
-                    AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
-                    AlgoChoice::Feautrier => pollen_sched::Algo::Feautrier,
-                },
-                fuse,
-                ..Default::default()
-            };
-            let tree = pollen_sched::schedule(scop, deps.as_slice(), &sched_options)
-                .with_context(|| format!("scheduling {} failed", path.display()))?;
-            explain.tree(
-                &format!("schedule ({:?}, {:?} fusion)", args.algo, fuse).to_lowercase(),
-                &tree,
-            );
-            if !tiling {
-                // No band is tiled, but permutable bands still get a stride-1 innermost
-                // loop.
-                let options = TileOptions {
-                    min_band_depth: usize::MAX,
-                    ..TileOptions::default()
-                };
-                let ordered = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
-                    .with_context(|| format!("ordering the loops of {} failed", path.display()))?;
-                return Ok((ordered, false));
-            }
-            let options = TileOptions {
-                sizes: args.tile_sizes.clone(),
-                wavefront: parallel,
-                unroll_and_jam: !args.no_unroll_and_jam,
-                require_reuse: args.tile_sizes.is_none(),
-                cache,
-                ..TileOptions::default()
-            };
-            let tiled = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
-                .with_context(|| format!("tiling the schedule of {} failed", path.display()))?;
-            explain.tree("tiled schedule", &tiled);
-            let any = band_count(&tiled.root) > band_count(&tree.root);
-            Ok((tiled, any))
-        };
-    let (mut tree, mut tiled_any) = optimize(fuse, explain)?;
-    if !tiling {
-        explain.say(format_args!("tiling: off\n"));
-    }
-    // Smart fusion is kept only when it does not make innermost loops stride through
-    // memory where distributing the components would not.
-    if fuse == pollen_sched::Fuse::Smart {
-        let fused = cost(scop, &tree)
-            .with_context(|| format!("the cost model failed on {}", path.display()))?;
-        let mut quiet = Explain::new(false);
-        let (split, split_tiled) = optimize(pollen_sched::Fuse::No, &mut quiet)?;
-        let distributed = cost(scop, &split)
-            .with_context(|| format!("the cost model failed on {}", path.display()))?;
-        if distributed.is_better_than(&fused) {
-            explain.say(format_args!(
-                "fusion: smart fusion gives {fused}, no fusion {distributed}: components not fused\n"
-            ));
-            explain.tree("schedule without fusion (tiled when tiling)", &split);
-            tree = split;
-            tiled_any = split_tiled;
-        } else if distributed != fused {
-            explain.say(format_args!(
-                "fusion: smart fusion gives {fused}, no fusion {distributed}: fused\n"
-            ));
-        }
-    }
-
-    // The original order, its parallel loops marked, when tiling (for locality) cost
-    // vectorisable innermost loops the original order had. Without a tiled band there is
-    // no locality to trade, and the schedule's own parallelism is kept.
-    if !args.always_transform && tiled_any {
-        if let Ok(original) = pollen_transform::parallelize(deps.as_slice(), &scop.schedule, None) {
-            let before = cost(scop, &original)
-                .with_context(|| format!("the cost model failed on {}", path.display()))?;
-            let after = cost(scop, &tree)
-                .with_context(|| format!("the cost model failed on {}", path.display()))?;
-            if before.vectorizes_more_than(&after) {
-                explain.say(format_args!(
-                    "profitability: the original order gives {before}, the optimized schedule {after}: original order kept (--always-transform overrides)\n"
-                ));
-                explain.tree("original schedule with parallel loops", &original);
-                tree = original;
-            }
-        }
-    }
-
-    let codegen_options = pollen_codegen::Options {
-        distribute: true,
-        ..Default::default()
-    };
-    let ast = pollen_codegen::generate(scop, &tree, &codegen_options)
-        .with_context(|| format!("code generation for {} failed", path.display()))?;
-    explain.loops(&ast, parallel);
-
-    let options = EmitOptions {
-        iterator_type: iterator_type(&source, extracted.region.end, scop).to_string(),
-        openmp: parallel,
+/// The driver's options for the command line: the flags, and the machine's caches.
+fn options(args: &OptArgs) -> Options {
+    Options {
+        algorithm: match args.algo {
+            AlgoChoice::Pluto => Algorithm::Pluto,
+            AlgoChoice::Feautrier => Algorithm::Feautrier,
+        },
+        fusion: match args.fuse {
+            FuseChoice::No => Fusion::No,
+            FuseChoice::Smart => Fusion::Smart,
+            FuseChoice::Max => Fusion::Max,
+        },
+        tiling: match (&args.tile_sizes, args.no_tile) {
+            (_, true) => Tiling::Off,
+            (Some(sizes), false) => Tiling::Sizes(sizes.clone()),
+            (None, false) => Tiling::FromCache,
+        },
+        profitability: !args.always_transform,
+        unroll_and_jam: !args.no_unroll_and_jam,
+        parallel: !args.no_parallel,
         vectorize: match args.vectorize {
             VectorizeChoice::OmpSimd => Vectorize::OmpSimd,
             VectorizeChoice::Ivdep => Vectorize::Ivdep,
             VectorizeChoice::None => Vectorize::None,
         },
-        banner: true,
         scalar_replacement: !args.no_scalar_replacement,
-    };
-    explain.say(format_args!(
-        "emit: iterators of type {}\n",
-        options.iterator_type
-    ));
-    pollen_emit_c::emit(&source, extracted.region, scop, &ast, &options)
-        .with_context(|| format!("printing the code for {} failed", path.display()))
+        cache: machine_cache(),
+        ..Options::default()
+    }
 }
 
 /// The machine's cache sizes, from
@@ -346,235 +254,6 @@ fn parse_cache_size(text: &str) -> Option<u64> {
     value.checked_mul(scale)
 }
 
-/// Words that make an integer type wider than `int`.
-const WIDE_TYPE_WORDS: [&str; 6] = [
-    "long",
-    "int64_t",
-    "intptr_t",
-    "ptrdiff_t",
-    "ssize_t",
-    "intmax_t",
-];
-
-/// Words that can start a declaration of an integer variable.
-const DECLARATION_START: [&str; 14] = [
-    "int",
-    "long",
-    "short",
-    "signed",
-    "unsigned",
-    "const",
-    "static",
-    "register",
-    "volatile",
-    "auto",
-    "int64_t",
-    "intptr_t",
-    "ptrdiff_t",
-    "ssize_t",
-];
-
-/// The C type of the generated iterators: `long` when a declaration before the end of
-/// the region (a `;`-, brace- or parenthesis-delimited piece starting with an integer
-/// type word) has a type wider than `int` and names one of the scop's iterators or
-/// parameters, `int` otherwise. A rough but safe reading: a false `long` only widens the
-/// iterators.
-pub fn iterator_type(source: &str, region_end: usize, scop: &Scop) -> &'static str {
-    let mut names: BTreeSet<&str> = scop.params.iter().map(String::as_str).collect();
-    for s in &scop.statements {
-        names.extend(s.iterators.iter().map(String::as_str));
-    }
-    let text = source.get(..region_end).unwrap_or(source);
-    let declares_wide = |piece: &str| {
-        let words: Vec<&str> = piece
-            .split(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-            .filter(|w| !w.is_empty())
-            .collect();
-        words.first().is_some_and(|w| DECLARATION_START.contains(w))
-            && words.iter().any(|w| WIDE_TYPE_WORDS.contains(w))
-            && words.iter().any(|w| names.contains(w))
-    };
-    if text.split([';', '{', '}', '(', ')']).any(declares_wide) {
-        "long"
-    } else {
-        "int"
-    }
-}
-
-/// The `--explain` report, written to standard error as the stages run.
-struct Explain {
-    on: bool,
-}
-
-impl Explain {
-    fn new(on: bool) -> Explain {
-        Explain { on }
-    }
-
-    /// Writes a piece of the report.
-    fn say(&self, text: std::fmt::Arguments<'_>) {
-        if self.on {
-            eprint!("{text}");
-        }
-    }
-
-    /// The extracted statements, parameters and arrays.
-    fn scop(&self, path: &Path, scop: &Scop) {
-        if !self.on {
-            return;
-        }
-        let mut out = format!(
-            "extract: {}: {} statement(s), parameters [{}], arrays [{}]\n",
-            path.display(),
-            scop.statements.len(),
-            scop.params.join(", "),
-            scop.arrays
-                .iter()
-                .map(|a| a.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        for s in &scop.statements {
-            let _ = writeln!(
-                out,
-                "  {}[{}]: {}",
-                s.name,
-                s.iterators.join(", "),
-                s.body.split_whitespace().collect::<Vec<_>>().join(" ")
-            );
-        }
-        self.say(format_args!("{out}"));
-    }
-
-    /// The number of dependence relations of each kind.
-    fn deps(&self, deps: &Dependences) {
-        if !self.on {
-            return;
-        }
-        let count = |kind: DepKind| deps.iter().filter(|d| d.kind == kind).count();
-        let mut out = format!(
-            "dependences (value-based): {} relation(s): flow {}, anti {}, output {}\n",
-            deps.as_slice().len(),
-            count(DepKind::Flow),
-            count(DepKind::Anti),
-            count(DepKind::Output)
-        );
-        for d in deps.iter() {
-            let kind = match d.kind {
-                DepKind::Flow => "flow",
-                DepKind::Anti => "anti",
-                DepKind::Output => "output",
-            };
-            let _ = writeln!(
-                out,
-                "  {kind} {} -> {} through {}",
-                d.source, d.target, d.array
-            );
-        }
-        self.say(format_args!("{out}"));
-    }
-
-    /// A schedule tree under a title.
-    fn tree(&self, title: &str, tree: &pollen_scop::ScheduleTree) {
-        if !self.on {
-            return;
-        }
-        let mut out = format!("{title}:\n");
-        for line in tree.to_string().lines() {
-            let _ = writeln!(out, "  {line}");
-        }
-        self.say(format_args!("{out}"));
-    }
-
-    /// Where the tile sizes come from.
-    fn tile_sizes(&self, scop: &Scop, sizes: Option<&[i64]>, cache: &CacheInfo) {
-        if !self.on {
-            return;
-        }
-        match sizes {
-            Some(sizes) => self.say(format_args!(
-                "tiling: sizes {:?} (from --tile-sizes)\n",
-                sizes
-            )),
-            None => {
-                let element = scop
-                    .arrays
-                    .iter()
-                    .map(|a| pollen_transform::sizes::element_bytes(&a.element_type))
-                    .max()
-                    .unwrap_or(8);
-                let by_depth: Vec<String> = (2..=4)
-                    .map(|depth| {
-                        let sizes = pollen_transform::default_tile_sizes(cache, element, depth);
-                        format!("{depth} members: {}", sizes[0])
-                    })
-                    .collect();
-                self.say(format_args!(
-                    "tiling: sizes from the caches (L1 {} KiB, L2 {} KiB; {element}-byte elements): {}\n",
-                    cache.l1_bytes >> 10,
-                    cache.l2_bytes >> 10,
-                    by_depth.join(", ")
-                ));
-            }
-        }
-    }
-
-    /// The loop nest outline with the pragmas the loops get.
-    fn loops(&self, ast: &Ast, parallel: bool) {
-        if !self.on {
-            return;
-        }
-        let mut out = String::from("loops:\n");
-        outline(ast, 1, parallel, false, &mut out);
-        self.say(format_args!("{out}"));
-    }
-}
-
-/// One line per loop (`for c0 [omp parallel for]`) and statement call, indented by depth.
-fn outline(ast: &Ast, depth: usize, parallel: bool, in_parallel: bool, out: &mut String) {
-    let indent = "  ".repeat(depth);
-    match ast {
-        Ast::Block(children) => {
-            for child in children {
-                outline(child, depth, parallel, in_parallel, out);
-            }
-        }
-        Ast::For(l) => {
-            let omp = parallel && l.parallel && !in_parallel;
-            let mark = if omp {
-                " [omp parallel for]"
-            } else if l.vectorizable {
-                " [simd]"
-            } else if l.parallel {
-                " [parallel]"
-            } else {
-                ""
-            };
-            let _ = writeln!(out, "{indent}for {}{mark}", l.iterator);
-            outline(&l.body, depth + 1, parallel, in_parallel || omp, out);
-        }
-        Ast::If {
-            then, otherwise, ..
-        } => {
-            let _ = writeln!(out, "{indent}if");
-            outline(then, depth + 1, parallel, in_parallel, out);
-            if let Some(o) = otherwise {
-                let _ = writeln!(out, "{indent}else");
-                outline(o, depth + 1, parallel, in_parallel, out);
-            }
-        }
-        Ast::User { statement, .. } => {
-            let _ = writeln!(out, "{indent}{statement}");
-        }
-    }
-}
-
-/// The number of band nodes of a subtree.
-fn band_count(node: &pollen_scop::Node) -> usize {
-    usize::from(matches!(node, pollen_scop::Node::Band(_)))
-        + node.children().into_iter().map(band_count).sum::<usize>()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,27 +285,5 @@ mod tests {
         assert_eq!(read_caches(&dir), vec![(1, 48 << 10), (2, 1 << 20)]);
         let _ = std::fs::remove_dir_all(&dir);
         assert!(read_caches(&dir).is_empty());
-    }
-
-    fn scop_of(source: &str) -> (Scop, usize) {
-        let extracted = pollen_frontend::extract(source).unwrap();
-        (extracted.scop, extracted.region.end)
-    }
-
-    #[test]
-    fn iterator_types() {
-        let int = "void f(int n, double A[100]) {\n  int i;\n#pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 0;\n#pragma endscop\n}\n";
-        let (scop, end) = scop_of(int);
-        assert_eq!(iterator_type(int, end, &scop), "int");
-        let long_param = int.replace("int n", "long n");
-        let (scop, end) = scop_of(&long_param);
-        assert_eq!(iterator_type(&long_param, end, &scop), "long");
-        let long_iterator = int.replace("int i;", "long int i;");
-        let (scop, end) = scop_of(&long_iterator);
-        assert_eq!(iterator_type(&long_iterator, end, &scop), "long");
-        // A long variable that is neither an iterator nor a parameter does not count.
-        let unrelated = int.replace("int i;", "int i; long count;");
-        let (scop, end) = scop_of(&unrelated);
-        assert_eq!(iterator_type(&unrelated, end, &scop), "int");
     }
 }
