@@ -63,6 +63,7 @@ mod report;
 pub use error::{Error, Result, Stage};
 pub use options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize};
 pub use pipeline::{optimize_scop, optimize_source, Optimized, OptimizedScop};
+pub use pollen_deps::DepKind;
 pub use pollen_transform::profit::Cost;
 pub use pollen_transform::CacheInfo;
 pub use report::{

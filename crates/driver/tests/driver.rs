@@ -1,0 +1,333 @@
+//! The driver on the example kernels and small programs: each option changes what it
+//! should, the report records the fusion choice and the profitability fallback where
+//! they happen, several regions of one file are optimized with the rest of the file
+//! kept, and errors are typed with their positions.
+
+use pollen_driver::{
+    optimize_scop, optimize_source, Algorithm, CacheInfo, Choice, DepKind, Error, Fallback, Fusion,
+    LoopItem, LoopMark, Optimized, Options, Profitability, Stage, TileSizes, Tiling, Vectorize,
+};
+use pollen_testkit::{kernel_scop, kernel_source};
+
+fn optimize(name: &str, options: &Options) -> Optimized {
+    optimize_source(&kernel_source(name), options).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn with(change: impl FnOnce(&mut Options)) -> Options {
+    let mut options = Options {
+        tiling: Tiling::Sizes(vec![32]),
+        ..Options::default()
+    };
+    change(&mut options);
+    options
+}
+
+fn marks(optimized: &Optimized) -> Vec<LoopMark> {
+    optimized.report.regions[0]
+        .scop
+        .loops
+        .iter()
+        .filter_map(|l| match &l.item {
+            LoopItem::For { mark, .. } => Some(*mark),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn tiling_on_and_off() {
+    let tiled = optimize("gemm", &with(|_| {}));
+    assert!(tiled.text.contains("pollen_floord"));
+    let region = &tiled.report.regions[0].scop;
+    assert_eq!(region.tile_sizes, TileSizes::Given(vec![32]));
+    assert!(region.tiled.is_some());
+    let untiled = optimize("gemm", &with(|o| o.tiling = Tiling::Off));
+    assert!(!untiled.text.contains("pollen_floord"), "no tile loops");
+    let region = &untiled.report.regions[0].scop;
+    assert_eq!(region.tile_sizes, TileSizes::Off);
+    assert!(region.tiled.is_none());
+    assert!(untiled.report.to_string().contains("tiling: off\n"));
+}
+
+#[test]
+fn tile_sizes_from_the_cache_follow_the_cache() {
+    let sizes = |l2_bytes: u64| {
+        let options = Options {
+            cache: CacheInfo {
+                l2_bytes,
+                ..CacheInfo::default()
+            },
+            ..Options::default()
+        };
+        let optimized = optimize("gemm", &options);
+        match &optimized.report.regions[0].scop.tile_sizes {
+            TileSizes::FromCache {
+                l2_bytes: recorded,
+                by_depth,
+                element_bytes,
+                ..
+            } => {
+                assert_eq!(*recorded, l2_bytes);
+                assert_eq!(*element_bytes, 8, "gemm's arrays are double");
+                by_depth.clone()
+            }
+            other => panic!("sizes from the cache expected, got {other:?}"),
+        }
+    };
+    let small = sizes(256 << 10);
+    let large = sizes(4 << 20);
+    assert_eq!(small.len(), 3);
+    assert!(small[0].1 < large[0].1, "{small:?} vs {large:?}");
+}
+
+#[test]
+fn parallelism_on_and_off() {
+    let parallel = optimize("gemm", &with(|_| {}));
+    assert!(parallel.text.contains("#pragma omp parallel for"));
+    assert!(marks(&parallel).contains(&LoopMark::OmpParallelFor));
+    let serial = optimize("gemm", &with(|o| o.parallel = false));
+    assert!(!serial.text.contains("omp parallel"));
+    assert!(!marks(&serial).contains(&LoopMark::OmpParallelFor));
+}
+
+#[test]
+fn vectorization_pragmas() {
+    let simd = optimize("gemm", &with(|_| {}));
+    assert!(simd.text.contains("#pragma omp simd"));
+    let ivdep = optimize("gemm", &with(|o| o.vectorize = Vectorize::Ivdep));
+    assert!(ivdep.text.contains("#pragma GCC ivdep") && !ivdep.text.contains("omp simd"));
+    let none = optimize("gemm", &with(|o| o.vectorize = Vectorize::None));
+    assert!(!none.text.contains("ivdep") && !none.text.contains("omp simd"));
+    assert!(
+        marks(&none).contains(&LoopMark::Simd),
+        "the loops stay vectorisable"
+    );
+}
+
+#[test]
+fn scalar_replacement_and_unroll_and_jam() {
+    let default = optimize("gemm", &with(|_| {}));
+    assert!(default.text.contains("const DATA_TYPE t0"));
+    let tiled = default.report.regions[0].scop.tiled.as_ref().unwrap();
+    assert!(tiled.to_string().contains("unroll-and-jam"));
+    let plain = optimize("gemm", &with(|o| o.scalar_replacement = false));
+    assert!(!plain.text.contains("const DATA_TYPE"));
+    let no_jam = optimize("gemm", &with(|o| o.unroll_and_jam = false));
+    let tiled = no_jam.report.regions[0].scop.tiled.as_ref().unwrap();
+    assert!(!tiled.to_string().contains("unroll-and-jam"));
+}
+
+#[test]
+fn algorithm_and_fusion_policy() {
+    let feautrier = optimize(
+        "gemm",
+        &with(|o| {
+            o.algorithm = Algorithm::Feautrier;
+            o.fusion = Fusion::No;
+        }),
+    );
+    let report = &feautrier.report.regions[0].scop;
+    assert_eq!(report.algorithm, Algorithm::Feautrier);
+    assert!(
+        report.fusion_decision.is_none(),
+        "only smart fusion is compared"
+    );
+    assert!(feautrier
+        .report
+        .to_string()
+        .contains("schedule (feautrier, no fusion):"));
+    let max = optimize("2mm", &with(|o| o.fusion = Fusion::Max));
+    assert!(max.report.regions[0].scop.fusion_decision.is_none());
+    assert_ne!(max.report.regions[0].scop.fallback, Fallback::NoFusion);
+}
+
+#[test]
+fn smart_fusion_dropped_where_no_fusion_strides_less() {
+    let mvt = optimize("mvt", &with(|_| {}));
+    let report = &mvt.report.regions[0].scop;
+    let decision = report.fusion_decision.as_ref().expect("compared");
+    assert_eq!(decision.kept, Choice::Alternative);
+    assert!(decision.no_fusion.is_better_than(&decision.smart));
+    assert_eq!(report.fallback, Fallback::NoFusion);
+    assert!(mvt.report.to_string().contains("components not fused"));
+}
+
+#[test]
+fn smart_fusion_kept_where_it_costs_nothing() {
+    let durbin = optimize("durbin", &with(|_| {}));
+    let report = &durbin.report.regions[0].scop;
+    let decision = report.fusion_decision.as_ref().expect("compared");
+    assert_eq!(decision.kept, Choice::Optimized);
+    assert_ne!(decision.smart, decision.no_fusion);
+    assert!(durbin.report.to_string().contains(": fused\n"));
+}
+
+#[test]
+fn profitability_keeps_the_original_order_unless_disabled() {
+    let checked = optimize("jacobi-1d", &with(|_| {}));
+    let report = &checked.report.regions[0].scop;
+    match &report.profitability {
+        Profitability::Compared {
+            original,
+            optimized,
+            kept,
+            ..
+        } => {
+            assert_eq!(*kept, Choice::Alternative);
+            assert!(original.vectorizes_more_than(optimized));
+        }
+        other => panic!("a comparison expected, got {other:?}"),
+    }
+    assert_eq!(report.fallback, Fallback::OriginalOrder);
+    assert!(checked.report.to_string().contains("original order kept"));
+    let forced = optimize("jacobi-1d", &with(|o| o.profitability = false));
+    let report = &forced.report.regions[0].scop;
+    assert!(matches!(report.profitability, Profitability::Disabled));
+    assert_eq!(report.fallback, Fallback::None);
+    assert_ne!(forced.text, checked.text);
+    let untiled = optimize("jacobi-1d", &with(|o| o.tiling = Tiling::Off));
+    let report = &untiled.report.regions[0].scop;
+    assert!(matches!(report.profitability, Profitability::NothingTiled));
+}
+
+#[test]
+fn a_scop_gives_its_tree_loops_and_report() {
+    let scop = kernel_scop("gemm");
+    let optimized = optimize_scop(&scop, &with(|_| {})).unwrap();
+    let report = &optimized.report;
+    assert_eq!(report.summary.statements.len(), 2);
+    assert_eq!(report.summary.params, ["_PB_NI", "_PB_NJ", "_PB_NK"]);
+    assert_eq!(report.dependences.len(), 6);
+    assert_eq!(report.dependence_count(DepKind::Flow), 2);
+    assert_eq!(
+        optimized.tree.to_string(),
+        report.tiled.as_ref().unwrap().to_string(),
+        "gemm keeps its tiled schedule"
+    );
+    assert!(matches!(
+        optimized.ast,
+        pollen_codegen::Ast::Block(_) | pollen_codegen::Ast::For(_)
+    ));
+    assert!(report
+        .to_string()
+        .starts_with("extract: scop: 2 statement(s)"));
+}
+
+const TWO_REGIONS: &str = "\
+/* two nests */
+void f(int n, double A[100][100], double B[100][100], double x[100]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      B[j][i] = A[j][i] + 1;
+#pragma endscop
+  x[0] = 1; /* between the regions */
+  #pragma scop
+  for (i = 1; i < n; i++)
+    for (j = 0; j < n; j++)
+      A[i][j] = A[i - 1][j] * 2;
+  #pragma endscop
+}
+";
+
+#[test]
+fn two_regions_both_optimized_and_the_rest_kept() {
+    let optimized = optimize_source(TWO_REGIONS, &Options::default()).unwrap();
+    let text = &optimized.text;
+    let regions = &optimized.report.regions;
+    assert_eq!(regions.len(), 2);
+    assert_eq!((regions[0].index, regions[0].line), (0, 4));
+    assert_eq!((regions[1].index, regions[1].line), (1, 10));
+    assert_eq!(text.matches("/* Generated by Pollen").count(), 2);
+    assert!(!text.contains("#pragma endscop"));
+    // Everything outside the regions, byte for byte and in order: the text before the
+    // first, between the two, and after the second.
+    let before = &TWO_REGIONS[..regions[0].range.start];
+    let between = &TWO_REGIONS[regions[0].range.end..regions[1].range.start];
+    let after = &TWO_REGIONS[regions[1].range.end..];
+    assert!(between.contains("between the regions"));
+    assert!(text.starts_with(before), "{text}");
+    assert!(text.ends_with(after), "{text}");
+    let first_end = text.find("#undef S0").expect("the first region's code") + "#undef S0".len();
+    assert!(text[first_end..].starts_with(between), "{text}");
+    let second = &text[first_end + between.len()..text.len() - after.len()];
+    assert!(second.contains("/* Generated by Pollen") && second.ends_with("#undef S0"));
+    // Each region's statement, and the second region's parallel inner loop.
+    assert!(text.contains("#define S0(i, j) B[j][i] = A[j][i] + 1"));
+    assert!(text.contains("#define S0(i, j) A[i][j] = A[i - 1][j] * 2"));
+    assert_eq!(text.matches("#undef S0").count(), 2);
+    for region in regions {
+        assert_eq!(region.scop.summary.statements.len(), 1);
+        assert!(region.scop.loops.iter().any(|l| matches!(
+            l.item,
+            LoopItem::For {
+                mark: LoopMark::OmpParallelFor,
+                ..
+            }
+        )));
+    }
+    let explained = optimized.report.to_string();
+    assert!(explained.contains("extract: region 1 (line 4): 1 statement(s)"));
+    assert!(explained.contains("extract: region 2 (line 10): 1 statement(s)"));
+    let mut named = optimized.report.clone();
+    named.name = Some("two.c".into());
+    assert!(named
+        .to_string()
+        .contains("extract: two.c, region 2 (line 10):"));
+}
+
+#[test]
+fn frontend_errors_have_their_position() {
+    let bad = TWO_REGIONS.replace("A[i][j] = A[i - 1][j] * 2;", "while (1) ;");
+    let error = optimize_source(&bad, &Options::default()).unwrap_err();
+    assert_eq!(error.stage(), Stage::Extraction);
+    match &error {
+        Error::Frontend(e) => assert_eq!((e.line(), e.column()), (13, 7)),
+        other => panic!("a frontend error expected, got {other:?}"),
+    }
+    assert!(error.to_string().starts_with("13:7: "), "{error}");
+    let none = optimize_source("int main(void) { return 0; }\n", &Options::default());
+    assert!(matches!(none, Err(Error::Frontend(_))));
+}
+
+#[test]
+fn stage_errors_name_the_stage_and_the_region() {
+    let zero = Options {
+        tiling: Tiling::Sizes(vec![0]),
+        ..Options::default()
+    };
+    let error = optimize_source(TWO_REGIONS, &zero).unwrap_err();
+    assert_eq!(error.stage(), Stage::Tiling);
+    match &error {
+        Error::Region { index, line, error } => {
+            assert_eq!((*index, *line), (0, 4));
+            assert!(matches!(
+                **error,
+                Error::Transform {
+                    stage: Stage::Tiling,
+                    error: pollen_transform::Error::InvalidTileSize { size: 0 }
+                }
+            ));
+        }
+        other => panic!("a region error expected, got {other:?}"),
+    }
+    assert!(error
+        .to_string()
+        .starts_with("region 1 (line 4): tiling failed"));
+}
+
+#[test]
+fn a_small_budget_is_an_error_not_a_hang() {
+    let tiny = Options {
+        budget: Some(10),
+        ..Options::default()
+    };
+    let error = optimize_source(&kernel_source("gemm"), &tiny).unwrap_err();
+    assert!(error.is_limit_exceeded(), "{error}");
+    let ample = Options {
+        budget: Some(u64::MAX / 2),
+        ..Options::default()
+    };
+    assert!(optimize_source(&kernel_source("gemm"), &ample).is_ok());
+}
