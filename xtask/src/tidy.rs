@@ -8,7 +8,7 @@
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
 //! 3. Layering: each library crate depends only on the Pollen crates below it in the
 //!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched` <
-//!    `transform`; `scop` < `codegen` < `emit-c`), so that `arith` and `presburger` know
+//!    `transform`; `scop` < `codegen` < `emit-c`; every stage < `driver`), so that `arith` and `presburger` know
 //!    nothing about programs and emitters make no Presburger calls. Tests may also run the
 //!    earlier stages of the pipeline (`[dev-dependencies]`).
 //! 4. No floating point in the library crates before the emitters: the words `f32` and
@@ -94,6 +94,20 @@ const EMIT_C: &[&str] = &[
     "pollen-arith",
 ];
 
+/// The driver: the whole pipeline, above every stage.
+const DRIVER: &[&str] = &[
+    "pollen-driver",
+    "pollen-emit-c",
+    "pollen-codegen",
+    "pollen-transform",
+    "pollen-sched",
+    "pollen-deps",
+    "pollen-frontend",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+
 /// The test support crate: a dev-dependency of the others, above the scheduler.
 const TESTKIT: &[&str] = &[
     "pollen-testkit",
@@ -162,6 +176,11 @@ const LAYERS: &[Layer] = &[
             "pollen-transform",
             "pollen-presburger",
         ],
+    },
+    Layer {
+        dir: "crates/driver",
+        dependencies: DRIVER,
+        dev_dependencies: &["pollen-testkit"],
     },
     Layer {
         dir: "crates/testkit",
