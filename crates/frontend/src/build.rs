@@ -27,6 +27,7 @@ pub(crate) fn build(source: &str, decls: &Decls, stmts: &[Stmt], region_start: u
     let mut iterators = BTreeSet::new();
     let mut written = BTreeSet::new();
     collect_names(stmts, &mut iterators, &mut written);
+    let decls = &crate::implicit::extend(source, decls, stmts, &iterators, &written)?;
     let mut b = Builder {
         source,
         decls,

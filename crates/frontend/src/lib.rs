@@ -8,7 +8,10 @@
 //! the construct, with its line and column.
 //!
 //! # What the region may hold
-//! - `for` loops `for (i = lb; cond; step)` (or `for (int i = lb; ...)`) whose step is
+//! - `for` loops `for (i = lb; cond; step)` (or `for (T i = lb; ...)` with `T` a signed
+//!   integer type: `int`, `long`, `long long`, `short`, `signed char`, `int64_t`,
+//!   `ptrdiff_t`, `intptr_t`, `ssize_t`, a typedef of one; an unsigned iterator is an
+//!   error, its wrap-around is outside the model) whose step is
 //!   `i++`, `++i`, `i--`, `--i`, `i += c`, `i -= c` or `i = i + c` (`c` a non-zero integer
 //!   constant), whose start `lb` is quasi-affine in the outer iterators and the
 //!   parameters, and whose condition is a quasi-affine condition that bounds `i` in the
@@ -47,15 +50,32 @@
 //!   condition or a subscript a variable is an error (data-dependent), except a scalar
 //!   of a signed C integer type that the region never writes: its value is fixed while the
 //!   region runs, so it is a parameter (like `n` in `void f(int n, double A[n])`).
+//! - An *undeclared array* is a name declared nowhere before the region that the region
+//!   uses with subscripts (`A[i][j]`), as in the loop-nest fragments of the polyhedral
+//!   tools' test inputs (Pluto, PPCG), which are only a region: its element type and
+//!   extents are unknown (an empty
+//!   [`Array::element_type`](pollen_scop::Array::element_type) and one empty extent
+//!   text per dimension), and every use must give the same number of
+//!   subscripts.
+//! - An *undeclared scalar* is an undeclared name used without subscripts that the region
+//!   writes somewhere (`s = 0; ... s += A[i] * B[i];`): a 0-dimensional array of unknown
+//!   type, read wherever it appears in a right-hand side; in a bound, a condition or a
+//!   subscript it is data, hence an error.
+//! - An undeclared name used both with and without subscripts is an error at its later
+//!   use.
 //! - Every other identifier is a *parameter* in bounds, conditions and subscripts (a
 //!   symbolic constant or a macro such as `N` or `_PB_N`; its name is kept exactly), and
-//!   a value (a macro or a function name) in a right-hand side. Writing one is an error.
+//!   a value (a macro, a function name or a constant of the surrounding program, not an
+//!   access) in a right-hand side. The name called by a call (`sqrt` in `sqrt(x)`) is
+//!   never an array or a scalar.
 //!
 //! Parameters are ordered by their first appearance in the region.
 //!
 //! # The scop
 //! - Statements are named `S0`, `S1`, ... in textual order; a domain's dimensions are
 //!   named after the C iterators; a statement's body is its exact C text, `;` included.
+//! - The arrays are those declared before the region in order of declaration, then the
+//!   undeclared arrays and scalars in order of first use.
 //! - A statement's accesses are its reads, left to right (a compound assignment first
 //!   reads its left side; every array element and scalar variable of the right-hand side
 //!   is read, call arguments included), then its writes.
@@ -84,6 +104,7 @@ mod ast;
 mod build;
 mod decls;
 pub mod error;
+mod implicit;
 mod lexer;
 mod parser;
 

@@ -46,9 +46,12 @@ pub struct Scop {
 pub struct Array {
     /// The C name.
     pub name: String,
-    /// The C element type as written, e.g. `double` or `DATA_TYPE`.
+    /// The C element type as written, e.g. `double` or `DATA_TYPE`; empty when unknown
+    /// (an array or scalar the region uses without declaring it).
     pub element_type: String,
-    /// The C text of each dimension's extent, e.g. `["NI", "NJ"]`; empty for scalars.
+    /// The C text of each dimension's extent, e.g. `["NI", "NJ"]`, one entry per
+    /// dimension (empty for scalars); an entry is empty when the extent is unknown (an
+    /// undeclared array has `["", ""]`).
     pub extents: Vec<String>,
 }
 

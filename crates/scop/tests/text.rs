@@ -435,6 +435,17 @@ fn guarded_statement_with_quoted_text_round_trips() {
 }
 
 #[test]
+fn arrays_of_unknown_type_and_extents_round_trip() {
+    let mut scop = decreasing();
+    scop.arrays = vec![array("A", "", &[""])];
+    let text = round_trip(&scop);
+    assert!(
+        text.contains("  - name: A\n    type: \"\"\n    extents: [\"\"]\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn decreasing_loop_round_trips() {
     let text = round_trip(&decreasing());
     let back = parse(&text).expect("parses");

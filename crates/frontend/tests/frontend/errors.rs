@@ -241,9 +241,41 @@ fn misused_names() {
         25,
         "loop iterator `i` is written",
     );
-    body("Q[0] = 1;", K::Name, 5, 1, "array `Q` is not declared");
-    body("x = Q[0];", K::Name, 5, 5, "array `Q` is not declared");
-    body("N = 3;", K::Name, 5, 1, "`N` is written but not declared");
+    body(
+        "Q[0] = 1;\nx = Q;",
+        K::Name,
+        6,
+        5,
+        "`Q` is used both with and without subscripts (here and on line 5)",
+    );
+    body(
+        "x = Q + 1;\nQ[0] = 1;",
+        K::Name,
+        6,
+        1,
+        "`Q` is used both with and without subscripts",
+    );
+    body(
+        "x = Q[0];\nQ[0][1] = 1;",
+        K::Name,
+        6,
+        1,
+        "`Q` is used with 2 subscripts here and with 1 before",
+    );
+    body(
+        "for (i = 0; i < M; i++) B[i] = 0;\nM = 3;",
+        K::NonAffine,
+        5,
+        17,
+        "`M` is a variable the scop writes",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[Q[i]] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "",
+    );
     body(
         "for (i = 0; i < N; i++) B[i] = 0;\nB[i] = 1;",
         K::Name,
@@ -533,10 +565,29 @@ fn limits() {
 #[test]
 fn positions_count_characters_not_bytes() {
     check(
-        "/* é è */ int x;\nvoid f() {\n#pragma scop\n/* ü */ x = Q[0];\n#pragma endscop\n}\n",
+        "/* é è */ int x;\nvoid f() {\n#pragma scop\n/* ü */ x = Q[0] + Q;\n#pragma endscop\n}\n",
         K::Name,
         4,
-        13,
+        20,
         "`Q`",
     );
+}
+
+#[test]
+fn unsigned_iterators_are_refused() {
+    for ty in [
+        "unsigned",
+        "unsigned int",
+        "size_t",
+        "unsigned long",
+        "uint64_t",
+    ] {
+        body(
+            &format!("for ({ty} k = 0; k < N; k++) B[k] = 0;"),
+            K::Loop,
+            5,
+            7 + ty.len(),
+            "the loop iterator `k` must have a signed integer type",
+        );
+    }
 }
