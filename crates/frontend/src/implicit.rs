@@ -14,12 +14,18 @@
 //! - every other name stays what it was: a parameter in bounds, conditions and
 //!   subscripts, a value (a macro or a function name) in a right-hand side.
 //!
+//! The same pass follows the scalars the region declares itself (`double t = ...;`)
+//! through its blocks: a use of one outside the block that declares it, a declaration
+//! that shadows a name in scope or one declared before the region, or that follows a use
+//! of its name, is an error. They become local 0-dimensional arrays of their declared
+//! type.
+//!
 //! The result is the declarations of the region's start extended with these implicit
 //! ones, so that the builder treats both alike.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::ast::{Expr, ExprKind, ForInit, Stmt};
+use crate::ast::{Expr, ExprKind, ForInit, LocalDecl, Stmt};
 use crate::decls::{Decls, VarDecl};
 use crate::error::{Fail, Kind, R};
 
@@ -42,17 +48,37 @@ pub(crate) fn extend(
     iterators: &BTreeSet<String>,
     written: &BTreeSet<String>,
 ) -> R<Decls> {
-    let mut uses = BTreeMap::new();
-    let mut order = Vec::new();
     let mut walker = Walker {
         source,
         decls,
         iterators,
-        uses: &mut uses,
-        order: &mut order,
+        uses: BTreeMap::new(),
+        order: Vec::new(),
+        locals: BTreeMap::new(),
+        scopes: vec![Vec::new()],
     };
     walker.statements(stmts)?;
+    let Walker {
+        uses,
+        order,
+        locals,
+        ..
+    } = walker;
     let mut extended = decls.clone();
+    for (name, (element_type, at)) in locals {
+        extended.vars.insert(
+            name.clone(),
+            VarDecl {
+                name,
+                element_type,
+                extents: Vec::new(),
+                pointer: false,
+                integer: false,
+                at,
+                local: true,
+            },
+        );
+    }
     for name in order {
         let u = &uses[&name];
         let (extents, at) = match (u.subscripted, u.plain) {
@@ -69,6 +95,7 @@ pub(crate) fn extend(
                 pointer: false,
                 integer: false,
                 at,
+                local: false,
             },
         );
     }
@@ -79,9 +106,14 @@ struct Walker<'a> {
     source: &'a str,
     decls: &'a Decls,
     iterators: &'a BTreeSet<String>,
-    uses: &'a mut BTreeMap<String, Uses>,
+    uses: BTreeMap<String, Uses>,
     /// The undeclared names in order of first use.
-    order: &'a mut Vec<String>,
+    order: Vec<String>,
+    /// The scalars the region declares: their type and the offset of their first
+    /// declaration.
+    locals: BTreeMap<String, (String, usize)>,
+    /// The names declared in each open block, outermost first.
+    scopes: Vec<Vec<String>>,
 }
 
 impl Walker<'_> {
@@ -101,20 +133,103 @@ impl Walker<'_> {
                 }
                 self.expr(&f.cond)?;
                 self.expr(&f.incr)?;
-                self.statement(&f.body)
+                self.scoped(&f.body)
             }
             Stmt::If { cond, then, els } => {
                 self.expr(cond)?;
-                self.statement(then)?;
+                self.scoped(then)?;
                 match els {
-                    Some(e) => self.statement(e),
+                    Some(e) => self.scoped(e),
                     None => Ok(()),
                 }
             }
-            Stmt::Block(v) => self.statements(v),
+            Stmt::Block(v) => {
+                self.scopes.push(Vec::new());
+                self.statements(v)?;
+                self.scopes.pop();
+                Ok(())
+            }
             Stmt::Expr { expr, .. } => self.expr(expr),
+            Stmt::Decl(list) => {
+                for d in list {
+                    if let Some(init) = &d.init {
+                        self.expr(init)?;
+                    }
+                    self.declare(d)?;
+                }
+                Ok(())
+            }
             Stmt::Empty => Ok(()),
         }
+    }
+
+    /// A statement in a scope of its own (the body of a loop, a branch).
+    fn scoped(&mut self, s: &Stmt) -> R<()> {
+        self.scopes.push(Vec::new());
+        let r = self.statement(s);
+        self.scopes.pop();
+        r
+    }
+
+    /// Whether the region's declaration of `name` is in scope.
+    fn visible(&self, name: &str) -> bool {
+        self.scopes.iter().any(|s| s.iter().any(|n| n == name))
+    }
+
+    /// Records the declaration of a scalar in the innermost open block. The scalars of
+    /// one name declared in blocks that do not overlap are one 0-dimensional array (the
+    /// blocks never run at once); a declaration may not shadow another name, nor give a
+    /// name another type, nor follow a use of the name.
+    fn declare(&mut self, d: &LocalDecl) -> R<()> {
+        let name = d.name.as_str();
+        let fail = |message: String| Err(Fail::new(Kind::Name, d.at, message));
+        if self.decls.vars.contains_key(name) {
+            return fail(format!("`{name}` is declared before the scop and again inside it; use another name for the temporary"));
+        }
+        if self.iterators.contains(name) {
+            return fail(format!(
+                "`{name}` is a loop iterator and is declared inside the scop"
+            ));
+        }
+        if self.visible(name) {
+            return fail(format!(
+                "`{name}` is declared again while its first declaration is in scope"
+            ));
+        }
+        if self.uses.contains_key(name) {
+            return fail(format!("`{name}` is used before its declaration"));
+        }
+        if let Some((ty, _)) = self.locals.get(name) {
+            if *ty != d.element_type {
+                return fail(format!(
+                    "`{name}` is declared with the types `{ty}` and `{}`",
+                    d.element_type
+                ));
+            }
+        } else {
+            self.locals
+                .insert(name.to_string(), (d.element_type.clone(), d.at));
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(name.to_string());
+        }
+        Ok(())
+    }
+
+    /// Whether `name` is a scalar the region declares, in scope at its use at `at`; an
+    /// error for a use outside the declaring block.
+    fn local(&self, name: &str, at: usize) -> R<bool> {
+        if !self.locals.contains_key(name) {
+            return Ok(false);
+        }
+        if self.visible(name) {
+            return Ok(true);
+        }
+        Err(Fail::new(
+            Kind::Name,
+            at,
+            format!("`{name}` is used outside the block that declares it"),
+        ))
     }
 
     /// Whether `name` is neither declared before the region nor a loop iterator.
@@ -140,13 +255,14 @@ impl Walker<'_> {
                     base = b;
                 }
                 match base.ident() {
+                    Some(name) if self.local(name, base.start)? => Ok(()),
                     Some(name) if self.undeclared(name) => self.subscripted(name, rank, base.start),
                     Some(_) => Ok(()),
                     None => self.expr(base),
                 }
             }
             ExprKind::Ident(name) => {
-                if self.undeclared(name) {
+                if !self.local(name, e.start)? && self.undeclared(name) {
                     self.plain(name, e.start)?;
                 }
                 Ok(())

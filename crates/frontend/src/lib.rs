@@ -22,10 +22,23 @@
 //! - `if` and `if`-`else` with quasi-affine conditions built from comparisons, `&&`, `||`
 //!   and `!`;
 //! - blocks `{ ... }` and empty statements;
+//! - declarations of scalars, `double t = A[i][j] * 2;`, `int k;`, `const float a = x,
+//!   b;` (type keywords or a type name, `const`, `register` and `restrict` dropped): a
+//!   declarator with an initializer is a statement that writes the scalar, its body the
+//!   assignment `t = A[i][j] * 2;`; the scalar is a 0-dimensional array of the declared
+//!   type marked [`local`](pollen_scop::Array::local) (the code that replaces the region
+//!   declares it at its start), as pet models such temporaries, so its dependences keep
+//!   the loops around it in order. The scalar is visible to the end of its block; a
+//!   declaration may not shadow a name in scope or declared before the region, nor
+//!   follow a use of its name, and the declarations of one name in separate blocks must
+//!   agree on its type (they are one scalar). Pointers, arrays, functions, `typedef`,
+//!   `struct`/`union`/`enum`, `static`/`extern`/`volatile` variables and brace
+//!   initializers are errors;
 //! - expression statements that assign an array element or a scalar variable with `=` or
 //!   a compound operator (`+=`, `*=`, ...), chains such as `a = b = c`, and `x++`-style
 //!   statements; their right-hand side may be any C expression without side effects
-//!   (calls to functions or macros, casts, ternaries).
+//!   (calls to functions or macros, casts, ternaries). A call standing alone as a
+//!   statement (`printf(...);`) is an error: its effects are unknown.
 //!
 //! Quasi-affine expressions are built from integer constants, loop iterators,
 //! parameters, `+`, `-`, multiplication by a constant, C's `/` and `%` by a non-zero

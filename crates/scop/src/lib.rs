@@ -53,6 +53,10 @@ pub struct Array {
     /// dimension (empty for scalars); an entry is empty when the extent is unknown (an
     /// undeclared array has `["", ""]`).
     pub extents: Vec<String>,
+    /// Whether the region itself declares it (a scalar temporary such as `double t =
+    /// A[i] * 2;` inside a loop body): it exists only while the region runs, and code that
+    /// replaces the region declares it (with [`Array::element_type`]) at its start.
+    pub local: bool,
 }
 
 /// Whether an access reads or writes memory.

@@ -31,6 +31,7 @@ fn array(name: &str, element_type: &str, extents: &[&str]) -> Array {
         name: name.into(),
         element_type: element_type.into(),
         extents: extents.iter().map(|e| e.to_string()).collect(),
+        local: false,
     }
 }
 
@@ -443,6 +444,22 @@ fn arrays_of_unknown_type_and_extents_round_trip() {
         text.contains("  - name: A\n    type: \"\"\n    extents: [\"\"]\n"),
         "{text}"
     );
+}
+
+#[test]
+fn local_scalars_round_trip() {
+    let mut scop = gemm();
+    let alpha = scop.arrays.iter_mut().find(|a| a.name == "alpha");
+    alpha.expect("alpha").local = true;
+    let text = round_trip(&scop);
+    assert!(
+        text.contains("  - name: alpha\n    type: DATA_TYPE\n    extents: []\n    local: 1\n"),
+        "{text}"
+    );
+    let back = parse(&text).expect("parses");
+    let locals: Vec<bool> = back.arrays.iter().map(|a| a.local).collect();
+    let expected: Vec<bool> = scop.arrays.iter().map(|a| a.local).collect();
+    assert_eq!(locals, expected);
 }
 
 #[test]

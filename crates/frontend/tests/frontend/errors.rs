@@ -220,11 +220,53 @@ fn constructs_outside_the_model() {
     body("x = y++;", K::Unsupported, 5, 5, "inside an expression");
     body("x = 1, y = 2;", K::Unsupported, 5, 1, "comma");
     body(
-        "double z = 0;",
+        "double *z = 0;",
+        K::Unsupported,
+        5,
+        8,
+        "a pointer declared inside the scop is outside the polyhedral model",
+    );
+    body(
+        "double z[4];",
+        K::Unsupported,
+        5,
+        8,
+        "the array `z` declared inside the scop",
+    );
+    body(
+        "static double z = 0;",
         K::Unsupported,
         5,
         1,
-        "declaration inside the scop",
+        "a `static` variable declared inside the scop",
+    );
+    body(
+        "struct s { int a; } z;",
+        K::Unsupported,
+        5,
+        1,
+        "a `struct` declaration inside the scop",
+    );
+    body(
+        "typedef int z;",
+        K::Unsupported,
+        5,
+        1,
+        "a `typedef` declaration inside the scop",
+    );
+    body(
+        "double z = {0};",
+        K::Unsupported,
+        5,
+        12,
+        "a brace initializer inside the scop",
+    );
+    body(
+        "printf(\"%f\", x);",
+        K::Unsupported,
+        5,
+        1,
+        "the function call statement `printf(\"%f\", x)` is outside the polyhedral model",
     );
     body("L: x = 1;", K::Unsupported, 5, 1, "label `L`");
     body("s.f = 1;", K::Unsupported, 5, 1, "structure member");
@@ -590,4 +632,57 @@ fn unsigned_iterators_are_refused() {
             "the loop iterator `k` must have a signed integer type",
         );
     }
+}
+
+#[test]
+fn misused_declarations_inside_the_region() {
+    body(
+        "double x = 1;",
+        K::Name,
+        5,
+        8,
+        "`x` is declared before the scop and again inside it",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; B[k] = t; }\nB[0] = t;",
+        K::Name,
+        6,
+        8,
+        "`t` is used outside the block that declares it",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; { double t = 1; } }",
+        K::Name,
+        5,
+        53,
+        "`t` is declared again while its first declaration is in scope",
+    );
+    body(
+        "t = 1;\ndouble t = 2;",
+        K::Name,
+        6,
+        8,
+        "`t` is used before its declaration",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; }\nfor (k = 0; k < N; k++) { float t = B[k]; }",
+        K::Name,
+        6,
+        33,
+        "`t` is declared with the types `double` and `float`",
+    );
+    body(
+        "for (k = 0; k < N; k++) { int m = k + 1; B[m] = 0; }",
+        K::NonAffine,
+        5,
+        44,
+        "`m` is a variable the scop writes",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; B[k] = t[0]; }",
+        K::Name,
+        5,
+        51,
+        "`t` has 0 dimensions",
+    );
 }

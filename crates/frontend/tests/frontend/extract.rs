@@ -517,3 +517,67 @@ fn iterators_of_every_signed_integer_type() {
         );
     }
 }
+
+#[test]
+fn scalars_declared_inside_the_region_are_local_zero_dimensional_arrays() {
+    let s = scop(&fragment(
+        "for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++) {\n    const double t = A[i][j] * 2, u = t + 1;\n    long k;\n    register int m = 3;\n    B[i][j] = t * u + m;\n  }",
+    ));
+    let bodies: Vec<&str> = s.statements.iter().map(|t| t.body.as_str()).collect();
+    assert_eq!(
+        bodies,
+        [
+            "t = A[i][j] * 2;",
+            "u = t + 1;",
+            "m = 3;",
+            "B[i][j] = t * u + m;"
+        ]
+    );
+    assert_accesses(
+        &s,
+        "S0",
+        &[
+            (Read, "[N] -> { S0[i, j] -> A[i, j] }"),
+            (Write, "[N] -> { S0[i, j] -> t[] }"),
+        ],
+    );
+    assert_accesses(
+        &s,
+        "S1",
+        &[
+            (Read, "[N] -> { S1[i, j] -> t[] }"),
+            (Write, "[N] -> { S1[i, j] -> u[] }"),
+        ],
+    );
+    let arrays: Vec<(&str, &str, usize, bool)> = s
+        .arrays
+        .iter()
+        .map(|a| {
+            (
+                a.name.as_str(),
+                a.element_type.as_str(),
+                a.extents.len(),
+                a.local,
+            )
+        })
+        .collect();
+    assert_eq!(
+        arrays,
+        [
+            ("t", "double", 0, true),
+            ("A", "", 2, false),
+            ("u", "double", 0, true),
+            ("m", "int", 0, true),
+            ("B", "", 2, false),
+        ]
+    );
+}
+
+#[test]
+fn one_name_declared_in_two_blocks_is_one_scalar() {
+    let s = scop(&fragment(
+        "for (i = 0; i < N; i++) { double t = A[i]; B[i] = t; }\nfor (i = 0; i < N; i++) { double t = B[i]; A[i] = t; }",
+    ));
+    assert_eq!(s.statements.len(), 4);
+    assert_eq!(s.arrays.iter().filter(|a| a.name == "t").count(), 1);
+}
