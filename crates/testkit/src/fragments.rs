@@ -173,6 +173,8 @@ fn subscript_ranges(
 /// Arrays are globals of the declared element type (`double` when unknown) whose extent
 /// in each dimension is one more than the largest subscript the scop accesses there
 /// (1 when none); scalars are globals of the declared type (`double` when unknown).
+/// The scalars the region declares itself ([`Array::local`](pollen_scop::Array::local))
+/// are left to it: they are neither declared nor printed.
 /// Element `k` of the row-major order of an array is initialised to
 /// `((7919 k + 104729 a) mod 1009 + 1) / 1009` converted to its type, for the array's
 /// index `a` in the scop, plus the number of rows on the diagonal of a two-dimensional
@@ -209,7 +211,7 @@ pub fn fragment_program(
     out.push_str(HELPERS);
     let mut checks = String::new();
     let mut inits = String::new();
-    for (index, a) in scop.arrays.iter().enumerate() {
+    for (index, a) in scop.arrays.iter().enumerate().filter(|(_, a)| !a.local) {
         let ty = if a.element_type.trim().is_empty() {
             "double"
         } else {
