@@ -461,7 +461,7 @@ impl Builder<'_> {
                     return Err(Fail::new(
                         Kind::Loop,
                         *at,
-                        format!("the loop iterator `{name}` must have a signed integer type"),
+                        format!("the loop iterator `{name}` must have a signed integer type (unsigned arithmetic wraps around, outside the model)"),
                     ));
                 }
                 (name.clone(), *at, value)
