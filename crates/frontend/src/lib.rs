@@ -76,6 +76,8 @@
 //!   subscript it is data, hence an error.
 //! - An undeclared name used both with and without subscripts is an error at its later
 //!   use.
+//! - A *local scalar* is declared inside the region (above); it is a scalar variable
+//!   within its block, and using it after the block closes is an error.
 //! - Every other identifier is a *parameter* in bounds, conditions and subscripts (a
 //!   symbolic constant or a macro such as `N` or `_PB_N`; its name is kept exactly), and
 //!   a value (a macro, a function name or a constant of the surrounding program, not an
@@ -86,9 +88,11 @@
 //!
 //! # The scop
 //! - Statements are named `S0`, `S1`, ... in textual order; a domain's dimensions are
-//!   named after the C iterators; a statement's body is its exact C text, `;` included.
+//!   named after the C iterators; a statement's body is its exact C text, `;` included
+//!   (for a declaration with an initializer, `T t = e;`, the assignment `t = e;`).
 //! - The arrays are those declared before the region in order of declaration, then the
-//!   undeclared arrays and scalars in order of first use.
+//!   scalars the region declares and the undeclared arrays and scalars, in order of first
+//!   appearance.
 //! - A statement's accesses are its reads, left to right (a compound assignment first
 //!   reads its left side; every array element and scalar variable of the right-hand side
 //!   is read, call arguments included), then its writes.
