@@ -13,6 +13,7 @@
 //!   after the statement, with one dimension per surrounding loop ([`Statement::iterators`]);
 //! - each access relation maps the statement's tuple to a tuple named after the array, with
 //!   one output dimension per array dimension (scalars are 0-dimensional arrays);
+//! - an array the region declares itself ([`Array::local`]) is a scalar;
 //! - the original schedule orders every statement instance of the domains exactly once.
 
 pub mod error;
@@ -129,6 +130,16 @@ impl Scop {
 
     /// Checks the invariants listed in the crate documentation.
     pub fn validate(&self) -> Result<()> {
+        if let Some(a) = self
+            .arrays
+            .iter()
+            .find(|a| a.local && !a.extents.is_empty())
+        {
+            return Err(Error::Invalid(format!(
+                "the local array {} is not a scalar",
+                a.name
+            )));
+        }
         for (k, s) in self.statements.iter().enumerate() {
             if self.statements[..k].iter().any(|t| t.name == s.name) {
                 return Err(Error::Invalid(format!(
