@@ -69,6 +69,7 @@ fn scop(params: &[&str], context: &str, statements: Vec<Statement>, tree: Node) 
                     name: a.array.clone(),
                     element_type: "double".into(),
                     extents: vec!["N".into(); a.relation.space().n_out()],
+                    local: false,
                 });
             }
         }

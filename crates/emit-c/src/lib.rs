@@ -35,7 +35,11 @@
 //!   replacement (below) are printed inline instead, as the macro would expand them.
 //! - The generated iterators are declared once at the top of the block, with
 //!   [`EmitOptions::iterator_type`]; `omp parallel for` lists the inner ones as
-//!   `private`. Iterator and macro names that would collide with a word of the file (a
+//!   `private`. The scalars the region itself declares
+//!   ([`Array::local`](pollen_scop::Array::local), `double t = ...;` in a loop body,
+//!   whose statement is the assignment `t = ...;`) are declared after them: they are
+//!   ordinary 0-dimensional arrays of the model, whose dependences keep every loop that
+//!   carries them sequential, so one variable for the whole block is exact. Iterator and macro names that would collide with a word of the file (a
 //!   variable of a statement body, say) get a prefix (module [`names`]).
 //! - The helpers `pollen_floord`, `pollen_ceild`, `pollen_mod`, `pollen_min` and
 //!   `pollen_max` are macros defined where first needed, each guarded by `#ifndef` so
@@ -230,6 +234,9 @@ fn generate(
             1,
             &format!("{} {};", options.iterator_type, declared.join(", ")),
         );
+    }
+    for a in scop.arrays.iter().filter(|a| a.local) {
+        printer.line(1, &format!("{} {};", a.element_type, a.name));
     }
     printer.statements(ast, 1, false)?;
     printer.line(0, "}");

@@ -869,3 +869,37 @@ fn temporaries_avoid_the_files_identifiers() {
     assert!(out.contains("const double p_t2 = B[c1][c2];"), "{out}");
     assert!(!out.contains(" t0"), "{out}");
 }
+
+#[test]
+fn scalars_declared_in_the_region_are_declared_at_the_start_of_the_block() {
+    let source = "void f(int n, double A[10], double B[10])\n{\n#pragma scop\n  for (int i = 0; i < n; i++) {\n    double t = A[i] * 2;\n    B[i] = t + 1;\n  }\n#pragma endscop\n}\n";
+    let ast = upto(
+        "c0",
+        "n",
+        Ast::Block(vec![
+            user("S0", vec![var("c0")]),
+            user("S1", vec![var("c0")]),
+        ]),
+    );
+    let options = EmitOptions {
+        banner: false,
+        ..EmitOptions::default()
+    };
+    check(
+        source,
+        &ast,
+        &options,
+        "#define S0(i) t = A[i] * 2
+#define S1(i) B[i] = t + 1
+  {
+    int c0;
+    double t;
+    for (c0 = 0; c0 <= n - 1; c0++) {
+      S0(c0);
+      S1(c0);
+    }
+  }
+#undef S0
+#undef S1",
+    );
+}

@@ -236,6 +236,22 @@ pub(crate) enum Stmt {
     Block(Vec<Stmt>),
     /// An expression statement; `end` is just past its `;`.
     Expr { expr: Expr, end: usize },
+    /// The declaration of scalars, `double t = e;` or `int k, l;`, one item per
+    /// declarator.
+    Decl(Vec<LocalDecl>),
     /// `;`
     Empty,
+}
+
+/// A scalar declared inside the region (one declarator of a declaration).
+#[derive(Clone, Debug)]
+pub(crate) struct LocalDecl {
+    /// The type as written, qualifiers such as `const` dropped (`double`, `long int`).
+    pub element_type: String,
+    /// The declared name.
+    pub name: String,
+    /// Byte offset of the name.
+    pub at: usize,
+    /// The initializer, if any.
+    pub init: Option<Expr>,
 }

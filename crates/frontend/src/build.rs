@@ -14,7 +14,7 @@ use pollen_presburger::{BasicMap, Budget, DivDef, Map, Set, Space, Tuple, UnionM
 use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
 
 use crate::affine::{add_scaled, check_size, entry, quote, shift, unit, Conj, Dnf, Eval, Row};
-use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, Stmt, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, LocalDecl, Stmt, UnOp};
 use crate::decls::{Decls, VarDecl};
 use crate::error::{Fail, Kind, R};
 
@@ -27,6 +27,7 @@ pub(crate) fn build(source: &str, decls: &Decls, stmts: &[Stmt], region_start: u
     let mut iterators = BTreeSet::new();
     let mut written = BTreeSet::new();
     collect_names(stmts, &mut iterators, &mut written);
+    let decls = &crate::implicit::extend(source, decls, stmts, &iterators, &written)?;
     let mut b = Builder {
         source,
         decls,
@@ -66,6 +67,14 @@ fn collect_names(stmts: &[Stmt], iterators: &mut BTreeSet<String>, written: &mut
             }
             Stmt::Block(v) => collect_names(v, iterators, written),
             Stmt::Expr { expr, .. } => collect_written(expr, written),
+            Stmt::Decl(list) => {
+                for d in list {
+                    if let Some(init) = &d.init {
+                        written.insert(d.name.clone());
+                        collect_written(init, written);
+                    }
+                }
+            }
             Stmt::Empty => {}
         }
     }
@@ -208,6 +217,11 @@ impl Builder<'_> {
                 }
                 Stmt::Block(v) => self.collect_params(v, enclosing),
                 Stmt::Expr { expr, .. } => self.subscript_params(expr, enclosing),
+                Stmt::Decl(list) => {
+                    for init in list.iter().filter_map(|d| d.init.as_ref()) {
+                        self.subscript_params(init, enclosing);
+                    }
+                }
                 Stmt::Empty => {}
             }
         }
@@ -336,6 +350,15 @@ impl Builder<'_> {
                 items.push(Item::Statement(k));
                 Ok(())
             }
+            Stmt::Decl(list) => {
+                for d in list {
+                    if let Some(init) = &d.init {
+                        let k = self.declaration(d, init)?;
+                        items.push(Item::Statement(k));
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
@@ -438,7 +461,7 @@ impl Builder<'_> {
                     return Err(Fail::new(
                         Kind::Loop,
                         *at,
-                        format!("the loop iterator `{name}` must have a signed integer type"),
+                        format!("the loop iterator `{name}` must have a signed integer type (unsigned arithmetic wraps around, outside the model)"),
                     ));
                 }
                 (name.clone(), *at, value)
@@ -564,11 +587,43 @@ impl Builder<'_> {
     /// Builds the statement of an expression statement and returns its index.
     fn assignment(&mut self, expr: &Expr, end: usize) -> R<usize> {
         let (reads, writes) = self.statement_accesses(expr)?;
+        let body = self.source.get(expr.start..end).unwrap_or("").to_string();
+        self.add_statement(reads, writes, body, expr.start)
+    }
+
+    /// Builds the statement of a scalar declared with an initializer, `T t = e;`: the
+    /// write of `t` by `e`, whose body is the assignment `t = e;` (the declaration itself
+    /// goes to the start of the code that replaces the region).
+    fn declaration(&mut self, d: &LocalDecl, init: &Expr) -> R<usize> {
+        let mut reads = Vec::new();
+        self.reads(init, &mut reads)?;
+        let writes = vec![Ref {
+            array: d.name.clone(),
+            subscripts: Vec::new(),
+            at: d.at,
+        }];
+        let body = format!(
+            "{} = {};",
+            d.name,
+            self.source.get(init.start..init.end).unwrap_or("")
+        );
+        self.add_statement(reads, writes, body, d.at)
+    }
+
+    /// Adds the statement with these accesses and body under the current loops and
+    /// branches; returns its index.
+    fn add_statement(
+        &mut self,
+        reads: Vec<Ref>,
+        writes: Vec<Ref>,
+        body: String,
+        at: usize,
+    ) -> R<usize> {
         let index = self.statements.len();
         let name = format!("S{index}");
         let depth = self.loops.len();
         let iterators: Vec<String> = self.loops.iter().map(|l| l.name.clone()).collect();
-        let domain = self.domain(&name, &iterators, expr.start)?;
+        let domain = self.domain(&name, &iterators, at)?;
         let mut accesses = Vec::new();
         for (kind, list) in [(AccessKind::Read, reads), (AccessKind::Write, writes)] {
             for r in list {
@@ -586,7 +641,7 @@ impl Builder<'_> {
             domain,
             iterators,
             accesses,
-            body: self.source.get(expr.start..end).unwrap_or("").to_string(),
+            body,
         });
         Ok(index)
     }
@@ -980,6 +1035,7 @@ impl Builder<'_> {
                 name: d.name.clone(),
                 element_type: d.element_type.clone(),
                 extents: d.extents.clone(),
+                local: d.local,
             })
             .collect();
         Ok(Scop {

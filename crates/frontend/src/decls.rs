@@ -33,6 +33,8 @@ pub(crate) struct VarDecl {
     pub integer: bool,
     /// Byte offset of the declarator's name (orders the arrays of a scop).
     pub at: usize,
+    /// Whether the region declares it (a scalar temporary of the region).
+    pub local: bool,
 }
 
 /// What is visible at the region's start.
@@ -338,6 +340,7 @@ impl Scanner<'_> {
                             extents,
                             pointer,
                             at,
+                            local: false,
                         });
                     }
                     if self.text(j) == "=" {
@@ -508,6 +511,7 @@ impl Scanner<'_> {
                             extents,
                             pointer,
                             at,
+                            local: false,
                         });
                     }
                 }

@@ -40,7 +40,8 @@ pub enum Error {
         message: String,
     },
     /// An identifier used in a way its declaration (or the lack of one) does not allow:
-    /// an undeclared array, a write to a parameter or a loop iterator, an iterator used
+    /// an undeclared name used both with and without subscripts or with different
+    /// numbers of subscripts, a write to a parameter or a loop iterator, an iterator used
     /// outside its loop, a wrong number of subscripts.
     Name {
         /// 1-based line.

@@ -8,7 +8,10 @@
 //! the construct, with its line and column.
 //!
 //! # What the region may hold
-//! - `for` loops `for (i = lb; cond; step)` (or `for (int i = lb; ...)`) whose step is
+//! - `for` loops `for (i = lb; cond; step)` (or `for (T i = lb; ...)` with `T` a signed
+//!   integer type: `int`, `long`, `long long`, `short`, `signed char`, `int64_t`,
+//!   `ptrdiff_t`, `intptr_t`, `ssize_t`, a typedef of one; an unsigned iterator is an
+//!   error, its wrap-around is outside the model) whose step is
 //!   `i++`, `++i`, `i--`, `--i`, `i += c`, `i -= c` or `i = i + c` (`c` a non-zero integer
 //!   constant), whose start `lb` is quasi-affine in the outer iterators and the
 //!   parameters, and whose condition is a quasi-affine condition that bounds `i` in the
@@ -19,10 +22,23 @@
 //! - `if` and `if`-`else` with quasi-affine conditions built from comparisons, `&&`, `||`
 //!   and `!`;
 //! - blocks `{ ... }` and empty statements;
+//! - declarations of scalars, `double t = A[i][j] * 2;`, `int k;`, `const float a = x,
+//!   b;` (type keywords or a type name, `const`, `register` and `restrict` dropped): a
+//!   declarator with an initializer is a statement that writes the scalar, its body the
+//!   assignment `t = A[i][j] * 2;`; the scalar is a 0-dimensional array of the declared
+//!   type marked [`local`](pollen_scop::Array::local) (the code that replaces the region
+//!   declares it at its start), as pet models such temporaries, so its dependences keep
+//!   the loops around it in order. The scalar is visible to the end of its block; a
+//!   declaration may not shadow a name in scope or declared before the region, nor
+//!   follow a use of its name, and the declarations of one name in separate blocks must
+//!   agree on its type (they are one scalar). Pointers, arrays, functions, `typedef`,
+//!   `struct`/`union`/`enum`, `static`/`extern`/`volatile` variables and brace
+//!   initializers are errors;
 //! - expression statements that assign an array element or a scalar variable with `=` or
 //!   a compound operator (`+=`, `*=`, ...), chains such as `a = b = c`, and `x++`-style
 //!   statements; their right-hand side may be any C expression without side effects
-//!   (calls to functions or macros, casts, ternaries).
+//!   (calls to functions or macros, casts, ternaries). A call standing alone as a
+//!   statement (`printf(...);`) is an error: its effects are unknown.
 //!
 //! Quasi-affine expressions are built from integer constants, loop iterators,
 //! parameters, `+`, `-`, multiplication by a constant, C's `/` and `%` by a non-zero
@@ -49,15 +65,36 @@
 //!   condition or a subscript a variable is an error (data-dependent), except a scalar
 //!   of a signed C integer type that the region never writes: its value is fixed while the
 //!   region runs, so it is a parameter (like `n` in `void f(int n, double A[n])`).
+//! - An *undeclared array* is a name declared nowhere before the region that the region
+//!   uses with subscripts (`A[i][j]`), as in the loop-nest fragments of the polyhedral
+//!   tools' test inputs (Pluto, PPCG), which are only a region: its element type and
+//!   extents are unknown (an empty
+//!   [`Array::element_type`](pollen_scop::Array::element_type) and one empty extent
+//!   text per dimension), and every use must give the same number of
+//!   subscripts.
+//! - An *undeclared scalar* is an undeclared name used without subscripts that the region
+//!   writes somewhere (`s = 0; ... s += A[i] * B[i];`): a 0-dimensional array of unknown
+//!   type, read wherever it appears in a right-hand side; in a bound, a condition or a
+//!   subscript it is data, hence an error.
+//! - An undeclared name used both with and without subscripts is an error at its later
+//!   use.
+//! - A *local scalar* is declared inside the region (above); it is a scalar variable
+//!   within its block, and using it after the block closes is an error.
 //! - Every other identifier is a *parameter* in bounds, conditions and subscripts (a
 //!   symbolic constant or a macro such as `N` or `_PB_N`; its name is kept exactly), and
-//!   a value (a macro or a function name) in a right-hand side. Writing one is an error.
+//!   a value (a macro, a function name or a constant of the surrounding program, not an
+//!   access) in a right-hand side. The name called by a call (`sqrt` in `sqrt(x)`) is
+//!   never an array or a scalar.
 //!
 //! Parameters are ordered by their first appearance in the region.
 //!
 //! # The scop
 //! - Statements are named `S0`, `S1`, ... in textual order; a domain's dimensions are
-//!   named after the C iterators; a statement's body is its exact C text, `;` included.
+//!   named after the C iterators; a statement's body is its exact C text, `;` included
+//!   (for a declaration with an initializer, `T t = e;`, the assignment `t = e;`).
+//! - The arrays are those declared before the region in order of declaration, then the
+//!   scalars the region declares and the undeclared arrays and scalars, in order of first
+//!   appearance.
 //! - A statement's accesses are its reads, left to right (a compound assignment first
 //!   reads its left side; every array element and scalar variable of the right-hand side
 //!   is read, call arguments included), then its writes.
@@ -86,6 +123,7 @@ mod ast;
 mod build;
 mod decls;
 pub mod error;
+mod implicit;
 mod lexer;
 mod parser;
 

@@ -2,8 +2,8 @@
 //! (expressions by precedence climbing).
 //!
 //! Statements outside the model that C allows (`while`, `do`, `goto`, `break`,
-//! `continue`, `return`, `switch`, labels, declarations) are reported here, at their
-//! keyword, as unsupported. Whether expressions are affine, and what they access, is
+//! `continue`, `return`, `switch`, labels, declarations of anything but scalars) are
+//! reported here, at their keyword, as unsupported. Whether expressions are affine, and what they access, is
 //! decided later by the builder.
 //!
 //! A parenthesised type followed by an operand is a cast: the type is a C type keyword
@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, Stmt, UnOp};
+use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, LocalDecl, Stmt, UnOp};
 use crate::decls::{
     is_integer_type, is_keyword, is_qualifier, is_type_word, is_wide_integer_type, Decls,
 };
@@ -172,11 +172,7 @@ impl Parser<'_> {
                 _ => {}
             }
             if self.declaration_starts() {
-                return Err(Fail::new(
-                    Kind::Unsupported,
-                    at,
-                    "a declaration inside the scop is outside the polyhedral model (declare variables before `#pragma scop`)",
-                ));
+                return self.local_declaration();
             }
             if self.text_at(self.pos + 1) == ":" && !is_keyword(&word) {
                 return Err(Fail::new(
@@ -275,6 +271,88 @@ impl Parser<'_> {
             incr,
             body,
         })))
+    }
+
+    /// A declaration of scalars inside the region, `T a = e, b;`: one [`LocalDecl`] per
+    /// declarator. Pointers, arrays, functions, brace initializers, `typedef`,
+    /// `struct`/`union`/`enum` and storage classes other than `register` are outside the
+    /// model; the qualifiers `const` and `restrict` are dropped from the type.
+    fn local_declaration(&mut self) -> R<Stmt> {
+        let at = self.here();
+        let unsupported = |at: usize, what: String| {
+            Err(Fail::new(
+                Kind::Unsupported,
+                at,
+                format!("{what} inside the scop is outside the polyhedral model (declare it before `#pragma scop`)"),
+            ))
+        };
+        let first = self.peek().to_string();
+        if matches!(first.as_str(), "typedef" | "struct" | "union" | "enum") {
+            return unsupported(at, format!("a `{first}` declaration"));
+        }
+        let mut words: Vec<String> = Vec::new();
+        while self.kind_at(self.pos) == Some(TokenKind::Ident) {
+            let w = self.peek().to_string();
+            let named_type = words.len() == 1 && !is_type_word(&words[0]);
+            let next_is_name = self.kind_at(self.pos + 1) == Some(TokenKind::Ident)
+                && !is_keyword(self.text_at(self.pos + 1));
+            if is_qualifier(&w) {
+                if !matches!(
+                    w.as_str(),
+                    "const" | "register" | "auto" | "restrict" | "__restrict" | "__restrict__"
+                ) {
+                    return unsupported(self.here(), format!("a `{w}` variable declared"));
+                }
+            } else if (is_type_word(&w) && !named_type)
+                || (words.is_empty() && !is_keyword(&w) && next_is_name)
+            {
+                words.push(w);
+            } else {
+                break;
+            }
+            self.pos += 1;
+        }
+        if words.is_empty() {
+            return self.syntax("a type");
+        }
+        let mut decls = Vec::new();
+        loop {
+            if self.peek() == "*" {
+                return unsupported(self.here(), "a pointer declared".to_string());
+            }
+            if self.kind_at(self.pos) != Some(TokenKind::Ident) || is_keyword(self.peek()) {
+                return self.syntax("the name of the declared variable");
+            }
+            let name = self.peek().to_string();
+            let name_at = self.here();
+            self.pos += 1;
+            match self.peek() {
+                "[" => return unsupported(name_at, format!("the array `{name}` declared")),
+                "(" => return unsupported(name_at, format!("the function `{name}` declared")),
+                _ => {}
+            }
+            let init = if self.peek() == "=" {
+                self.pos += 1;
+                if self.peek() == "{" {
+                    return unsupported(self.here(), "a brace initializer".to_string());
+                }
+                Some(self.assignment()?)
+            } else {
+                None
+            };
+            decls.push(LocalDecl {
+                element_type: words.join(" "),
+                name,
+                at: name_at,
+                init,
+            });
+            if self.peek() == "," {
+                self.pos += 1;
+                continue;
+            }
+            self.expect(";")?;
+            return Ok(Stmt::Decl(decls));
+        }
     }
 
     /// `int i = e` in a `for` header.

@@ -13,6 +13,7 @@
 //!   after the statement, with one dimension per surrounding loop ([`Statement::iterators`]);
 //! - each access relation maps the statement's tuple to a tuple named after the array, with
 //!   one output dimension per array dimension (scalars are 0-dimensional arrays);
+//! - an array the region declares itself ([`Array::local`]) is a scalar;
 //! - the original schedule orders every statement instance of the domains exactly once.
 
 pub mod error;
@@ -46,10 +47,17 @@ pub struct Scop {
 pub struct Array {
     /// The C name.
     pub name: String,
-    /// The C element type as written, e.g. `double` or `DATA_TYPE`.
+    /// The C element type as written, e.g. `double` or `DATA_TYPE`; empty when unknown
+    /// (an array or scalar the region uses without declaring it).
     pub element_type: String,
-    /// The C text of each dimension's extent, e.g. `["NI", "NJ"]`; empty for scalars.
+    /// The C text of each dimension's extent, e.g. `["NI", "NJ"]`, one entry per
+    /// dimension (empty for scalars); an entry is empty when the extent is unknown (an
+    /// undeclared array has `["", ""]`).
     pub extents: Vec<String>,
+    /// Whether the region itself declares it (a scalar temporary such as `double t =
+    /// A[i] * 2;` inside a loop body): it exists only while the region runs, and code that
+    /// replaces the region declares it (with [`Array::element_type`]) at its start.
+    pub local: bool,
 }
 
 /// Whether an access reads or writes memory.
@@ -122,6 +130,16 @@ impl Scop {
 
     /// Checks the invariants listed in the crate documentation.
     pub fn validate(&self) -> Result<()> {
+        if let Some(a) = self
+            .arrays
+            .iter()
+            .find(|a| a.local && !a.extents.is_empty())
+        {
+            return Err(Error::Invalid(format!(
+                "the local array {} is not a scalar",
+                a.name
+            )));
+        }
         for (k, s) in self.statements.iter().enumerate() {
             if self.statements[..k].iter().any(|t| t.name == s.name) {
                 return Err(Error::Invalid(format!(

@@ -32,7 +32,8 @@
 //!   block below the key: a mapping indented deeper, or a list of `- ` items indented
 //!   deeper or (isl's style) at the key's own indentation. Lines whose first non-blank
 //!   character is `#` are comments; indentation is made of spaces.
-//! - The scop has the keys `params`, `context`, `arrays` (`name`, `type`, `extents`),
+//! - The scop has the keys `params`, `context`, `arrays` (`name`, `type`, `extents`, and
+//!   `local: 1` for an array the region declares),
 //!   `statements` (`name`, `iterators`, `domain`, `body`, `accesses`) and `schedule`.
 //!   An access is `- read: "..."` or `- write: "..."`, with `array: name` only when the
 //!   array's name differs from the relation's range tuple.
@@ -120,11 +121,15 @@ fn list_item_lines(items: impl Iterator<Item = Vec<String>>, indent: &str) -> Ve
 }
 
 fn array_lines(a: &Array) -> Vec<String> {
-    vec![
+    let mut lines = vec![
         format!("name: {}", scalar(&a.name)),
         format!("type: {}", scalar(&a.element_type)),
         format!("extents: {}", flow_list(&a.extents)),
-    ]
+    ];
+    if a.local {
+        lines.push("local: 1".into());
+    }
+    lines
 }
 
 fn statement_lines(s: &Statement) -> Vec<String> {
@@ -1040,7 +1045,11 @@ fn read_children(v: &Value, kind: &str) -> Result<Vec<Node>> {
 
 fn read_array(v: &Value) -> Result<Array> {
     let m = expect_mapping(v, "an array")?;
-    m.check_keys("an array", &["name", "type", "extents"])?;
+    m.check_keys("an array", &["name", "type", "extents", "local"])?;
+    let local = match m.get("local") {
+        Some(l) => read_flag(expect_scalar(l, "the local flag")?, "the local flag")?,
+        None => false,
+    };
     Ok(Array {
         name: expect_scalar(m.require("name", "an array")?, "the array's name")?
             .text
@@ -1052,6 +1061,7 @@ fn read_array(v: &Value) -> Result<Array> {
             m.require("extents", "an array")?,
             "the extents",
         )?),
+        local,
     })
 }
 

@@ -31,6 +31,7 @@ fn array(name: &str, element_type: &str, extents: &[&str]) -> Array {
         name: name.into(),
         element_type: element_type.into(),
         extents: extents.iter().map(|e| e.to_string()).collect(),
+        local: false,
     }
 }
 
@@ -435,6 +436,33 @@ fn guarded_statement_with_quoted_text_round_trips() {
 }
 
 #[test]
+fn arrays_of_unknown_type_and_extents_round_trip() {
+    let mut scop = decreasing();
+    scop.arrays = vec![array("A", "", &[""])];
+    let text = round_trip(&scop);
+    assert!(
+        text.contains("  - name: A\n    type: \"\"\n    extents: [\"\"]\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn local_scalars_round_trip() {
+    let mut scop = gemm();
+    let alpha = scop.arrays.iter_mut().find(|a| a.name == "alpha");
+    alpha.expect("alpha").local = true;
+    let text = round_trip(&scop);
+    assert!(
+        text.contains("  - name: alpha\n    type: DATA_TYPE\n    extents: []\n    local: 1\n"),
+        "{text}"
+    );
+    let back = parse(&text).expect("parses");
+    let locals: Vec<bool> = back.arrays.iter().map(|a| a.local).collect();
+    let expected: Vec<bool> = scop.arrays.iter().map(|a| a.local).collect();
+    assert_eq!(locals, expected);
+}
+
+#[test]
 fn decreasing_loop_round_trips() {
     let text = round_trip(&decreasing());
     let back = parse(&text).expect("parses");
@@ -730,6 +758,14 @@ fn invalid_scops_are_refused_by_validate() {
     assert!(matches!(parse(&bad), Err(Error::Invalid(_))), "{bad}");
     // More iterators than dimensions.
     let bad = good.replacen("iterators: [i, j]", "iterators: [i, j, k]", 1);
+    assert!(matches!(parse(&bad), Err(Error::Invalid(_))), "{bad}");
+    // A local array that is not a scalar.
+    let bad = good.replacen(
+        "    extents: [NI, NK]\n",
+        "    extents: [NI, NK]\n    local: 1\n",
+        1,
+    );
+    assert!(bad != good, "the gemm text has A's extents");
     assert!(matches!(parse(&bad), Err(Error::Invalid(_))), "{bad}");
 }
 

@@ -1,9 +1,17 @@
 //! Test support shared by the test suites of the Pollen crates (a dev-dependency only):
 //! listing and loading the example kernels of `examples/kernels`, the Pluto pipeline
-//! (value-based dependences, default options) and small schedule tree helpers.
+//! (value-based dependences, default options), small schedule tree helpers, and the
+//! loop-nest fragments of `examples/fragments` with the harness that makes a complete C
+//! program of a region ([`fragment_program`]).
 //!
 //! Every function panics on failure, naming the kernel where there is one: these are
 //! helpers for tests, where a panic is the failure report.
+
+mod fragments;
+
+pub use fragments::{
+    fragment_program, fragment_source, fragments, fragments_dir, region_text, Fragment,
+};
 
 use std::path::PathBuf;
 

@@ -117,7 +117,7 @@ pub fn default_two_level_tile_sizes(
 
 /// The size in bytes of a C element type as written in a scop (`double`, `float`, `int`,
 /// ...); 8 for types the model does not know (PolyBench's `DATA_TYPE` is `double` by
-/// default).
+/// default) and for the unknown (empty) type of an array the region does not declare.
 pub fn element_bytes(element_type: &str) -> u64 {
     let words: Vec<&str> = element_type
         .split_whitespace()

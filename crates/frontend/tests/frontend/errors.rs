@@ -220,11 +220,53 @@ fn constructs_outside_the_model() {
     body("x = y++;", K::Unsupported, 5, 5, "inside an expression");
     body("x = 1, y = 2;", K::Unsupported, 5, 1, "comma");
     body(
-        "double z = 0;",
+        "double *z = 0;",
+        K::Unsupported,
+        5,
+        8,
+        "a pointer declared inside the scop is outside the polyhedral model",
+    );
+    body(
+        "double z[4];",
+        K::Unsupported,
+        5,
+        8,
+        "the array `z` declared inside the scop",
+    );
+    body(
+        "static double z = 0;",
         K::Unsupported,
         5,
         1,
-        "declaration inside the scop",
+        "a `static` variable declared inside the scop",
+    );
+    body(
+        "struct s { int a; } z;",
+        K::Unsupported,
+        5,
+        1,
+        "a `struct` declaration inside the scop",
+    );
+    body(
+        "typedef int z;",
+        K::Unsupported,
+        5,
+        1,
+        "a `typedef` declaration inside the scop",
+    );
+    body(
+        "double z = {0};",
+        K::Unsupported,
+        5,
+        12,
+        "a brace initializer inside the scop",
+    );
+    body(
+        "printf(\"%f\", x);",
+        K::Unsupported,
+        5,
+        1,
+        "the function call statement `printf(\"%f\", x)` is outside the polyhedral model",
     );
     body("L: x = 1;", K::Unsupported, 5, 1, "label `L`");
     body("s.f = 1;", K::Unsupported, 5, 1, "structure member");
@@ -241,9 +283,41 @@ fn misused_names() {
         25,
         "loop iterator `i` is written",
     );
-    body("Q[0] = 1;", K::Name, 5, 1, "array `Q` is not declared");
-    body("x = Q[0];", K::Name, 5, 5, "array `Q` is not declared");
-    body("N = 3;", K::Name, 5, 1, "`N` is written but not declared");
+    body(
+        "Q[0] = 1;\nx = Q;",
+        K::Name,
+        6,
+        5,
+        "`Q` is used both with and without subscripts (here and on line 5)",
+    );
+    body(
+        "x = Q + 1;\nQ[0] = 1;",
+        K::Name,
+        6,
+        1,
+        "`Q` is used both with and without subscripts",
+    );
+    body(
+        "x = Q[0];\nQ[0][1] = 1;",
+        K::Name,
+        6,
+        1,
+        "`Q` is used with 2 subscripts here and with 1 before",
+    );
+    body(
+        "for (i = 0; i < M; i++) B[i] = 0;\nM = 3;",
+        K::NonAffine,
+        5,
+        17,
+        "`M` is a variable the scop writes",
+    );
+    body(
+        "for (i = 0; i < N; i++) B[Q[i]] = 0;",
+        K::NonAffine,
+        5,
+        27,
+        "",
+    );
     body(
         "for (i = 0; i < N; i++) B[i] = 0;\nB[i] = 1;",
         K::Name,
@@ -533,10 +607,82 @@ fn limits() {
 #[test]
 fn positions_count_characters_not_bytes() {
     check(
-        "/* é è */ int x;\nvoid f() {\n#pragma scop\n/* ü */ x = Q[0];\n#pragma endscop\n}\n",
+        "/* é è */ int x;\nvoid f() {\n#pragma scop\n/* ü */ x = Q[0] + Q;\n#pragma endscop\n}\n",
         K::Name,
         4,
-        13,
+        20,
         "`Q`",
+    );
+}
+
+#[test]
+fn unsigned_iterators_are_refused() {
+    for ty in [
+        "unsigned",
+        "unsigned int",
+        "size_t",
+        "unsigned long",
+        "uint64_t",
+    ] {
+        body(
+            &format!("for ({ty} k = 0; k < N; k++) B[k] = 0;"),
+            K::Loop,
+            5,
+            7 + ty.len(),
+            "the loop iterator `k` must have a signed integer type",
+        );
+    }
+}
+
+#[test]
+fn misused_declarations_inside_the_region() {
+    body(
+        "double x = 1;",
+        K::Name,
+        5,
+        8,
+        "`x` is declared before the scop and again inside it",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; B[k] = t; }\nB[0] = t;",
+        K::Name,
+        6,
+        8,
+        "`t` is used outside the block that declares it",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; { double t = 1; } }",
+        K::Name,
+        5,
+        53,
+        "`t` is declared again while its first declaration is in scope",
+    );
+    body(
+        "t = 1;\ndouble t = 2;",
+        K::Name,
+        6,
+        8,
+        "`t` is used before its declaration",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; }\nfor (k = 0; k < N; k++) { float t = B[k]; }",
+        K::Name,
+        6,
+        33,
+        "`t` is declared with the types `double` and `float`",
+    );
+    body(
+        "for (k = 0; k < N; k++) { int m = k + 1; B[m] = 0; }",
+        K::NonAffine,
+        5,
+        44,
+        "`m` is a variable the scop writes",
+    );
+    body(
+        "for (k = 0; k < N; k++) { double t = B[k]; B[k] = t[0]; }",
+        K::Name,
+        5,
+        51,
+        "`t` has 0 dimensions",
     );
 }

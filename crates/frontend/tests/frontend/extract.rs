@@ -411,3 +411,173 @@ fn schedule_tree_structure() {
     assert_eq!(body.len(), 3);
     assert!(matches!(&body[1], Node::Filter { child, .. } if matches!(**child, Node::Band(_))));
 }
+
+/// The region alone, without declarations, as in the polyhedral tools' test inputs.
+fn fragment(region: &str) -> String {
+    format!("#pragma scop\n{region}\n#pragma endscop\n")
+}
+
+#[test]
+fn undeclared_names_are_arrays_scalars_or_parameters() {
+    let s = scop(&fragment(
+        "s = 0;\nfor (t = 0; t < T; t++)\n  for (i = 1; i < N - 1; i++) {\n    A[(t + 1) % 2][i] = alpha * (A[t % 2][i - 1] + f(A[t % 2][i + 1]));\n    s += A[t % 2][i] * B[i];\n  }",
+    ));
+    assert_eq!(s.params, ["T", "N"]);
+    let arrays: Vec<(&str, &str, Vec<&str>)> = s
+        .arrays
+        .iter()
+        .map(|a| {
+            (
+                a.name.as_str(),
+                a.element_type.as_str(),
+                a.extents.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        arrays,
+        [
+            ("s", "", vec![]),
+            ("A", "", vec!["", ""]),
+            ("B", "", vec![""])
+        ]
+    );
+    assert_accesses(&s, "S0", &[(Write, "[T, N] -> { S0[] -> s[] }")]);
+    assert_accesses(
+        &s,
+        "S1",
+        &[
+            (Read, "[T, N] -> { S1[t, i] -> A[t mod 2, i - 1] : t >= 0 }"),
+            (Read, "[T, N] -> { S1[t, i] -> A[t mod 2, i + 1] : t >= 0 }"),
+            (
+                Write,
+                "[T, N] -> { S1[t, i] -> A[(t + 1) mod 2, i] : t >= -1 }",
+            ),
+        ],
+    );
+    assert_accesses(
+        &s,
+        "S2",
+        &[
+            (Read, "[T, N] -> { S2[t, i] -> s[] }"),
+            (Read, "[T, N] -> { S2[t, i] -> A[t mod 2, i] : t >= 0 }"),
+            (Read, "[T, N] -> { S2[t, i] -> B[i] }"),
+            (Write, "[T, N] -> { S2[t, i] -> s[] }"),
+        ],
+    );
+}
+
+#[test]
+fn a_scalar_written_anywhere_is_a_scalar_everywhere() {
+    let s = scop(&fragment(
+        "for (i = 0; i < N; i++)\n  x[i] = m;\nm = x[0];\nm++;",
+    ));
+    assert_eq!(s.params, ["N"]);
+    assert_accesses(
+        &s,
+        "S0",
+        &[
+            (Read, "[N] -> { S0[i] -> m[] }"),
+            (Write, "[N] -> { S0[i] -> x[i] }"),
+        ],
+    );
+    assert_accesses(
+        &s,
+        "S2",
+        &[
+            (Read, "[N] -> { S2[] -> m[] }"),
+            (Write, "[N] -> { S2[] -> m[] }"),
+        ],
+    );
+    assert_eq!(s.array("m").expect("m").extents.len(), 0);
+}
+
+#[test]
+fn iterators_of_every_signed_integer_type() {
+    for ty in [
+        "int",
+        "long",
+        "long long",
+        "long int",
+        "short",
+        "signed char",
+        "signed",
+        "int64_t",
+        "int32_t",
+        "ptrdiff_t",
+        "intptr_t",
+        "ssize_t",
+    ] {
+        let s = scop(&fragment(&format!(
+            "for ({ty} i = 0; i < N; i++)\n  for ({ty} j = i; j < N; j++)\n    A[i][j] = 0;"
+        )));
+        assert_set(
+            &s.statements[0].domain,
+            "[N] -> { S0[i, j] : 0 <= i <= j < N }",
+        );
+    }
+}
+
+#[test]
+fn scalars_declared_inside_the_region_are_local_zero_dimensional_arrays() {
+    let s = scop(&fragment(
+        "for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++) {\n    const double t = A[i][j] * 2, u = t + 1;\n    long k;\n    register int m = 3;\n    B[i][j] = t * u + m;\n  }",
+    ));
+    let bodies: Vec<&str> = s.statements.iter().map(|t| t.body.as_str()).collect();
+    assert_eq!(
+        bodies,
+        [
+            "t = A[i][j] * 2;",
+            "u = t + 1;",
+            "m = 3;",
+            "B[i][j] = t * u + m;"
+        ]
+    );
+    assert_accesses(
+        &s,
+        "S0",
+        &[
+            (Read, "[N] -> { S0[i, j] -> A[i, j] }"),
+            (Write, "[N] -> { S0[i, j] -> t[] }"),
+        ],
+    );
+    assert_accesses(
+        &s,
+        "S1",
+        &[
+            (Read, "[N] -> { S1[i, j] -> t[] }"),
+            (Write, "[N] -> { S1[i, j] -> u[] }"),
+        ],
+    );
+    let arrays: Vec<(&str, &str, usize, bool)> = s
+        .arrays
+        .iter()
+        .map(|a| {
+            (
+                a.name.as_str(),
+                a.element_type.as_str(),
+                a.extents.len(),
+                a.local,
+            )
+        })
+        .collect();
+    assert_eq!(
+        arrays,
+        [
+            ("t", "double", 0, true),
+            ("A", "", 2, false),
+            ("u", "double", 0, true),
+            ("m", "int", 0, true),
+            ("B", "", 2, false),
+        ]
+    );
+}
+
+#[test]
+fn one_name_declared_in_two_blocks_is_one_scalar() {
+    let s = scop(&fragment(
+        "for (i = 0; i < N; i++) { double t = A[i]; B[i] = t; }\nfor (i = 0; i < N; i++) { double t = B[i]; A[i] = t; }",
+    ));
+    assert_eq!(s.statements.len(), 4);
+    assert_eq!(s.arrays.iter().filter(|a| a.name == "t").count(), 1);
+}

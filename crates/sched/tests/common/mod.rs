@@ -49,6 +49,7 @@ pub fn scop(params: &[&str], context: &str, stmts: &[Stmt]) -> Scop {
                     name: array.clone(),
                     element_type: "double".into(),
                     extents: vec!["N".into(); n],
+                    local: false,
                 });
             }
             accesses.push(Access {

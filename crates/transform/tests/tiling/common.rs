@@ -133,6 +133,7 @@ pub fn tiny_scop(
                 name: array.clone(),
                 element_type: "double".into(),
                 extents: vec!["8".into(); relation.space().n_out()],
+                local: false,
             });
         }
         list.push(Access {
