@@ -9,10 +9,11 @@
 //! two at a time; every failure is reported at the end. gcc must be installed: without it
 //! the test fails and says so.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
+use pollen_testkit::cc::{self, first_difference, require_gcc, run};
 use pollen_testkit::kernels_dir;
 
 /// The manifest's kernels with their test flags.
@@ -35,76 +36,12 @@ fn manifest() -> Vec<(String, Vec<String>)> {
     kernels
 }
 
-/// A fresh scratch directory for this test run.
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pollen-opt-kernels-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create a scratch directory");
-    dir
-}
-
-/// Fails the whole test at once if gcc cannot be run.
-fn require_gcc() {
-    let found = Command::new("gcc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "gcc is needed by this test (it compiles the kernels with -fopenmp); install gcc"
-    );
-}
-
-/// Compiles a kernel (original or optimized) into `binary`.
+/// Compiles a kernel (original or optimized) into `binary` with its test flags.
 fn compile(source: &Path, binary: &Path, flags: &[String]) -> Result<(), String> {
-    let output = Command::new("gcc")
-        .args(["-O3", "-fopenmp", "-DPOLLEN_DUMP"])
-        .arg(format!("-I{}", kernels_dir().display()))
-        .args(flags)
-        .arg(source)
-        .arg("-o")
-        .arg(binary)
-        .arg("-lm")
-        .output()
-        .map_err(|e| format!("cannot run gcc: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "gcc failed on {}:\n{}",
-            source.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
-
-/// Runs a binary with `threads` OpenMP threads; its standard output.
-fn run(binary: &Path, threads: u32) -> Result<String, String> {
-    let output = Command::new(binary)
-        .env("OMP_NUM_THREADS", threads.to_string())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{} exited with {} at {threads} thread(s)",
-            binary.display(),
-            output.status
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|_| "output is not UTF-8".to_string())
-}
-
-/// The first line where two outputs differ, for the report.
-fn first_difference(expected: &str, actual: &str) -> String {
-    for (k, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
-        if e != a {
-            return format!("line {}: expected `{e}`, got `{a}`", k + 1);
-        }
-    }
-    format!(
-        "{} lines expected, {} printed",
-        expected.lines().count(),
-        actual.lines().count()
-    )
+    let include = format!("-I{}", kernels_dir().display());
+    let mut all = vec!["-O3", "-fopenmp", "-DPOLLEN_DUMP", include.as_str()];
+    all.extend(flags.iter().map(String::as_str));
+    cc::compile(source, binary, &all)
 }
 
 /// The `pollen opt` variants each kernel is checked with: a name and the options.
@@ -175,7 +112,7 @@ fn optimized_kernels_print_what_the_originals_print() {
     require_gcc();
     let kernels = manifest();
     assert_eq!(kernels.len(), 30, "the manifest lists the 30 kernels");
-    let dir = scratch();
+    let dir = cc::scratch("opt-kernels");
     let queue = Mutex::new(kernels.iter());
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|scope| {

@@ -2,11 +2,13 @@
 //! listing and loading the example kernels of `examples/kernels`, the Pluto pipeline
 //! (value-based dependences, default options), small schedule tree helpers, and the
 //! loop-nest fragments of `examples/fragments` with the harness that makes a complete C
-//! program of a region ([`fragment_program`]).
+//! program of a region ([`fragment_program`]), and compiling and running C programs
+//! ([`cc`]).
 //!
 //! Every function panics on failure, naming the kernel where there is one: these are
 //! helpers for tests, where a panic is the failure report.
 
+pub mod cc;
 mod fragments;
 
 pub use fragments::{

@@ -5,59 +5,18 @@
 //! program back to the same statements, so that it is a valid input of `pollen opt`.
 //! gcc must be installed.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use pollen_testkit::cc::{compile, require_gcc, run, scratch};
 use pollen_testkit::{fragment_program, fragment_source, fragments, region_text};
 
-/// A scratch directory of this test run.
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pollen-fragments-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create a scratch directory");
-    dir
-}
-
-/// Compiles `source` into `binary` with bounds and overflow checks that abort.
-fn compile(source: &Path, binary: &Path) -> Result<(), String> {
-    let output = Command::new("gcc")
-        .args([
-            "-O1",
-            "-fsanitize=undefined",
-            "-fno-sanitize-recover=all",
-            "-Wno-unknown-pragmas",
-        ])
-        .arg(source)
-        .arg("-o")
-        .arg(binary)
-        .arg("-lm")
-        .output()
-        .map_err(|e| format!("cannot run gcc: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "gcc failed on {}:\n{}",
-            source.display(),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
-
-/// Runs a binary; its standard output.
-fn run(binary: &Path) -> Result<String, String> {
-    let output = Command::new(binary)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{} exited with {}:\n{}",
-            binary.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    String::from_utf8(output.stdout).map_err(|_| "output is not UTF-8".to_string())
-}
+/// The flags of the harness programs: bounds and overflow checks that abort.
+const FLAGS: [&str; 4] = [
+    "-O1",
+    "-fsanitize=undefined",
+    "-fno-sanitize-recover=all",
+    "-Wno-unknown-pragmas",
+];
 
 /// Builds, compiles and runs the harness of one fragment.
 fn check_fragment(name: &str, values: &[(&str, i64)], dir: &Path) -> Result<(), String> {
@@ -79,8 +38,8 @@ fn check_fragment(name: &str, values: &[(&str, i64)], dir: &Path) -> Result<(), 
     let path = dir.join(format!("{name}.c"));
     std::fs::write(&path, &program).map_err(|e| e.to_string())?;
     let binary = dir.join(name);
-    compile(&path, &binary)?;
-    let output = run(&binary)?;
+    compile(&path, &binary, &FLAGS)?;
+    let output = run(&binary, 1)?;
     let names: Vec<&str> = output
         .lines()
         .map(|l| l.split_whitespace().next().unwrap_or(""))
@@ -102,12 +61,8 @@ fn check_fragment(name: &str, values: &[(&str, i64)], dir: &Path) -> Result<(), 
 
 #[test]
 fn every_fragment_runs_in_its_harness() {
-    let found = Command::new("gcc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(found, "gcc is needed by this test; install gcc");
-    let dir = scratch();
+    require_gcc();
+    let dir = scratch("fragments");
     let mut failures = Vec::new();
     for f in fragments() {
         if let Err(e) = check_fragment(&f.name, &f.value_refs(), &dir) {
