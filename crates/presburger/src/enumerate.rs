@@ -111,7 +111,15 @@ impl Map {
     }
 
     /// [`Map::card`] within a budget.
+    ///
+    /// A map whose basic maps are boxes (products of intervals)
+    /// that are pairwise disjoint is counted in closed form, as the sum of the products
+    /// of its interval lengths, with one budget step per basic map; anything else is
+    /// scanned, one budget step per visited node and counted interval.
     pub fn card_with(&self, budget: &mut Budget) -> Result<Int> {
+        if let Some(count) = disjoint_boxes_card(self, budget)? {
+            return Ok(count);
+        }
         let mut scanner = Scanner::new(self, budget)?;
         let mut sink = Sink {
             count: Int::zero(),
@@ -139,6 +147,110 @@ impl Map {
         };
         scanner.run(&mut sink)
     }
+}
+
+/// What [`box_shape`] finds out about a basic map.
+enum BoxShape {
+    /// A constraint involves two dimensions, or a local or a parameter is present, or a
+    /// dimension is unbounded.
+    NotABox,
+    /// The constraints cannot all hold.
+    Empty,
+    /// The product of these intervals `[lo, hi]`, one per dimension.
+    Intervals(Vec<(Int, Int)>),
+}
+
+/// Whether a basic map without parameters and locals is a box: every constraint bounds
+/// at most one dimension, and every dimension is bounded on both sides.
+fn box_shape(b: &BasicMap) -> BoxShape {
+    if b.n_div() > 0 || b.space().n_params() > 0 {
+        return BoxShape::NotABox;
+    }
+    let n = b.n_dims();
+    let mut lo: Vec<Option<Int>> = vec![None; n];
+    let mut hi: Vec<Option<Int>> = vec![None; n];
+    let mut empty = false;
+    for (row, is_eq) in b
+        .eqs()
+        .iter()
+        .map(|r| (r, true))
+        .chain(b.ineqs().iter().map(|r| (r, false)))
+    {
+        let mut vars = row[1..].iter().enumerate().filter(|(_, c)| !c.is_zero());
+        let (i, c) = match (vars.next(), vars.next()) {
+            (None, _) => {
+                empty |= if is_eq {
+                    !row[0].is_zero()
+                } else {
+                    row[0].is_negative()
+                };
+                continue;
+            }
+            (Some((i, c)), None) => (i, c),
+            (Some(_), Some(_)) => return BoxShape::NotABox,
+        };
+        // `c·x + k ≥ 0` (or `= 0`): `x ≥ ⌈-k/c⌉` when `c > 0`, `x ≤ ⌊-k/c⌋` when `c < 0`.
+        let minus_k = -row[0].clone();
+        let (at_least, at_most) = (minus_k.ceil_div(c), minus_k.floor_div(c));
+        if (is_eq || c.is_positive()) && lo[i].as_ref().is_none_or(|l| &at_least > l) {
+            lo[i] = Some(at_least);
+        }
+        if (is_eq || c.is_negative()) && hi[i].as_ref().is_none_or(|h| &at_most < h) {
+            hi[i] = Some(at_most);
+        }
+    }
+    if empty {
+        return BoxShape::Empty;
+    }
+    let mut intervals = Vec::with_capacity(n);
+    for (l, h) in lo.into_iter().zip(hi) {
+        let (Some(l), Some(h)) = (l, h) else {
+            return BoxShape::NotABox;
+        };
+        if l > h {
+            return BoxShape::Empty;
+        }
+        intervals.push((l, h));
+    }
+    BoxShape::Intervals(intervals)
+}
+
+/// The number of points of a map whose basic maps are pairwise disjoint boxes, in
+/// closed form; `None` when some basic map is not a box or two boxes may overlap.
+fn disjoint_boxes_card(map: &Map, budget: &mut Budget) -> Result<Option<Int>> {
+    if map.space().n_params() > 0 {
+        return Ok(None);
+    }
+    let mut boxes = Vec::with_capacity(map.basic_maps().len());
+    for b in map.basic_maps() {
+        budget.tick(1)?;
+        match box_shape(b) {
+            BoxShape::NotABox => return Ok(None),
+            BoxShape::Empty => {}
+            BoxShape::Intervals(intervals) => boxes.push(intervals),
+        }
+    }
+    for (k, a) in boxes.iter().enumerate() {
+        for b in &boxes[..k] {
+            budget.tick(1)?;
+            let apart = a
+                .iter()
+                .zip(b)
+                .any(|((alo, ahi), (blo, bhi))| ahi < blo || bhi < alo);
+            if !apart {
+                return Ok(None);
+            }
+        }
+    }
+    let mut total = Int::zero();
+    for intervals in &boxes {
+        let mut product = Int::one();
+        for (lo, hi) in intervals {
+            product *= (hi - lo) + Int::one();
+        }
+        total += product;
+    }
+    Ok(Some(total))
 }
 
 /// Where the scanner reports points: a counter, and optionally a callback.
