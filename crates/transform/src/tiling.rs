@@ -110,6 +110,22 @@ pub fn tile(
     tree: &ScheduleTree,
     options: &TileOptions,
 ) -> Result<ScheduleTree> {
+    let mut budget = match options.budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    tile_with(scop, deps, tree, options, &mut budget)
+}
+
+/// [`tile`] within `budget` (the legality checks spend it; `options.budget` is ignored).
+/// Running out gives [`Error::LimitExceeded`].
+pub fn tile_with(
+    scop: &Scop,
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    options: &TileOptions,
+    budget: &mut Budget,
+) -> Result<ScheduleTree> {
     for list in [&options.sizes, &options.second_level]
         .into_iter()
         .flatten()
@@ -123,10 +139,6 @@ pub fn tile(
     };
     let root = tiler.node(&tree.root, &mut Vec::new())?;
     let mut tiled = ScheduleTree { root };
-    let budget = match options.budget {
-        Some(steps) => Budget::new(steps),
-        None => Budget::unlimited(),
-    };
     let mut checker = Checker { deps, budget };
     checker.settle(&mut tiled, &Wavefronts::new())?;
     if options.wavefront {
@@ -147,6 +159,19 @@ pub fn parallelize(
     tree: &ScheduleTree,
     budget: Option<u64>,
 ) -> Result<ScheduleTree> {
+    let mut budget = match budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    parallelize_with(deps, tree, &mut budget)
+}
+
+/// [`parallelize`] within `budget`; running out gives [`Error::LimitExceeded`].
+pub fn parallelize_with(
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    budget: &mut Budget,
+) -> Result<ScheduleTree> {
     fn propose(node: &mut Node) {
         if let Node::Band(band) = node {
             band.coincident.iter_mut().for_each(|c| *c = true);
@@ -164,10 +189,6 @@ pub fn parallelize(
     }
     let mut out = tree.clone();
     propose(&mut out.root);
-    let budget = match budget {
-        Some(steps) => Budget::new(steps),
-        None => Budget::unlimited(),
-    };
     let mut checker = Checker { deps, budget };
     checker.settle(&mut out, &Wavefronts::new())?;
     Ok(out)
@@ -422,19 +443,19 @@ fn below_a_band(node: &Node, path: &[usize]) -> bool {
 }
 
 /// The legality checker with its dependences and budget.
-struct Checker<'a> {
+struct Checker<'a, 'b> {
     deps: &'a [Dependence],
-    budget: Budget,
+    budget: &'b mut Budget,
 }
 
-impl Checker<'_> {
+impl Checker<'_, '_> {
     /// Checks the tree, clears every coincident flag the checker refutes (undoing a
     /// wavefront of `wavefronts` whose parallel member is refuted) and checks again; any
     /// other violation is an error.
     fn settle(&mut self, tree: &mut ScheduleTree, wavefronts: &Wavefronts) -> Result<()> {
         const ROUNDS: usize = 3;
         for round in 0..ROUNDS {
-            let report = legality::check_with(self.deps, tree, &mut self.budget)?;
+            let report = legality::check_with(self.deps, tree, self.budget)?;
             if report.is_legal() {
                 return Ok(());
             }
