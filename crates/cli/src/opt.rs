@@ -24,6 +24,7 @@ use pollen_scop::Scop;
 use pollen_transform::profit::cost;
 use pollen_transform::{CacheInfo, TileOptions};
 
+use crate::budget::{BudgetArg, LimitError, Steps};
 use crate::program::{self, AlgoChoice, FuseChoice};
 
 /// The long help of `pollen opt`.
@@ -112,6 +113,8 @@ pub struct OptArgs {
     /// Print what each stage did on standard error.
     #[arg(long)]
     pub explain: bool,
+    #[command(flatten)]
+    pub budget: BudgetArg,
 }
 
 /// The pragma of vectorisable loops, on the command line.
@@ -154,8 +157,8 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     let scop = &extracted.scop;
     explain.scop(path, scop);
 
-    let deps = pollen_deps::analyze(scop, Analysis::ValueBased)
-        .with_context(|| format!("dependence analysis of {} failed", path.display()))?;
+    let steps = args.budget.budget;
+    let deps = program::analyze(path, scop, Analysis::ValueBased, steps)?;
     explain.deps(&deps);
 
     let tiling = !args.no_tile;
@@ -181,8 +184,7 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
                 fuse,
                 ..Default::default()
             };
-            let tree = pollen_sched::schedule(scop, deps.as_slice(), &sched_options)
-                .with_context(|| format!("scheduling {} failed", path.display()))?;
+            let tree = program::schedule(path, scop, &deps, &sched_options, steps)?;
             explain.tree(
                 &format!("schedule ({:?}, {:?} fusion)", args.algo, fuse).to_lowercase(),
                 &tree,
@@ -194,8 +196,14 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
                     min_band_depth: usize::MAX,
                     ..TileOptions::default()
                 };
-                let ordered = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
-                    .with_context(|| format!("ordering the loops of {} failed", path.display()))?;
+                let ordered = pollen_transform::tile_with(
+                    scop,
+                    deps.as_slice(),
+                    &tree,
+                    &options,
+                    &mut steps.budget(),
+                )
+                .map_err(|e| transform_error(e, "ordering the loops of", path, steps))?;
                 return Ok((ordered, false));
             }
             let options = TileOptions {
@@ -206,8 +214,14 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
                 cache,
                 ..TileOptions::default()
             };
-            let tiled = pollen_transform::tile(scop, deps.as_slice(), &tree, &options)
-                .with_context(|| format!("tiling the schedule of {} failed", path.display()))?;
+            let tiled = pollen_transform::tile_with(
+                scop,
+                deps.as_slice(),
+                &tree,
+                &options,
+                &mut steps.budget(),
+            )
+            .map_err(|e| transform_error(e, "tiling the schedule of", path, steps))?;
             explain.tree("tiled schedule", &tiled);
             let any = band_count(&tiled.root) > band_count(&tree.root);
             Ok((tiled, any))
@@ -243,7 +257,9 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     // vectorisable innermost loops the original order had. Without a tiled band there is
     // no locality to trade, and the schedule's own parallelism is kept.
     if !args.always_transform && tiled_any {
-        if let Ok(original) = pollen_transform::parallelize(deps.as_slice(), &scop.schedule, None) {
+        if let Ok(original) =
+            pollen_transform::parallelize_with(deps.as_slice(), &scop.schedule, &mut steps.budget())
+        {
             let before = cost(scop, &original)
                 .with_context(|| format!("the cost model failed on {}", path.display()))?;
             let after = cost(scop, &tree)
@@ -262,8 +278,14 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
         distribute: true,
         ..Default::default()
     };
-    let ast = pollen_codegen::generate(scop, &tree, &codegen_options)
-        .with_context(|| format!("code generation for {} failed", path.display()))?;
+    let ast = pollen_codegen::generate_with(scop, &tree, &codegen_options, &mut steps.budget())
+        .map_err(|e| match e {
+            pollen_codegen::Error::LimitExceeded => {
+                LimitError::new("code generation", steps).into()
+            }
+            e => anyhow::Error::new(e)
+                .context(format!("code generation for {} failed", path.display())),
+        })?;
     explain.loops(&ast, parallel);
 
     let options = EmitOptions {
@@ -283,6 +305,19 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     ));
     pollen_emit_c::emit(&source, extracted.region, scop, &ast, &options)
         .with_context(|| format!("printing the code for {} failed", path.display()))
+}
+
+/// A tiling error: a [`LimitError`] when the budget ran out, else `what` `path` failed.
+fn transform_error(
+    e: pollen_transform::Error,
+    what: &str,
+    path: &Path,
+    steps: Steps,
+) -> anyhow::Error {
+    match e {
+        pollen_transform::Error::LimitExceeded => LimitError::new("tiling", steps).into(),
+        e => anyhow::Error::new(e).context(format!("{what} {} failed", path.display())),
+    }
 }
 
 /// The machine's cache sizes, from
