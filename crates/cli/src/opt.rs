@@ -21,7 +21,7 @@ use pollen_deps::{Analysis, DepKind, Dependences};
 use pollen_emit_c::{EmitOptions, Vectorize};
 use pollen_scop::ScheduleTree;
 use pollen_scop::Scop;
-use pollen_transform::profit::cost;
+use pollen_transform::profit::{cost_with, Cost};
 use pollen_transform::{CacheInfo, TileOptions};
 
 use crate::budget::{BudgetArg, LimitError, Steps};
@@ -233,12 +233,10 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     // Smart fusion is kept only when it does not make innermost loops stride through
     // memory where distributing the components would not.
     if fuse == pollen_sched::Fuse::Smart {
-        let fused = cost(scop, &tree)
-            .with_context(|| format!("the cost model failed on {}", path.display()))?;
+        let fused = cost_of(scop, &tree, path, steps)?;
         let mut quiet = Explain::new(false);
         let (split, split_tiled) = optimize(pollen_sched::Fuse::No, &mut quiet)?;
-        let distributed = cost(scop, &split)
-            .with_context(|| format!("the cost model failed on {}", path.display()))?;
+        let distributed = cost_of(scop, &split, path, steps)?;
         if distributed.is_better_than(&fused) {
             explain.say(format_args!(
                 "fusion: smart fusion gives {fused}, no fusion {distributed}: components not fused\n"
@@ -260,10 +258,8 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
         if let Ok(original) =
             pollen_transform::parallelize_with(deps.as_slice(), &scop.schedule, &mut steps.budget())
         {
-            let before = cost(scop, &original)
-                .with_context(|| format!("the cost model failed on {}", path.display()))?;
-            let after = cost(scop, &tree)
-                .with_context(|| format!("the cost model failed on {}", path.display()))?;
+            let before = cost_of(scop, &original, path, steps)?;
+            let after = cost_of(scop, &tree, path, steps)?;
             if before.vectorizes_more_than(&after) {
                 explain.say(format_args!(
                     "profitability: the original order gives {before}, the optimized schedule {after}: original order kept (--always-transform overrides)\n"
@@ -305,6 +301,14 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     ));
     pollen_emit_c::emit(&source, extracted.region, scop, &ast, &options)
         .with_context(|| format!("printing the code for {} failed", path.display()))
+}
+
+/// The cost model's verdict on `tree` within a budget of `steps`.
+fn cost_of(scop: &Scop, tree: &ScheduleTree, path: &Path, steps: Steps) -> Result<Cost> {
+    cost_with(scop, tree, &mut steps.budget()).map_err(|e| match e {
+        pollen_transform::Error::LimitExceeded => LimitError::new("the cost model", steps).into(),
+        e => anyhow::Error::new(e).context(format!("the cost model failed on {}", path.display())),
+    })
 }
 
 /// A tiling error: a [`LimitError`] when the budget ran out, else `what` `path` failed.

@@ -48,8 +48,8 @@ fn steps<T>(f: impl FnOnce(&mut Budget) -> T) -> (T, u64) {
 
 #[test]
 fn kernel_stages_fit_the_default_budget_with_a_margin() {
-    let stages = ["deps", "sched", "tile", "parallelize", "codegen"];
-    let mut max: [(u64, String); 5] = Default::default();
+    let stages = ["deps", "sched", "tile", "parallelize", "codegen", "cost"];
+    let mut max: [(u64, String); 6] = Default::default();
     let mut note = |stage: usize, used: u64, name: &str| {
         if used > max[stage].0 {
             max[stage] = (used, name.to_string());
@@ -100,6 +100,9 @@ fn kernel_stages_fit_the_default_budget_with_a_margin() {
                 let (ast, used) = steps(|b| pollen_codegen::generate_with(&scop, t, &codegen, b));
                 note(4, used, &name);
                 ast.unwrap_or_else(|e| panic!("{name}: {e}"));
+                let (cost, used) = steps(|b| pollen_transform::profit::cost_with(&scop, t, b));
+                note(5, used, &name);
+                cost.unwrap_or_else(|e| panic!("{name}: {e}"));
             }
         }
         let (_, used) =
