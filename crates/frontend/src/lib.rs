@@ -91,6 +91,7 @@ pub use error::{Error, Result};
 
 use std::ops::Range;
 
+use pollen_presburger::Budget;
 use pollen_scop::Scop;
 
 use crate::error::{Fail, Kind, R};
@@ -108,19 +109,26 @@ pub struct Extracted {
     pub region: Range<usize>,
 }
 
-/// Extracts the first `#pragma scop` region of a C source text.
+/// Extracts the first `#pragma scop` region of a C source text, within a budget of
+/// 50,000,000 solver steps.
 pub fn extract(source: &str) -> Result<Extracted> {
-    extract_located(source).map_err(|f| f.locate(source))
+    extract_with(source, &mut Budget::new(build::BUDGET_STEPS))
 }
 
-fn extract_located(source: &str) -> R<Extracted> {
+/// [`extract`] within `budget`: a region whose sets need more steps is an
+/// [`Error::Presburger`] holding [`pollen_presburger::Error::LimitExceeded`].
+pub fn extract_with(source: &str, budget: &mut Budget) -> Result<Extracted> {
+    extract_located(source, budget).map_err(|f| f.locate(source))
+}
+
+fn extract_located(source: &str, budget: &mut Budget) -> R<Extracted> {
     let tokens = lex(source);
     let (open, close) = find_region(source, &tokens)?;
     let decls = decls::scan(source, &tokens[..open]);
     let start = tokens[open].start;
     let end = tokens[close].start;
     let stmts = parser::parse_region(source, &tokens[open + 1..close], &decls, end)?;
-    let scop = build::build(source, &decls, &stmts, start)?;
+    let scop = build::build(source, &decls, &stmts, start, budget)?;
     let line_start = source[..start].rfind('\n').map_or(0, |p| p + 1);
     Ok(Extracted {
         scop,
