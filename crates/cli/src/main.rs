@@ -48,6 +48,8 @@ enum Command {
     Scop {
         /// The C file.
         file: PathBuf,
+        #[command(flatten)]
+        budget: budget::BudgetArg,
     },
     /// Print the dependences of a C file's `#pragma scop` region as isl union maps.
     #[command(long_about = DEPS_HELP)]
@@ -212,7 +214,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Calc { file, budget } => run_calc(file, budget.budget),
-        Command::Scop { file } => print_out(&program::scop(&file)?),
+        Command::Scop { file, budget } => print_out(&program::scop(&file, budget.budget)?),
         Command::Deps {
             file,
             kind,

@@ -153,11 +153,11 @@ fn optimize(args: &OptArgs, explain: &mut Explain) -> Result<String> {
     let path = args.file.as_path();
     let source =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let extracted = program::read_scop(path)?;
+    let steps = args.budget.budget;
+    let extracted = program::read_scop(path, steps)?;
     let scop = &extracted.scop;
     explain.scop(path, scop);
 
-    let steps = args.budget.budget;
     let deps = program::analyze(path, scop, Analysis::ValueBased, steps)?;
     explain.deps(&deps);
 

@@ -28,11 +28,18 @@ impl std::fmt::Display for Located {
 
 impl std::error::Error for Located {}
 
-/// Reads and extracts a C file.
-pub fn read_scop(path: &Path) -> Result<Extracted> {
+/// Reads and extracts a C file within a budget of `steps`.
+pub fn read_scop(path: &Path, steps: Steps) -> Result<Extracted> {
     let source =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    pollen_frontend::extract(&source).map_err(|e| {
+    pollen_frontend::extract_with(&source, &mut steps.budget()).map_err(|e| {
+        if let pollen_frontend::Error::Presburger {
+            error: pollen_presburger::Error::LimitExceeded,
+            ..
+        } = e
+        {
+            return LimitError::new("extraction", steps).into();
+        }
         Located(format!(
             "{}:{}:{}: error: {}",
             path.display(),
@@ -45,8 +52,8 @@ pub fn read_scop(path: &Path) -> Result<Extracted> {
 }
 
 /// `pollen scop FILE.c`: the scop in its text form.
-pub fn scop(path: &Path) -> Result<String> {
-    let extracted = read_scop(path)?;
+pub fn scop(path: &Path, steps: Steps) -> Result<String> {
+    let extracted = read_scop(path, steps)?;
     Ok(pollen_scop::text::print(&extracted.scop))
 }
 
@@ -65,7 +72,7 @@ pub enum KindChoice {
 
 /// `pollen deps FILE.c`: one line per dependence kind, `kind: <union map>`.
 pub fn deps(path: &Path, kind: KindChoice, analysis: Analysis, steps: Steps) -> Result<String> {
-    let extracted = read_scop(path)?;
+    let extracted = read_scop(path, steps)?;
     let deps = analyze(path, &extracted.scop, analysis, steps)?;
     Ok(print_deps(&deps, kind))
 }
@@ -143,7 +150,7 @@ pub fn sched(
     wavefront: bool,
     steps: Steps,
 ) -> Result<String> {
-    let extracted = read_scop(path)?;
+    let extracted = read_scop(path, steps)?;
     let scop = &extracted.scop;
     let deps = analyze(path, scop, Analysis::ValueBased, steps)?;
     let options = pollen_sched::Options {

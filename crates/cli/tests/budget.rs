@@ -1,5 +1,6 @@
-//! Budgets on the command line: the steps each stage of `pollen opt` (default options) and
-//! of `pollen sched` (every algorithm and fusion policy) needs on the example kernels,
+//! Budgets on the command line: the steps each stage of `pollen opt` (default options,
+//! extraction included) and of `pollen sched` (every algorithm and fusion policy) needs
+//! on the example kernels,
 //! against the default budget, and the resource-limit error (message and exit status 3)
 //! of every command.
 
@@ -48,15 +49,26 @@ fn steps<T>(f: impl FnOnce(&mut Budget) -> T) -> (T, u64) {
 
 #[test]
 fn kernel_stages_fit_the_default_budget_with_a_margin() {
-    let stages = ["deps", "sched", "tile", "parallelize", "codegen", "cost"];
-    let mut max: [(u64, String); 6] = Default::default();
+    let stages = [
+        "deps",
+        "sched",
+        "tile",
+        "parallelize",
+        "codegen",
+        "cost",
+        "extract",
+    ];
+    let mut max: [(u64, String); 7] = Default::default();
     let mut note = |stage: usize, used: u64, name: &str| {
         if used > max[stage].0 {
             max[stage] = (used, name.to_string());
         }
     };
     for name in pollen_testkit::kernel_names() {
-        let scop = pollen_testkit::kernel_scop(&name);
+        let source = pollen_testkit::kernel_source(&name);
+        let (extracted, used) = steps(|b| pollen_frontend::extract_with(&source, b));
+        note(6, used, &name);
+        let scop = extracted.unwrap_or_else(|e| panic!("{name}: {e}")).scop;
         let (deps, used) = steps(|b| pollen_deps::analyze_with(&scop, Analysis::ValueBased, b));
         note(0, used, &name);
         let deps = deps.unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -164,35 +176,41 @@ fn calc_budget_unlimited_and_errors_in_the_option() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("`unlimited`"));
 }
 
+/// The steps extraction and dependence analysis of kernel `name` need.
+fn front_steps(name: &str) -> (u64, u64) {
+    let source = pollen_testkit::kernel_source(name);
+    let (extracted, extraction) = steps(|b| pollen_frontend::extract_with(&source, b));
+    let scop = extracted.unwrap().scop;
+    let (_, deps) = steps(|b| pollen_deps::analyze_with(&scop, Analysis::ValueBased, b));
+    (extraction, deps)
+}
+
 #[test]
-fn every_stage_stops_with_its_message() {
+fn every_command_stops_with_the_stage_that_ran_out() {
     let gemm = kernel("gemm");
     let gemm = gemm.to_str().unwrap();
-    assert_limit(
-        &pollen(&["deps", gemm, "--budget", "10"], ""),
-        "dependence analysis",
-        10,
-    );
-    assert_limit(
-        &pollen(&["sched", gemm, "--budget", "10"], ""),
-        "dependence analysis",
-        10,
-    );
-    assert_limit(
-        &pollen(&["opt", gemm, "--budget", "10"], ""),
-        "dependence analysis",
-        10,
-    );
+    for command in ["scop", "deps", "sched", "opt"] {
+        let out = pollen(&[command, gemm, "--budget", "10"], "");
+        assert_limit(&out, "extraction", 10);
+    }
+    // A budget that extraction fits in but dependence analysis does not.
+    let (extraction, deps) = front_steps("gemm");
+    assert!(extraction < deps, "{extraction} {deps}");
+    let budget = extraction.to_string();
+    for command in ["deps", "sched", "opt"] {
+        let out = pollen(&[command, gemm, "--budget", &budget], "");
+        assert_limit(&out, "dependence analysis", extraction);
+    }
 }
 
 #[test]
 fn scheduling_stops_with_its_message() {
-    // A budget that dependence analysis of jacobi-2d fits in but its scheduling does not.
+    // A budget that extraction and dependence analysis of jacobi-2d fit in but its
+    // scheduling does not.
     let file = kernel("jacobi-2d");
     let file = file.to_str().unwrap();
-    let scop = pollen_testkit::kernel_scop("jacobi-2d");
-    let (_, deps) = steps(|b| pollen_deps::analyze_with(&scop, Analysis::ValueBased, b));
-    let budget = (deps + 1).to_string();
-    let out = pollen(&["sched", file, "--budget", &budget], "");
-    assert_limit(&out, "scheduling", deps + 1);
+    let (extraction, deps) = front_steps("jacobi-2d");
+    let limit = extraction.max(deps);
+    let out = pollen(&["sched", file, "--budget", &limit.to_string()], "");
+    assert_limit(&out, "scheduling", limit);
 }
