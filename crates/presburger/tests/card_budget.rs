@@ -54,11 +54,36 @@ fn card_of_boxes_agrees_with_the_scan() {
         "{ [i, j] : 0 <= 2i <= 7 and -3 <= 3j <= 4 }",
         "{ [i, j] : 0 <= i <= 4 and 0 <= j <= 3; [i, j] : 2 <= i <= 6 and 1 <= j <= 5 }",
         "{ [i] : 0 <= i <= 4; [i] : 10 <= i <= 12 }",
+        "{ [i, j] : 0 <= i <= 4 and 0 <= j <= 3 and i + j >= -5 }",
+        "{ [i, j] : 0 <= i <= 4 and 0 <= j <= 3 and i + j >= 2 }",
+        "{ [i, j] : 0 <= i <= 6 and j = i }",
+        "{ [i, j, k] : 0 <= i <= 3 and 0 <= j <= 2 and k = i + 2j - 1 }",
+        "{ [i, j, k] : 0 <= i <= 3 and 0 <= j <= 2 and k = i + 2j and k <= 4 }",
+        "{ [i, j, k] : 0 <= i <= 3 and 0 <= j <= 2 and 2k = i + 2j }",
+        "{ [i, j] : 0 <= i <= 4 and j = i; [i, j] : 0 <= i <= 4 and j = i + 10 }",
     ] {
         let s = set(text);
         let scanned = Int::from(s.points().unwrap().len() as i64);
         assert_eq!(s.card().unwrap(), scanned, "{text}");
     }
+}
+
+#[test]
+fn card_of_a_huge_box_up_to_redundancy_and_fixed_dimensions_is_exact() {
+    let budget = || Budget::new(10_000);
+    let s = set("{ [i, j] : 0 <= i < 1000000000 and 0 <= j < 1000000000 and i + j >= -5 }");
+    assert_eq!(
+        s.card_with(&mut budget()).unwrap(),
+        int("1000000000000000000")
+    );
+    let s = set("{ [i, j] : 0 <= i < 1000000000 and i <= j <= i }");
+    assert_eq!(s.card_with(&mut budget()).unwrap(), int("1000000000"));
+    let s = set("{ [i, j, k] : 0 <= i < 1000000000 and 0 <= j < 1000000000 \
+                 and k = 3i - j + 7 }");
+    assert_eq!(
+        s.card_with(&mut budget()).unwrap(),
+        int("1000000000000000000")
+    );
 }
 
 #[test]
