@@ -5,8 +5,10 @@
 //! polyhedral model and the dependences of a C file's `#pragma scop` region (see
 //! [`program`]); `pollen opt` maps its flags onto the `pollen-driver` library (see
 //! [`opt`]). This is the only crate of the workspace that reads files and reports
-//! errors with `anyhow`.
+//! errors with `anyhow`. Every command runs under a work budget (`--budget`, see
+//! [`budget`]); running out exits with status 3.
 
+mod budget;
 mod calc;
 mod opt;
 mod program;
@@ -39,12 +41,16 @@ enum Command {
     Calc {
         /// The script to run; reads standard input when absent or `-`.
         file: Option<PathBuf>,
+        #[command(flatten)]
+        budget: budget::BudgetArg,
     },
     /// Print the polyhedral model (scop) of a C file's `#pragma scop` region.
     #[command(long_about = SCOP_HELP)]
     Scop {
         /// The C file.
         file: PathBuf,
+        #[command(flatten)]
+        budget: budget::BudgetArg,
     },
     /// Print the dependences of a C file's `#pragma scop` region as isl union maps.
     #[command(long_about = DEPS_HELP)]
@@ -60,6 +66,8 @@ enum Command {
         /// Flow dependences to every earlier write of the element.
         #[arg(long)]
         memory_based: bool,
+        #[command(flatten)]
+        budget: budget::BudgetArg,
     },
     /// Compute a new schedule of a C file's `#pragma scop` region (Pluto or Feautrier).
     #[command(long_about = SCHED_HELP)]
@@ -75,6 +83,8 @@ enum Command {
         /// Pipelined parallelism: skew a band whose outer member is not parallel.
         #[arg(long)]
         wavefront: bool,
+        #[command(flatten)]
+        budget: budget::BudgetArg,
     },
     /// Optimize a C file's `#pragma scop` region: schedule, tile, parallelize, print C.
     #[command(long_about = opt::OPT_HELP)]
@@ -134,6 +144,11 @@ stages one by one. `pollen calc` evaluates scripts over the exact Presburger lib
 (parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
 a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
 
+Every stage runs under a budget of solver steps, `--budget N` (default 25000000, about
+20 times what the largest example kernel needs) or `--budget unlimited`: a stage that
+needs more stops with `resource limit: <stage> exceeded its budget of N steps` and exit
+status 3 instead of running on.
+
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen scop examples/kernels/gemm.c
@@ -168,7 +183,9 @@ Operators, from the tightest to the loosest binding:
 Operands in different spaces (e.g. `{ A[i] } + { B[i] }`) make union sets and maps.
 
 A statement with an error is reported as `file:line:column: error: message` on standard
-error; the remaining statements still run and the exit status is 1.
+error; the remaining statements still run and the exit status is 1. Each statement may
+take --budget solver steps (default 25000000; `--budget unlimited` for none); one that
+needs more is a resource-limit error naming its operator, and the exit status is 3.
 
 Example:
   A := [N] -> { S[i, j] : 0 <= j <= i < N };
@@ -184,6 +201,10 @@ fn main() -> ExitCode {
                 eprintln!("{located}");
                 ExitCode::FAILURE
             }
+            None if e.downcast_ref::<budget::LimitError>().is_some() => {
+                eprintln!("pollen: error: {e:#}");
+                ExitCode::from(budget::LIMIT_EXIT_CODE)
+            }
             None => {
                 eprintln!("pollen: error: {e:#}");
                 ExitCode::from(2)
@@ -194,27 +215,35 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Calc { file } => run_calc(file),
-        Command::Scop { file } => print_out(&program::scop(&file)?),
+        Command::Calc { file, budget } => run_calc(file, budget.budget),
+        Command::Scop { file, budget } => print_out(&program::scop(&file, budget.budget)?),
         Command::Deps {
             file,
             kind,
             value_based: _,
             memory_based,
+            budget,
         } => {
             let analysis = if memory_based {
                 pollen_deps::Analysis::MemoryBased
             } else {
                 pollen_deps::Analysis::ValueBased
             };
-            print_out(&program::deps(&file, kind, analysis)?)
+            print_out(&program::deps(&file, kind, analysis, budget.budget)?)
         }
         Command::Sched {
             file,
             algo,
             fuse,
             wavefront,
-        } => print_out(&program::sched(&file, algo, fuse, wavefront)?),
+            budget,
+        } => print_out(&program::sched(
+            &file,
+            algo,
+            fuse,
+            wavefront,
+            budget.budget,
+        )?),
         Command::Opt(args) => opt::run(&args),
     }
 }
@@ -227,7 +256,7 @@ fn print_out(text: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_calc(file: Option<PathBuf>) -> Result<ExitCode> {
+fn run_calc(file: Option<PathBuf>, steps: budget::Steps) -> Result<ExitCode> {
     let (name, src) = match file {
         Some(path) if path.as_os_str() != "-" => {
             let src = std::fs::read_to_string(&path)
@@ -245,10 +274,12 @@ fn run_calc(file: Option<PathBuf>) -> Result<ExitCode> {
     let stdout = io::stdout();
     let stderr = io::stderr();
     let mut out = stdout.lock();
-    let outcome = calc::run(&src, &name, &mut out, &mut stderr.lock())?;
+    let outcome = calc::run(&src, &name, steps, &mut out, &mut stderr.lock())?;
     out.flush()?;
     Ok(if outcome.success() {
         ExitCode::SUCCESS
+    } else if outcome.limits > 0 {
+        ExitCode::from(budget::LIMIT_EXIT_CODE)
     } else {
         ExitCode::FAILURE
     })

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use pollen_driver::{Algorithm, CacheInfo, Fusion, Options, Tiling, Vectorize};
 
+use crate::budget::{BudgetArg, LimitError, Steps};
 use crate::program::{self, AlgoChoice, FuseChoice};
 
 /// The long help of `pollen opt`.
@@ -107,6 +108,8 @@ pub struct OptArgs {
     /// Print what each stage did on standard error.
     #[arg(long)]
     pub explain: bool,
+    #[command(flatten)]
+    pub budget: BudgetArg,
 }
 
 /// The pragma of vectorisable loops, on the command line.
@@ -127,6 +130,9 @@ pub fn run(args: &OptArgs) -> Result<ExitCode> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let optimized = match pollen_driver::optimize_source(&source, &options(args)) {
         Ok(optimized) => optimized,
+        Err(e) if e.is_limit_exceeded() => {
+            return Err(LimitError::new(e.stage().name(), args.budget.budget).into());
+        }
         Err(pollen_driver::Error::Frontend(e)) => {
             return Err(program::Located(format!(
                 "{}:{}:{}: error: {}",
@@ -189,6 +195,10 @@ fn options(args: &OptArgs) -> Options {
         },
         scalar_replacement: !args.no_scalar_replacement,
         cache: machine_cache(),
+        budget: match args.budget.budget {
+            Steps::Limited(n) => Some(n),
+            Steps::Unlimited => None,
+        },
         ..Options::default()
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Each reads the file, extracts its `#pragma scop` region with `pollen-frontend` and
 //! prints a stage of the pipeline in isl syntax. Frontend errors are reported as
-//! `file:line:column: error: message`.
+//! `file:line:column: error: message`. Each stage runs under the command's `--budget`
+//! (see [`crate::budget`]); a stage that runs out is a [`LimitError`] naming it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,6 +11,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use pollen_deps::{Analysis, DepKind, Dependences};
 use pollen_frontend::Extracted;
+use pollen_scop::Scop;
+
+use crate::budget::{LimitError, Steps};
 
 /// An error in the user's input with its place, printed as is:
 /// `file:line:column: error: message`.
@@ -24,11 +28,18 @@ impl std::fmt::Display for Located {
 
 impl std::error::Error for Located {}
 
-/// Reads and extracts a C file.
-pub fn read_scop(path: &Path) -> Result<Extracted> {
+/// Reads and extracts a C file within a budget of `steps`.
+pub fn read_scop(path: &Path, steps: Steps) -> Result<Extracted> {
     let source =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    pollen_frontend::extract(&source).map_err(|e| {
+    pollen_frontend::extract_with(&source, &mut steps.budget()).map_err(|e| {
+        if let pollen_frontend::Error::Presburger {
+            error: pollen_presburger::Error::LimitExceeded,
+            ..
+        } = e
+        {
+            return LimitError::new("extraction", steps).into();
+        }
         Located(format!(
             "{}:{}:{}: error: {}",
             path.display(),
@@ -41,8 +52,8 @@ pub fn read_scop(path: &Path) -> Result<Extracted> {
 }
 
 /// `pollen scop FILE.c`: the scop in its text form.
-pub fn scop(path: &Path) -> Result<String> {
-    let extracted = read_scop(path)?;
+pub fn scop(path: &Path, steps: Steps) -> Result<String> {
+    let extracted = read_scop(path, steps)?;
     Ok(pollen_scop::text::print(&extracted.scop))
 }
 
@@ -60,11 +71,35 @@ pub enum KindChoice {
 }
 
 /// `pollen deps FILE.c`: one line per dependence kind, `kind: <union map>`.
-pub fn deps(path: &Path, kind: KindChoice, analysis: Analysis) -> Result<String> {
-    let extracted = read_scop(path)?;
-    let deps = pollen_deps::analyze(&extracted.scop, analysis)
-        .with_context(|| format!("dependence analysis of {} failed", path.display()))?;
+pub fn deps(path: &Path, kind: KindChoice, analysis: Analysis, steps: Steps) -> Result<String> {
+    let extracted = read_scop(path, steps)?;
+    let deps = analyze(path, &extracted.scop, analysis, steps)?;
     Ok(print_deps(&deps, kind))
+}
+
+/// The dependences of `scop` (read from `path`) within a budget of `steps`.
+pub fn analyze(path: &Path, scop: &Scop, analysis: Analysis, steps: Steps) -> Result<Dependences> {
+    pollen_deps::analyze_with(scop, analysis, &mut steps.budget()).map_err(|e| match e {
+        pollen_deps::Error::LimitExceeded => LimitError::new("dependence analysis", steps).into(),
+        e => anyhow::Error::new(e)
+            .context(format!("dependence analysis of {} failed", path.display())),
+    })
+}
+
+/// A schedule of `scop` (read from `path`) within a budget of `steps`.
+pub fn schedule(
+    path: &Path,
+    scop: &Scop,
+    deps: &Dependences,
+    options: &pollen_sched::Options,
+    steps: Steps,
+) -> Result<pollen_scop::ScheduleTree> {
+    pollen_sched::schedule_with(scop, deps.as_slice(), options, &mut steps.budget()).map_err(|e| {
+        match e {
+            pollen_sched::Error::LimitExceeded => LimitError::new("scheduling", steps).into(),
+            e => anyhow::Error::new(e).context(format!("scheduling {} failed", path.display())),
+        }
+    })
 }
 
 /// The kinds selected by `kind`, each as `name: union map` on its own line.
@@ -108,11 +143,16 @@ pub enum FuseChoice {
 
 /// `pollen sched FILE.c`: the new schedule as a union map, then as a tree; the schedule
 /// is checked by the independent legality checker before it is printed.
-pub fn sched(path: &Path, algo: AlgoChoice, fuse: FuseChoice, wavefront: bool) -> Result<String> {
-    let extracted = read_scop(path)?;
+pub fn sched(
+    path: &Path,
+    algo: AlgoChoice,
+    fuse: FuseChoice,
+    wavefront: bool,
+    steps: Steps,
+) -> Result<String> {
+    let extracted = read_scop(path, steps)?;
     let scop = &extracted.scop;
-    let deps = pollen_deps::analyze(scop, Analysis::ValueBased)
-        .with_context(|| format!("dependence analysis of {} failed", path.display()))?;
+    let deps = analyze(path, scop, Analysis::ValueBased, steps)?;
     let options = pollen_sched::Options {
         algo: match algo {
             AlgoChoice::Pluto => pollen_sched::Algo::Pluto,
@@ -126,10 +166,17 @@ pub fn sched(path: &Path, algo: AlgoChoice, fuse: FuseChoice, wavefront: bool) -
         wavefront,
         ..Default::default()
     };
-    let tree = pollen_sched::schedule(scop, deps.as_slice(), &options)
-        .with_context(|| format!("scheduling {} failed", path.display()))?;
-    let report = pollen_sched::legality::check(deps.as_slice(), &tree)
-        .with_context(|| format!("checking the schedule of {} failed", path.display()))?;
+    let tree = schedule(path, scop, &deps, &options, steps)?;
+    let report = pollen_sched::legality::check_with(deps.as_slice(), &tree, &mut steps.budget())
+        .map_err(|e| match e {
+            pollen_sched::legality::Error::LimitExceeded => {
+                LimitError::new("the legality check", steps).into()
+            }
+            e => anyhow::Error::new(e).context(format!(
+                "checking the schedule of {} failed",
+                path.display()
+            )),
+        })?;
     if !report.is_legal() {
         anyhow::bail!(
             "the schedule found for {} is not legal:\n{report}",

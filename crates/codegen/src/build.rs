@@ -100,10 +100,10 @@ impl Build {
 }
 
 /// The generator's configuration and running state.
-pub(crate) struct Generator<'a> {
+pub(crate) struct Generator<'a, 'b> {
     pub params: Vec<String>,
     pub options: &'a Options,
-    pub budget: Budget,
+    pub budget: &'b mut Budget,
     /// The iterators' name prefix.
     pub prefix: String,
     /// The position of each statement of the scop (leaf order).
@@ -123,7 +123,7 @@ pub(crate) struct Generator<'a> {
     pub rest_cache: BTreeMap<(usize, usize, String), Option<Map>>,
 }
 
-impl Generator<'_> {
+impl Generator<'_, '_> {
     /// The AST of `node` for the active statements.
     pub fn node(&mut self, node: &Node, active: Vec<Active>, b: &Build) -> Result<Ast> {
         if active.is_empty() {
@@ -194,7 +194,7 @@ impl Generator<'_> {
                 continue;
             };
             let exec = a.exec.intersect_range(f.as_map())?;
-            if !exec.is_empty_with(&mut self.budget)? {
+            if !exec.is_empty_with(self.budget)? {
                 kept.push(Active {
                     name: a.name,
                     exec,
@@ -217,9 +217,9 @@ impl Generator<'_> {
         for a in active {
             let f = member_map(band, &a.exec, k)?;
             let exec = a.exec.reverse().flat_range_product(&f)?.reverse();
-            let t = Set::from_map(explicit(&exec.domain(), &mut self.budget)?)?;
+            let t = Set::from_map(explicit(&exec.domain(), self.budget)?)?;
             let t = t.intersect(&known1)?;
-            sets.push(if t.is_empty_with(&mut self.budget)? {
+            sets.push(if t.is_empty_with(self.budget)? {
                 None
             } else {
                 Some(t)
@@ -249,7 +249,7 @@ impl Generator<'_> {
                 separate: self.options.separate,
                 limit: self.options.separation_limit,
             },
-            &mut self.budget,
+            self.budget,
         )?;
         let free1 = lift(&b.free, &self.params, d + 1)?;
         // The number of components each statement has instances in.
@@ -258,15 +258,15 @@ impl Generator<'_> {
             .collect();
         let mut out = Vec::new();
         for c in comps {
-            let hull = hull(&c.union, 1 + self.params.len() + d, &mut self.budget)?;
+            let hull = hull(&c.union, 1 + self.params.len() + d, self.budget)?;
             let names = Names {
                 params: &self.params,
                 dims: &b.dims,
             };
-            let bounds = match loop_bounds(&hull, &known1, d, names, &mut self.budget) {
+            let bounds = match loop_bounds(&hull, &known1, d, names, self.budget) {
                 Err(Error::Unbounded { .. }) if c.union.as_map().basic_maps().len() > 1 => {
                     let parts = c.union.as_map().basic_maps();
-                    union_bounds(parts, &known1, d, names, &mut self.budget)?
+                    union_bounds(parts, &known1, d, names, self.budget)?
                 }
                 r => r?,
             };
@@ -277,7 +277,7 @@ impl Generator<'_> {
                     &known1,
                     d,
                     self.params.len(),
-                    &mut self.budget,
+                    self.budget,
                 )?,
                 Shape::Fixed(_) => false,
             };
@@ -364,7 +364,7 @@ impl Generator<'_> {
         let range = enforced
             .intersect(known1)?
             .project_out(DimKind::Out, b.dims.len(), 1)?;
-        Ok(b.known.is_subset_with(&range, &mut self.budget)?)
+        Ok(b.known.is_subset_with(&range, self.budget)?)
     }
 
     /// The regions to separate: with several statements, each statement's region is the
@@ -396,7 +396,7 @@ impl Generator<'_> {
             .iter()
             .map(|p| relax(p, col))
             .collect();
-        let Some(h) = lifted_hull(&parts, Some(col), &mut self.budget)? else {
+        let Some(h) = lifted_hull(&parts, Some(col), self.budget)? else {
             return Ok(sets.to_vec());
         };
         let bounded = h.ineqs().iter().any(|r| r[col].is_positive())
@@ -431,7 +431,7 @@ impl Generator<'_> {
         };
         // exec has d + 1 dimensions (member k included); rest starts after member k.
         let full = a.exec.reverse().flat_range_product(&rest)?.reverse();
-        let scheduled = explicit(&full.domain(), &mut self.budget)?;
+        let scheduled = explicit(&full.domain(), self.budget)?;
         let [b] = scheduled.basic_maps() else {
             return Ok(None);
         };
@@ -485,7 +485,7 @@ impl Generator<'_> {
         active.sort_by_key(|a| self.order.get(&a.name).copied().unwrap_or(usize::MAX));
         let mut out = Vec::new();
         for a in active {
-            if !b.completed && !a.exec.is_single_valued_with(&mut self.budget)? {
+            if !b.completed && !a.exec.is_single_valued_with(self.budget)? {
                 out.push(self.complete(a, b)?);
             } else {
                 out.push(self.user(a, b)?);
@@ -517,15 +517,15 @@ impl Generator<'_> {
 
     /// One statement call, guarded where the enclosing code does not imply its domain.
     fn user(&mut self, a: Active, b: &Build) -> Result<Ast> {
-        let mut dom = Set::from_map(explicit(&a.exec.domain(), &mut self.budget)?)?;
+        let mut dom = Set::from_map(explicit(&a.exec.domain(), self.budget)?)?;
         if dom.as_map().basic_maps().len() > 1 {
-            dom = dom.coalesce_with(&mut self.budget)?;
+            dom = dom.coalesce_with(self.budget)?;
         }
-        let guard = dom.gist_with(&b.known, &mut self.budget)?;
-        if guard.is_empty_with(&mut self.budget)? {
+        let guard = dom.gist_with(&b.known, self.budget)?;
+        if guard.is_empty_with(self.budget)? {
             return Ok(Ast::Block(Vec::new()));
         }
-        let guard = Set::from_map(explicit(guard.as_map(), &mut self.budget)?)?;
+        let guard = Set::from_map(explicit(guard.as_map(), self.budget)?)?;
         if self.options.context == ContextUse::Guard {
             self.note_reach(&b.free.intersect(&guard)?, b.dims.len())?;
         }
@@ -556,7 +556,7 @@ impl Generator<'_> {
     fn note_reach(&mut self, reach: &Set, d: usize) -> Result<()> {
         if !self.outside_context {
             let context = lift(&self.context, &self.params, d)?;
-            if !reach.is_subset_with(&context, &mut self.budget)? {
+            if !reach.is_subset_with(&context, self.budget)? {
                 self.outside_context = true;
             }
         }
@@ -576,7 +576,7 @@ impl Generator<'_> {
                 args,
             });
         }
-        let lex = exec.lexmin_pw_with(&mut self.budget)?;
+        let lex = exec.lexmin_pw_with(self.budget)?;
         let pieces = lex.optimum.into_pieces();
         let user = |ma: &pollen_presburger::aff::MultiAff| -> Result<Ast> {
             let args = ma
@@ -593,14 +593,14 @@ impl Generator<'_> {
             return user(&pieces[0].1);
         }
         for (_, ma) in &pieces {
-            if exec.is_subset_with(&ma.to_map(), &mut self.budget)? {
+            if exec.is_subset_with(&ma.to_map(), self.budget)? {
                 return user(ma);
             }
         }
         let mut out = Vec::new();
         for (dom, ma) in &pieces {
-            let g = dom.gist_with(known, &mut self.budget)?;
-            let g = Set::from_map(explicit(g.as_map(), &mut self.budget)?)?;
+            let g = dom.gist_with(known, self.budget)?;
+            let g = Set::from_map(explicit(g.as_map(), self.budget)?)?;
             out.push(Ast::If {
                 cond: set_cond(&g, names)?,
                 then: Box::new(user(ma)?),

@@ -70,7 +70,7 @@ impl fmt::Display for Error {
                 f,
                 "a set could not be expressed with floor divisions (existential variable)"
             ),
-            Error::LimitExceeded => write!(f, "code generation budget exceeded"),
+            Error::LimitExceeded => write!(f, "code generation exceeded its budget"),
             Error::UnboundVariable(v) => write!(f, "unbound variable {v}"),
             Error::InvalidAst(m) => write!(f, "invalid AST: {m}"),
             Error::StepLimit(n) => write!(f, "interpretation exceeded {n} steps"),

@@ -105,6 +105,18 @@ impl Default for Options {
 /// chosen when the scop uses such names); loops of coincident band members are marked
 /// parallel, and parallel loops without inner loops vectorizable.
 pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<Ast> {
+    let mut budget = options.budget.map_or_else(Budget::unlimited, Budget::new);
+    generate_with(scop, tree, options, &mut budget)
+}
+
+/// [`generate`] within `budget` (`options.budget` is ignored); running out gives
+/// [`Error::LimitExceeded`].
+pub fn generate_with(
+    scop: &Scop,
+    tree: &ScheduleTree,
+    options: &Options,
+    budget: &mut Budget,
+) -> Result<Ast> {
     let Node::Domain { domain, child } = &tree.root else {
         return Err(Error::InvalidTree(
             "the schedule tree has no domain root".into(),
@@ -116,7 +128,7 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
     let mut generator = Generator {
         params: params.clone(),
         options,
-        budget: options.budget.map_or_else(Budget::unlimited, Budget::new),
+        budget,
         prefix: names::iterator_prefix(scop),
         order: scop
             .statements
@@ -152,7 +164,7 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
     let known = match options.context {
         ContextUse::Ignore => universe.clone(),
         ContextUse::Guard | ContextUse::Assume => {
-            Set::from(context.simple_hull_with(&mut generator.budget)?)
+            Set::from(context.simple_hull_with(generator.budget)?)
         }
     };
     let ast = generator.node(child, active, &Build::root(known, universe))?;
@@ -172,10 +184,10 @@ pub fn generate(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<A
             dims: &[],
         };
         let needed = match generator.reached.take() {
-            Some(reached) => context.gist_with(&reached, &mut generator.budget)?,
+            Some(reached) => context.gist_with(&reached, generator.budget)?,
             None => context,
         };
-        let needed = Set::from_map(sets::explicit(needed.as_map(), &mut generator.budget)?)?;
+        let needed = Set::from_map(sets::explicit(needed.as_map(), generator.budget)?)?;
         if needed.plain_is_universe() {
             return Ok(ast);
         }

@@ -7,8 +7,11 @@ use crate::DepKind;
 /// An error of the dependence analysis.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// A Presburger operation failed (resource limit, space mismatch, ...).
+    /// A Presburger operation failed (space mismatch, unsupported input, ...).
     Presburger(pollen_presburger::Error),
+    /// The analysis needed more steps than its budget allowed
+    /// ([`crate::analyze_with`]).
+    LimitExceeded,
     /// The scop is malformed (its schedule cannot be flattened, ...).
     Scop(pollen_scop::Error),
     /// The original schedule does not order the named statement.
@@ -51,14 +54,17 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl From<pollen_presburger::Error> for Error {
     fn from(e: pollen_presburger::Error) -> Error {
-        Error::Presburger(e)
+        match e {
+            pollen_presburger::Error::LimitExceeded => Error::LimitExceeded,
+            e => Error::Presburger(e),
+        }
     }
 }
 
 impl From<pollen_scop::Error> for Error {
     fn from(e: pollen_scop::Error) -> Error {
         match e {
-            pollen_scop::Error::Presburger(p) => Error::Presburger(p),
+            pollen_scop::Error::Presburger(p) => Error::from(p),
             other => Error::Scop(other),
         }
     }
@@ -68,6 +74,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Presburger(e) => write!(f, "{e}"),
+            Error::LimitExceeded => write!(f, "dependence analysis exceeded its budget"),
             Error::Scop(e) => write!(f, "{e}"),
             Error::Unscheduled { statement } => {
                 write!(f, "the schedule does not order statement {statement}")

@@ -97,8 +97,18 @@ impl Error {
     pub fn is_limit_exceeded(&self) -> bool {
         use pollen_presburger::Error::LimitExceeded as Presburger;
         match self {
-            Error::Frontend(_) | Error::Emission(_) => false,
-            Error::Dependences(e) => matches!(e, pollen_deps::Error::Presburger(Presburger)),
+            Error::Frontend(e) => matches!(
+                e,
+                pollen_frontend::Error::Presburger {
+                    error: Presburger,
+                    ..
+                }
+            ),
+            Error::Emission(_) => false,
+            Error::Dependences(e) => matches!(
+                e,
+                pollen_deps::Error::LimitExceeded | pollen_deps::Error::Presburger(Presburger)
+            ),
             Error::Scheduling(e) => matches!(
                 e,
                 pollen_sched::Error::LimitExceeded

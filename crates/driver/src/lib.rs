@@ -21,8 +21,8 @@
 //! with their line and column, the others naming the [`Stage`] and the region.
 //!
 //! The library does no IO and does not panic on user input. [`Options::budget`] bounds
-//! the solver work of each stage that accepts a budget (see its documentation for the
-//! stages that do not yet).
+//! the solver work of every stage ([`DEFAULT_BUDGET`] steps each by default): an input
+//! too hard for it is an error naming the stage, never a hang.
 //!
 //! # Example
 //! ```
@@ -61,7 +61,7 @@ mod pipeline;
 mod report;
 
 pub use error::{Error, Result, Stage};
-pub use options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize};
+pub use options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET};
 pub use pipeline::{optimize_scop, optimize_source, Optimized, OptimizedScop};
 pub use pollen_deps::DepKind;
 pub use pollen_transform::profit::Cost;

@@ -8,7 +8,7 @@ use pollen_transform::CacheInfo;
 ///
 /// The defaults are those of `pollen opt`: Pluto with smart fusion, tiling with sizes
 /// from the cache model, unroll-and-jam, the profitability check, OpenMP parallel loops,
-/// `#pragma omp simd`, scalar replacement, C output, no solver budget.
+/// `#pragma omp simd`, scalar replacement, C output, [`DEFAULT_BUDGET`] per stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     /// The scheduling algorithm.
@@ -38,13 +38,19 @@ pub struct Options {
     /// The cache sizes the default tile sizes are computed from. The default is the
     /// model's ([`CacheInfo::default`]); the `pollen` tool reads the machine's.
     pub cache: CacheInfo,
-    /// The number of elementary solver steps each stage that accepts a budget may take
-    /// (dependence analysis, scheduling, tiling and its legality check, the original
-    /// order's parallel loops, code generation), each stage afresh; `None` is unlimited.
-    /// Running out is an error of that stage. Extraction and the cost model take no
-    /// budget.
+    /// The number of elementary solver steps ([`pollen_presburger::Budget`]) each stage
+    /// may take (extraction, dependence analysis, scheduling, tiling and its legality
+    /// check, each run of the cost model, the original order's parallel loops, code
+    /// generation), each stage afresh; `None` is unlimited. Running out is an error of
+    /// that stage ([`Error::is_limit_exceeded`](crate::Error::is_limit_exceeded)). The
+    /// default is [`DEFAULT_BUDGET`].
     pub budget: Option<u64>,
 }
+
+/// The default budget of a stage, in solver steps: about 20 times what the most
+/// demanding stage of the example kernels needs (ARCHITECTURE.md, "Budgets"), so that a
+/// pathological input stops within seconds.
+pub const DEFAULT_BUDGET: u64 = 25_000_000;
 
 impl Default for Options {
     fn default() -> Options {
@@ -59,7 +65,7 @@ impl Default for Options {
             scalar_replacement: true,
             target: Target::C,
             cache: CacheInfo::default(),
-            budget: None,
+            budget: Some(DEFAULT_BUDGET),
         }
     }
 }

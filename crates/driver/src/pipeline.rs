@@ -14,7 +14,7 @@ use pollen_codegen::Ast;
 use pollen_deps::{Analysis, Dependence};
 use pollen_presburger::Budget;
 use pollen_scop::{Node, ScheduleTree, Scop};
-use pollen_transform::profit::{cost, Cost};
+use pollen_transform::profit::{cost_with, Cost};
 use pollen_transform::TileOptions;
 
 use crate::error::{Error, Result, Stage};
@@ -52,7 +52,8 @@ pub struct OptimizedScop {
 /// kept byte for byte. A file without a region is an [`Error::Frontend`]; an error of a
 /// later stage is an [`Error::Region`] naming the region.
 pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
-    let extracted = pollen_frontend::extract_all(source).map_err(Error::Frontend)?;
+    let extracted = pollen_frontend::extract_all_with(source, &mut fresh_budget(options))
+        .map_err(Error::Frontend)?;
     let mut regions = Vec::with_capacity(extracted.len());
     let mut replacements = Vec::with_capacity(extracted.len());
     for (index, region) in extracted.into_iter().enumerate() {
@@ -127,8 +128,7 @@ fn emit(
 /// Optimizes a scop: dependences, schedule, tiling, the cost model's checks and code
 /// generation; the result's tree is the schedule the loops follow.
 pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
-    let mut budget = options.budget.map_or_else(Budget::unlimited, Budget::new);
-    let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut budget)
+    let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
         .map_err(Error::Dependences)?;
     let deps_slice = deps.as_slice();
     let tile_sizes = tile_sizes(scop, options);
@@ -141,9 +141,9 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     // Smart fusion is kept only when it does not make innermost loops stride through
     // memory where distributing the components would not.
     let fusion_decision = if options.fusion == Fusion::Smart {
-        let smart = model_cost(scop, &tree)?;
+        let smart = model_cost(scop, &tree, options)?;
         let split = schedule_and_tile(scop, deps_slice, options, Fusion::No)?;
-        let no_fusion = model_cost(scop, split.final_tree())?;
+        let no_fusion = model_cost(scop, split.final_tree(), options)?;
         let kept = if no_fusion.is_better_than(&smart) {
             tree = split.final_tree().clone();
             tiled_any = split.tiled_any;
@@ -171,10 +171,16 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         Profitability::NothingTiled
     } else {
         match pollen_transform::parallelize(deps_slice, &scop.schedule, options.budget) {
+            Err(pollen_transform::Error::LimitExceeded) => {
+                return Err(Error::Transform {
+                    stage: Stage::CostModel,
+                    error: pollen_transform::Error::LimitExceeded,
+                })
+            }
             Err(_) => Profitability::OriginalUnavailable,
             Ok(original) => {
-                let before = model_cost(scop, &original)?;
-                let after = model_cost(scop, &tree)?;
+                let before = model_cost(scop, &original, options)?;
+                let after = model_cost(scop, &tree, options)?;
                 let kept = if before.vectorizes_more_than(&after) {
                     tree = original.clone();
                     fallback = Fallback::OriginalOrder;
@@ -299,11 +305,16 @@ fn schedule_and_tile(
 }
 
 /// The cost model's figures for `tree`.
-fn model_cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
-    cost(scop, tree).map_err(|error| Error::Transform {
+fn model_cost(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<Cost> {
+    cost_with(scop, tree, &mut fresh_budget(options)).map_err(|error| Error::Transform {
         stage: Stage::CostModel,
         error,
     })
+}
+
+/// A fresh budget of the options' size for one stage.
+fn fresh_budget(options: &Options) -> Budget {
+    options.budget.map_or_else(Budget::unlimited, Budget::new)
 }
 
 /// The tile sizes of the options, and where they come from.

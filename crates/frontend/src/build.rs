@@ -18,12 +18,19 @@ use crate::ast::{BinOp, Expr, ExprKind, ForInit, ForLoop, LocalDecl, Stmt, UnOp}
 use crate::decls::{Decls, VarDecl};
 use crate::error::{Fail, Kind, R};
 
-/// The budget of steps shared by the Presburger operations of one extraction.
-const BUDGET_STEPS: u64 = 50_000_000;
+/// The budget of steps shared by the Presburger operations of one extraction by
+/// [`crate::extract`] ([`crate::extract_with`] takes the caller's).
+pub(crate) const BUDGET_STEPS: u64 = 50_000_000;
 
-/// Builds the scop of the parsed region. `region_start` locates errors that belong to
-/// no construct.
-pub(crate) fn build(source: &str, decls: &Decls, stmts: &[Stmt], region_start: usize) -> R<Scop> {
+/// Builds the scop of the parsed region within `budget`. `region_start` locates errors
+/// that belong to no construct.
+pub(crate) fn build(
+    source: &str,
+    decls: &Decls,
+    stmts: &[Stmt],
+    region_start: usize,
+    budget: &mut Budget,
+) -> R<Scop> {
     let mut iterators = BTreeSet::new();
     let mut written = BTreeSet::new();
     collect_names(stmts, &mut iterators, &mut written);
@@ -38,7 +45,7 @@ pub(crate) fn build(source: &str, decls: &Decls, stmts: &[Stmt], region_start: u
         levels: Vec::new(),
         statements: Vec::new(),
         touched: BTreeSet::new(),
-        budget: Budget::new(BUDGET_STEPS),
+        budget,
     };
     let mut enclosing = Vec::new();
     b.collect_params(stmts, &mut enclosing);
@@ -150,7 +157,7 @@ struct Ref<'e> {
     at: usize,
 }
 
-struct Builder<'a> {
+struct Builder<'a, 'b> {
     source: &'a str,
     decls: &'a Decls,
     params: Vec<String>,
@@ -160,10 +167,10 @@ struct Builder<'a> {
     levels: Vec<Level>,
     statements: Vec<Statement>,
     touched: BTreeSet<String>,
-    budget: Budget,
+    budget: &'b mut Budget,
 }
 
-impl Builder<'_> {
+impl Builder<'_, '_> {
     fn n_params(&self) -> usize {
         self.params.len()
     }
@@ -431,7 +438,7 @@ impl Builder<'_> {
                 let space = Space::set(self.params.clone(), Tuple::anonymous(depth + 1));
                 let err = self.presburger(f.cond.start);
                 let map = to_map(space, &gaps, base).map_err(&err)?;
-                let map = map.remove_empty_parts(&mut self.budget).map_err(&err)?;
+                let map = map.remove_empty_parts(self.budget).map_err(&err)?;
                 if map.basic_maps().is_empty() {
                     Ok(())
                 } else {
@@ -911,7 +918,7 @@ impl Builder<'_> {
             for y in b {
                 let c = x.and(y, base).0;
                 let part = to_basic_map(&space, &c, base).map_err(&err)?;
-                if !part.is_empty(&mut self.budget).map_err(&err)? {
+                if !part.is_empty(self.budget).map_err(&err)? {
                     out.push(c);
                 }
             }
@@ -991,7 +998,7 @@ impl Builder<'_> {
         for b in map.basic_maps() {
             let part = Map::from_basic(b.clone());
             let used = part.intersect_domain(domain.as_map()).map_err(&err)?;
-            if !used.is_empty_with(&mut self.budget).map_err(&err)? {
+            if !used.is_empty_with(self.budget).map_err(&err)? {
                 kept.push(b.clone());
             }
         }
@@ -1001,10 +1008,9 @@ impl Builder<'_> {
     /// Drops empty parts and coalesces.
     fn clean(&mut self, map: Map, at: usize) -> R<Map> {
         let map = map
-            .remove_empty_parts(&mut self.budget)
+            .remove_empty_parts(self.budget)
             .map_err(self.presburger(at))?;
-        map.coalesce_with(&mut self.budget)
-            .map_err(self.presburger(at))
+        map.coalesce_with(self.budget).map_err(self.presburger(at))
     }
 
     // ----- the scop -----
@@ -1054,12 +1060,12 @@ impl Builder<'_> {
         let mut context = Set::empty(Space::params(self.params.clone()));
         for s in &self.statements {
             let params = s.domain.params().align_params(&self.params)?;
-            if params.is_subset_with(&context, &mut self.budget)? {
+            if params.is_subset_with(&context, self.budget)? {
                 continue;
             }
             let union = context.union(&params)?;
-            let union = Set::from_map(union.as_map().remove_empty_parts(&mut self.budget)?)?;
-            context = union.coalesce_with(&mut self.budget)?;
+            let union = Set::from_map(union.as_map().remove_empty_parts(self.budget)?)?;
+            context = union.coalesce_with(self.budget)?;
         }
         Ok(context)
     }

@@ -131,6 +131,7 @@ pub use error::{Error, Result};
 
 use std::ops::Range;
 
+use pollen_presburger::Budget;
 use pollen_scop::Scop;
 
 use crate::error::{Fail, Kind, R};
@@ -148,22 +149,35 @@ pub struct Extracted {
     pub region: Range<usize>,
 }
 
-/// Extracts the first `#pragma scop` region of a C source text.
+/// Extracts the first `#pragma scop` region of a C source text, within a budget of
+/// 50,000,000 solver steps.
 pub fn extract(source: &str) -> Result<Extracted> {
+    extract_with(source, &mut Budget::new(build::BUDGET_STEPS))
+}
+
+/// [`extract`] within `budget`: a region whose sets need more steps is an
+/// [`Error::Presburger`] holding [`pollen_presburger::Error::LimitExceeded`].
+pub fn extract_with(source: &str, budget: &mut Budget) -> Result<Extracted> {
     let tokens = lex(source);
     let located = find_region(source, &tokens, 0).and_then(|region| match region {
-        Some((open, close)) => extract_region(source, &tokens, open, close),
+        Some((open, close)) => extract_region(source, &tokens, open, close, budget),
         None => Err(Fail::new(Kind::Region, 0, "no `#pragma scop` in the file")),
     });
     located.map_err(|f| f.locate(source))
 }
 
-/// Extracts every `#pragma scop` region of a C source text, in the order of the file.
+/// Extracts every `#pragma scop` region of a C source text, in the order of the file,
+/// within a budget of 50,000,000 solver steps for them all.
 ///
 /// Each region is a scop of its own (statements named `S0`, `S1`, ... in each), read
 /// with the declarations that precede it; the regions' ranges do not overlap. A file
 /// without a region is an error, as for [`extract`], and so is an error in any region.
 pub fn extract_all(source: &str) -> Result<Vec<Extracted>> {
+    extract_all_with(source, &mut Budget::new(build::BUDGET_STEPS))
+}
+
+/// [`extract_all`] within `budget`, shared by the regions.
+pub fn extract_all_with(source: &str, budget: &mut Budget) -> Result<Vec<Extracted>> {
     let tokens = lex(source);
     let mut all = Vec::new();
     let mut from = 0;
@@ -172,7 +186,9 @@ pub fn extract_all(source: &str) -> Result<Vec<Extracted>> {
         let Some((open, close)) = region else {
             break;
         };
-        all.push(extract_region(source, &tokens, open, close).map_err(|f| f.locate(source))?);
+        all.push(
+            extract_region(source, &tokens, open, close, budget).map_err(|f| f.locate(source))?,
+        );
         from = close + 1;
     }
     if all.is_empty() {
@@ -183,12 +199,18 @@ pub fn extract_all(source: &str) -> Result<Vec<Extracted>> {
 
 /// The scop of the region between the tokens `open` (`#pragma scop`) and `close`
 /// (`#pragma endscop`), with the declarations before it.
-fn extract_region(source: &str, tokens: &[Token], open: usize, close: usize) -> R<Extracted> {
+fn extract_region(
+    source: &str,
+    tokens: &[Token],
+    open: usize,
+    close: usize,
+    budget: &mut Budget,
+) -> R<Extracted> {
     let decls = decls::scan(source, &tokens[..open]);
     let start = tokens[open].start;
     let end = tokens[close].start;
     let stmts = parser::parse_region(source, &tokens[open + 1..close], &decls, end)?;
-    let scop = build::build(source, &decls, &stmts, start)?;
+    let scop = build::build(source, &decls, &stmts, start, budget)?;
     let line_start = source[..start].rfind('\n').map_or(0, |p| p + 1);
     Ok(Extracted {
         scop,

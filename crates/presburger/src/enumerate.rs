@@ -32,7 +32,12 @@
 //!   integer points; a set with parameters is refused up front.
 //!
 //! Every visited node and every reported point spends one unit of the [`Budget`]; the
-//! solvers spend their own.
+//! solvers spend their own. `card` first tries a closed form: a basic map whose
+//! dimensions, once those fixed by equalities with a unit coefficient are eliminated
+//! (they are determined by the others), are each bounded by constraints on that
+//! dimension alone (redundant constraints removed by the solver if need be) is a box,
+//! and its points are counted as the product of its intervals' lengths; pairwise disjoint
+//! boxes (apart on some dimension) add up.
 
 use pollen_arith::{Int, Rat};
 
@@ -111,7 +116,16 @@ impl Map {
     }
 
     /// [`Map::card`] within a budget.
+    ///
+    /// A map whose basic maps are pairwise disjoint boxes (products of intervals, after
+    /// the elimination of dimensions fixed by unit equalities and, if need be, of
+    /// redundant constraints) is counted in closed form, as the sum of the products of
+    /// its interval lengths; anything else is scanned, one budget step per visited node
+    /// and counted interval.
     pub fn card_with(&self, budget: &mut Budget) -> Result<Int> {
+        if let Some(count) = disjoint_boxes_card(self, budget)? {
+            return Ok(count);
+        }
         let mut scanner = Scanner::new(self, budget)?;
         let mut sink = Sink {
             count: Int::zero(),
@@ -139,6 +153,180 @@ impl Map {
         };
         scanner.run(&mut sink)
     }
+}
+
+/// What [`box_shape`] finds out about a basic map.
+enum BoxShape {
+    /// A constraint involves two free dimensions, or a local or a parameter is present,
+    /// or a dimension is unbounded.
+    NotABox,
+    /// The constraints cannot all hold.
+    Empty,
+    /// Per dimension, its interval `[lo, hi]`, or `None` for a dimension fixed by the
+    /// others through an equality with a unit coefficient: the points are in bijection
+    /// with the product of the intervals.
+    Intervals(Vec<Option<(Int, Int)>>),
+}
+
+/// Whether a basic map without parameters and locals is a box up to dimensions fixed by
+/// the others: once every equality with a unit coefficient on a dimension has been used
+/// to eliminate that dimension (`x = e(others)`, an integer for every integer value of
+/// the others), every constraint bounds at most one dimension and every remaining
+/// dimension is bounded on both sides.
+fn box_shape(b: &BasicMap) -> BoxShape {
+    if b.n_div() > 0 || b.space().n_params() > 0 {
+        return BoxShape::NotABox;
+    }
+    let n = b.n_dims();
+    let mut eqs: Vec<Vec<Int>> = b.eqs().to_vec();
+    let mut ineqs: Vec<Vec<Int>> = b.ineqs().to_vec();
+    let mut fixed = vec![false; n];
+    while let Some((e, x)) = unit_equality(&eqs, &ineqs) {
+        let eq = eqs.swap_remove(e);
+        let c = eq[1 + x].clone();
+        for row in eqs.iter_mut().chain(ineqs.iter_mut()) {
+            if row[1 + x].is_zero() {
+                continue;
+            }
+            // row - (row[x] / c)·eq, exact as c = ±1.
+            let factor = &row[1 + x] * &c;
+            for (r, q) in row.iter_mut().zip(&eq) {
+                *r = &*r - &(&factor * q);
+            }
+        }
+        fixed[x] = true;
+    }
+    let mut lo: Vec<Option<Int>> = vec![None; n];
+    let mut hi: Vec<Option<Int>> = vec![None; n];
+    let mut empty = false;
+    for (row, is_eq) in eqs
+        .iter()
+        .map(|r| (r, true))
+        .chain(ineqs.iter().map(|r| (r, false)))
+    {
+        let mut vars = row[1..].iter().enumerate().filter(|(_, c)| !c.is_zero());
+        let (i, c) = match (vars.next(), vars.next()) {
+            (None, _) => {
+                empty |= if is_eq {
+                    !row[0].is_zero()
+                } else {
+                    row[0].is_negative()
+                };
+                continue;
+            }
+            (Some((i, c)), None) => (i, c),
+            (Some(_), Some(_)) => return BoxShape::NotABox,
+        };
+        // `c·x + k ≥ 0` (or `= 0`): `x ≥ ⌈-k/c⌉` when `c > 0`, `x ≤ ⌊-k/c⌋` when `c < 0`.
+        let minus_k = -row[0].clone();
+        let (at_least, at_most) = (minus_k.ceil_div(c), minus_k.floor_div(c));
+        if (is_eq || c.is_positive()) && lo[i].as_ref().is_none_or(|l| &at_least > l) {
+            lo[i] = Some(at_least);
+        }
+        if (is_eq || c.is_negative()) && hi[i].as_ref().is_none_or(|h| &at_most < h) {
+            hi[i] = Some(at_most);
+        }
+    }
+    if empty {
+        return BoxShape::Empty;
+    }
+    let mut intervals = Vec::with_capacity(n);
+    for ((l, h), fixed) in lo.into_iter().zip(hi).zip(fixed) {
+        if fixed {
+            intervals.push(None);
+            continue;
+        }
+        let (Some(l), Some(h)) = (l, h) else {
+            return BoxShape::NotABox;
+        };
+        if l > h {
+            return BoxShape::Empty;
+        }
+        intervals.push(Some((l, h)));
+    }
+    BoxShape::Intervals(intervals)
+}
+
+/// An equality (its index) with a unit coefficient on a dimension (its position) and a
+/// non-zero coefficient on some other dimension; among those, the dimension that the
+/// fewest other constraints mention (one defined by the equality alone is best).
+fn unit_equality(eqs: &[Vec<Int>], ineqs: &[Vec<Int>]) -> Option<(usize, usize)> {
+    let mentions = |x: usize| {
+        eqs.iter()
+            .chain(ineqs)
+            .filter(|row| !row[1 + x].is_zero())
+            .count()
+    };
+    let mut best: Option<(usize, usize, usize)> = None;
+    for (e, row) in eqs.iter().enumerate() {
+        if row[1..].iter().filter(|c| !c.is_zero()).count() < 2 {
+            continue;
+        }
+        for (x, c) in row[1..].iter().enumerate() {
+            if c.abs() != Int::one() {
+                continue;
+            }
+            let m = mentions(x);
+            if best.is_none_or(|(_, _, fewest)| m < fewest) {
+                best = Some((e, x, m));
+            }
+        }
+    }
+    best.map(|(e, x, _)| (e, x))
+}
+
+/// [`box_shape`] of `b`, retried without its redundant constraints (which the solver
+/// finds, within `budget`) when they keep it from being a box.
+fn box_shape_with(b: &BasicMap, budget: &mut Budget) -> Result<BoxShape> {
+    let shape = box_shape(b);
+    if !matches!(shape, BoxShape::NotABox) || b.n_div() > 0 {
+        return Ok(shape);
+    }
+    let reduced = Map::from_basic(b.clone()).remove_redundancies_with(budget)?;
+    Ok(match reduced.basic_maps() {
+        [] => BoxShape::Empty,
+        [one] => box_shape(one),
+        _ => BoxShape::NotABox,
+    })
+}
+
+/// The number of points of a map whose basic maps are pairwise disjoint boxes (up to
+/// dimensions fixed by the others), in closed form; `None` when some basic map is not
+/// such a box or two of them may overlap.
+fn disjoint_boxes_card(map: &Map, budget: &mut Budget) -> Result<Option<Int>> {
+    if map.space().n_params() > 0 {
+        return Ok(None);
+    }
+    let mut boxes = Vec::with_capacity(map.basic_maps().len());
+    for b in map.basic_maps() {
+        budget.tick(1)?;
+        match box_shape_with(b, budget)? {
+            BoxShape::NotABox => return Ok(None),
+            BoxShape::Empty => {}
+            BoxShape::Intervals(intervals) => boxes.push(intervals),
+        }
+    }
+    for (k, a) in boxes.iter().enumerate() {
+        for b in &boxes[..k] {
+            budget.tick(1)?;
+            let apart = a.iter().zip(b).any(|pair| match pair {
+                (Some((alo, ahi)), Some((blo, bhi))) => ahi < blo || bhi < alo,
+                _ => false,
+            });
+            if !apart {
+                return Ok(None);
+            }
+        }
+    }
+    let mut total = Int::zero();
+    for intervals in &boxes {
+        let mut product = Int::one();
+        for (lo, hi) in intervals.iter().flatten() {
+            product *= (hi - lo) + Int::one();
+        }
+        total += product;
+    }
+    Ok(Some(total))
 }
 
 /// Where the scanner reports points: a counter, and optionally a callback.

@@ -89,7 +89,7 @@ impl fmt::Display for Error {
                 r.violations.len()
             ),
             Error::NoLegalSchedule => write!(f, "no legal schedule found"),
-            Error::LimitExceeded => write!(f, "scheduling budget exceeded"),
+            Error::LimitExceeded => write!(f, "scheduling exceeded its budget"),
         }
     }
 }

@@ -104,7 +104,7 @@ impl From<pollen_scop::Error> for Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::LimitExceeded => write!(f, "resource limit exceeded"),
+            Error::LimitExceeded => write!(f, "the legality check exceeded its budget"),
             Error::Presburger(e) => write!(f, "{e}"),
             Error::Scop(e) => write!(f, "{e}"),
             Error::NoDomainRoot => write!(f, "the schedule tree has no domain root"),

@@ -103,15 +103,27 @@ pub fn schedule(scop: &Scop, deps: &[Dependence], options: &Options) -> Result<S
         Some(steps) => Budget::new(steps),
         None => Budget::unlimited(),
     };
-    let model = model::Model::new(scop, deps, options.coefficient_bound, &mut budget)?;
-    let rows = match rows(&model, options, options.negative_coefficients, &mut budget) {
+    schedule_with(scop, deps, options, &mut budget)
+}
+
+/// [`schedule`] within `budget` (`options.budget` is ignored): the Farkas eliminations,
+/// the ILPs, the tree's coincidence tests and the final legality check all spend it.
+/// Running out gives [`Error::LimitExceeded`].
+pub fn schedule_with(
+    scop: &Scop,
+    deps: &[Dependence],
+    options: &Options,
+    budget: &mut Budget,
+) -> Result<ScheduleTree> {
+    let model = model::Model::new(scop, deps, options.coefficient_bound, budget)?;
+    let rows = match rows(&model, options, options.negative_coefficients, budget) {
         Err(Error::NoLegalSchedule) if !options.negative_coefficients => {
-            rows(&model, options, true, &mut budget)?
+            rows(&model, options, true, budget)?
         }
         other => other?,
     };
-    let tree = build::build_tree(&model, &rows, options.wavefront, &mut budget)?;
-    let report = legality::check_with(&model.dependences(), &tree, &mut budget)?;
+    let tree = build::build_tree(&model, &rows, options.wavefront, budget)?;
+    let report = legality::check_with(&model.dependences(), &tree, budget)?;
     if !report.is_legal() {
         return Err(Error::Illegal(Box::new(report)));
     }

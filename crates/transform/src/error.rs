@@ -71,7 +71,7 @@ impl fmt::Display for Error {
             Error::Illegal(report) => {
                 write!(f, "the transformed schedule is illegal: {report}")
             }
-            Error::LimitExceeded => write!(f, "transformation budget exceeded"),
+            Error::LimitExceeded => write!(f, "the transformation exceeded its budget"),
         }
     }
 }

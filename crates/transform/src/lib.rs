@@ -60,4 +60,4 @@ pub mod tiling;
 
 pub use error::{Error, Result};
 pub use sizes::{default_tile_sizes, default_two_level_tile_sizes, CacheInfo};
-pub use tiling::{parallelize, tile, TileOptions};
+pub use tiling::{parallelize, parallelize_with, tile, tile_with, TileOptions};

@@ -19,9 +19,12 @@
 //! an innermost member that is already best stays.
 //! The other members keep their order. Any order of the members of a permutable band is
 //! legal, so the choice needs no dependence test.
+//!
+//! Every query has a `_with` variant whose emptiness and equality tests spend a caller's
+//! [`Budget`]; the plain one runs unlimited.
 
 use pollen_arith::Int;
-use pollen_presburger::{DimKind, Map, Set};
+use pollen_presburger::{Budget, DimKind, Map, Set};
 use pollen_scop::{Band, Scop};
 
 use crate::error::Result;
@@ -41,12 +44,22 @@ pub enum Step {
 /// The step of `access` (`{ S[i] -> A[a] }`) along member `member` of the band schedule
 /// `schedule` (`{ S[i] -> [f] }`).
 pub fn access_step(schedule: &Map, access: &Map, member: usize) -> Result<Step> {
+    access_step_with(schedule, access, member, &mut Budget::unlimited())
+}
+
+/// [`access_step`] within `budget`.
+pub fn access_step_with(
+    schedule: &Map,
+    access: &Map,
+    member: usize,
+    budget: &mut Budget,
+) -> Result<Step> {
     let steps = step_deltas(schedule, access, member)?;
     let rank = steps.n_dims();
-    if steps.is_empty()? {
+    if steps.is_empty_with(budget)? {
         return Ok(Step::Strided);
     }
-    if steps.is_equal(&single_point(&steps, &vec![0; rank])?)? {
+    if steps.is_equal_with(&single_point(&steps, &vec![0; rank])?, budget)? {
         return Ok(Step::Invariant);
     }
     if rank == 0 {
@@ -55,7 +68,7 @@ pub fn access_step(schedule: &Map, access: &Map, member: usize) -> Result<Step> 
     for last in [1, -1] {
         let mut unit = vec![0; rank];
         unit[rank - 1] = last;
-        if steps.is_equal(&single_point(&steps, &unit)?)? {
+        if steps.is_equal_with(&single_point(&steps, &unit)?, budget)? {
             return Ok(Step::Unit);
         }
     }
@@ -87,7 +100,7 @@ fn single_point(like: &Set, point: &[i64]) -> Result<Set> {
 /// Per member of `band`: unit-stride accesses minus strided accesses, over every access
 /// of every statement the band schedules.
 pub fn member_scores(scop: &Scop, band: &Band) -> Result<Vec<i64>> {
-    Ok(member_steps(scop, band)?
+    Ok(member_steps_with(scop, band, &mut Budget::unlimited())?
         .into_iter()
         .map(|(unit, strided)| unit - strided)
         .collect())
@@ -96,6 +109,11 @@ pub fn member_scores(scop: &Scop, band: &Band) -> Result<Vec<i64>> {
 /// Per member of `band`: the numbers of unit-stride and of strided accesses, over every
 /// access of every statement the band schedules.
 pub fn member_steps(scop: &Scop, band: &Band) -> Result<Vec<(i64, i64)>> {
+    member_steps_with(scop, band, &mut Budget::unlimited())
+}
+
+/// [`member_steps`] within `budget`.
+pub fn member_steps_with(scop: &Scop, band: &Band, budget: &mut Budget) -> Result<Vec<(i64, i64)>> {
     let n = band.n_members();
     let mut steps = vec![(0i64, 0i64); n];
     for schedule in band.schedule.maps() {
@@ -105,7 +123,7 @@ pub fn member_steps(scop: &Scop, band: &Band) -> Result<Vec<(i64, i64)>> {
         };
         for access in &statement.accesses {
             for (member, (unit, strided)) in steps.iter_mut().enumerate() {
-                match access_step(schedule, &access.relation, member)? {
+                match access_step_with(schedule, &access.relation, member, budget)? {
                     Step::Unit => *unit += 1,
                     Step::Strided => *strided += 1,
                     Step::Invariant => {}
@@ -147,6 +165,15 @@ pub fn intra_tile_order(scores: &[i64], strided: &[i64], coincident: &[bool]) ->
 /// four times and the next one twice (eight copies at most), which keeps the innermost
 /// loop's working set within the registers of common vector units.
 pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
+    register_tiling_with(scop, band, &mut Budget::unlimited())
+}
+
+/// [`register_tiling`] within `budget`.
+pub fn register_tiling_with(
+    scop: &Scop,
+    band: &Band,
+    budget: &mut Budget,
+) -> Result<Vec<(usize, u32)>> {
     let n = band.n_members();
     if n < 2 || !band.coincident[n - 1] {
         return Ok(Vec::new());
@@ -159,11 +186,12 @@ pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
             continue;
         };
         for access in &statement.accesses {
-            if access_step(schedule, &access.relation, innermost)? == Step::Invariant {
+            if access_step_with(schedule, &access.relation, innermost, budget)? == Step::Invariant {
                 continue;
             }
             for (member, count) in shared.iter_mut().enumerate() {
-                if access_step(schedule, &access.relation, member)? == Step::Invariant {
+                if access_step_with(schedule, &access.relation, member, budget)? == Step::Invariant
+                {
                     *count += 1;
                 }
             }
@@ -188,11 +216,16 @@ pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
 /// run best as the original loops, streaming whole rows. Skewed bands (stencils) carry
 /// their reuse in neighbouring elements, which steps do not see: they are kept tiled.
 pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
+    has_tiling_reuse_with(scop, band, &mut Budget::unlimited())
+}
+
+/// [`has_tiling_reuse`] within `budget`.
+pub fn has_tiling_reuse_with(scop: &Scop, band: &Band, budget: &mut Budget) -> Result<bool> {
     let n = band.n_members();
     for schedule in band.schedule.maps() {
         let identity = Map::identity(&schedule.space().domain_space());
         for member in 0..n {
-            if !moves_one_iterator(schedule, &identity, member)? {
+            if !moves_one_iterator(schedule, &identity, member, budget)? {
                 return Ok(true);
             }
         }
@@ -205,7 +238,8 @@ pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
         for access in &statement.accesses {
             let mut invariant = 0;
             for member in 0..n {
-                if access_step(schedule, &access.relation, member)? == Step::Invariant {
+                if access_step_with(schedule, &access.relation, member, budget)? == Step::Invariant
+                {
                     invariant += 1;
                 }
             }
@@ -220,9 +254,14 @@ pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
 /// Whether one step along `member` (the other members fixed) moves exactly one of the
 /// statement's iterators, by one, or no two instances of the statement are one step
 /// apart (`identity` is the statement's identity map).
-fn moves_one_iterator(schedule: &Map, identity: &Map, member: usize) -> Result<bool> {
+fn moves_one_iterator(
+    schedule: &Map,
+    identity: &Map,
+    member: usize,
+    budget: &mut Budget,
+) -> Result<bool> {
     let steps = step_deltas(schedule, identity, member)?;
-    if steps.is_empty()? {
+    if steps.is_empty_with(budget)? {
         // The member does not move the statement (S2[i] -> [i, i] along the second).
         return Ok(true);
     }
@@ -230,7 +269,7 @@ fn moves_one_iterator(schedule: &Map, identity: &Map, member: usize) -> Result<b
     for k in 0..rank {
         let mut unit = vec![0; rank];
         unit[k] = 1;
-        if steps.is_equal(&single_point(&steps, &unit)?)? {
+        if steps.is_equal_with(&single_point(&steps, &unit)?, budget)? {
             return Ok(true);
         }
     }

@@ -19,12 +19,12 @@
 
 use std::collections::BTreeMap;
 
-use pollen_presburger::Map;
+use pollen_presburger::{Budget, Map};
 use pollen_scop::{Node, ScheduleTree, Scop};
 
 use crate::error::Result;
 use crate::maps::anonymous_range;
-use crate::order::{access_step, step_deltas, Step};
+use crate::order::{access_step_with, step_deltas, Step};
 
 /// Strided innermost accesses by statement depth (number of loops around the
 /// statement); a smaller cost is better.
@@ -93,8 +93,13 @@ impl std::fmt::Display for Cost {
 
 /// The cost of `tree` for the statements of `scop`.
 pub fn cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
+    cost_with(scop, tree, &mut Budget::unlimited())
+}
+
+/// [`cost`] within `budget`; running out gives [`crate::Error::LimitExceeded`].
+pub fn cost_with(scop: &Scop, tree: &ScheduleTree, budget: &mut Budget) -> Result<Cost> {
     let mut innermost: BTreeMap<String, (Map, usize, bool)> = BTreeMap::new();
-    walk(&tree.root, &BTreeMap::new(), &mut innermost)?;
+    walk(&tree.root, &BTreeMap::new(), &mut innermost, budget)?;
     let mut cost = Cost::default();
     for statement in &scop.statements {
         let depth = statement.iterators.len();
@@ -103,7 +108,7 @@ pub fn cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
         };
         let mut strided = 0;
         for access in &statement.accesses {
-            if access_step(schedule, &access.relation, *member)? == Step::Strided {
+            if access_step_with(schedule, &access.relation, *member, budget)? == Step::Strided {
                 strided += 1;
             }
         }
@@ -122,6 +127,7 @@ fn walk(
     node: &Node,
     prefix: &BTreeMap<String, Map>,
     innermost: &mut BTreeMap<String, (Map, usize, bool)>,
+    budget: &mut Budget,
 ) -> Result<()> {
     let mut inner = prefix.clone();
     if let Node::Band(band) = node {
@@ -137,7 +143,7 @@ fn walk(
             let n = flat.space().n_out();
             let first = n - band.n_members();
             for member in (first..n).rev() {
-                if moves_along(&flat, member)? {
+                if moves_along(&flat, member, budget)? {
                     let coincident = band.coincident[member - first];
                     innermost.insert(name.to_string(), (flat.clone(), member, coincident));
                     break;
@@ -147,16 +153,16 @@ fn walk(
         }
     }
     for child in node.children() {
-        walk(child, &inner, innermost)?;
+        walk(child, &inner, innermost, budget)?;
     }
     Ok(())
 }
 
 /// Whether some two instances differ by one step of `member` with the other members
 /// equal (false when the member is constant for the statement).
-fn moves_along(schedule: &Map, member: usize) -> Result<bool> {
+fn moves_along(schedule: &Map, member: usize, budget: &mut Budget) -> Result<bool> {
     let identity = Map::identity(&schedule.space().domain_space());
-    Ok(!step_deltas(schedule, &identity, member)?.is_empty()?)
+    Ok(!step_deltas(schedule, &identity, member)?.is_empty_with(budget)?)
 }
 
 #[cfg(test)]

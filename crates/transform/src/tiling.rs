@@ -52,7 +52,9 @@ use pollen_scop::{Band, Node, ScheduleTree, Scop};
 
 use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
-use crate::order::{has_tiling_reuse, intra_tile_order, member_steps, register_tiling};
+use crate::order::{
+    has_tiling_reuse_with, intra_tile_order, member_steps_with, register_tiling_with,
+};
 use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
 
 /// The options of [`tile`].
@@ -110,6 +112,22 @@ pub fn tile(
     tree: &ScheduleTree,
     options: &TileOptions,
 ) -> Result<ScheduleTree> {
+    let mut budget = match options.budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    tile_with(scop, deps, tree, options, &mut budget)
+}
+
+/// [`tile`] within `budget` (the access-step queries and the legality checks spend it;
+/// `options.budget` is ignored). Running out gives [`Error::LimitExceeded`].
+pub fn tile_with(
+    scop: &Scop,
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    options: &TileOptions,
+    budget: &mut Budget,
+) -> Result<ScheduleTree> {
     for list in [&options.sizes, &options.second_level]
         .into_iter()
         .flatten()
@@ -119,18 +137,16 @@ pub fn tile(
     let mut tiler = Tiler {
         scop,
         options,
+        budget: &mut *budget,
         outermost_tile_bands: Vec::new(),
     };
     let root = tiler.node(&tree.root, &mut Vec::new())?;
+    let outermost_tile_bands = tiler.outermost_tile_bands;
     let mut tiled = ScheduleTree { root };
-    let budget = match options.budget {
-        Some(steps) => Budget::new(steps),
-        None => Budget::unlimited(),
-    };
     let mut checker = Checker { deps, budget };
     checker.settle(&mut tiled, &Wavefronts::new())?;
     if options.wavefront {
-        let wavefronts = add_wavefronts(&mut tiled, &tiler.outermost_tile_bands)?;
+        let wavefronts = add_wavefronts(&mut tiled, &outermost_tile_bands)?;
         if !wavefronts.is_empty() {
             checker.settle(&mut tiled, &wavefronts)?;
         }
@@ -146,6 +162,19 @@ pub fn parallelize(
     deps: &[Dependence],
     tree: &ScheduleTree,
     budget: Option<u64>,
+) -> Result<ScheduleTree> {
+    let mut budget = match budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    parallelize_with(deps, tree, &mut budget)
+}
+
+/// [`parallelize`] within `budget`; running out gives [`Error::LimitExceeded`].
+pub fn parallelize_with(
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    budget: &mut Budget,
 ) -> Result<ScheduleTree> {
     fn propose(node: &mut Node) {
         if let Node::Band(band) = node {
@@ -164,10 +193,6 @@ pub fn parallelize(
     }
     let mut out = tree.clone();
     propose(&mut out.root);
-    let budget = match budget {
-        Some(steps) => Budget::new(steps),
-        None => Budget::unlimited(),
-    };
     let mut checker = Checker { deps, budget };
     checker.settle(&mut out, &Wavefronts::new())?;
     Ok(out)
@@ -194,14 +219,16 @@ fn per_member(sizes: &[i64], n: usize) -> Vec<i64> {
 type Wavefronts = BTreeMap<Vec<usize>, UnionMap>;
 
 /// The tree rewriter.
-struct Tiler<'a> {
+struct Tiler<'a, 'b> {
     scop: &'a Scop,
     options: &'a TileOptions,
+    /// Spent by the access-step queries.
+    budget: &'b mut Budget,
     /// The positions of the outermost tile band of every tiled band.
     outermost_tile_bands: Vec<Vec<usize>>,
 }
 
-impl Tiler<'_> {
+impl Tiler<'_, '_> {
     /// The rewritten subtree of `node`, which sits at `path` (child indices from the
     /// root) in the new tree.
     fn node(&mut self, node: &Node, path: &mut Vec<usize>) -> Result<Node> {
@@ -269,23 +296,23 @@ impl Tiler<'_> {
 
     /// The order of a permutable band's members with the best stride-1 member innermost
     /// ([`intra_tile_order`]), or the identity when that choice is off.
-    fn member_order(&self, band: &Band) -> Result<Vec<usize>> {
+    fn member_order(&mut self, band: &Band) -> Result<Vec<usize>> {
         if !self.options.intra_tile_order || band.n_members() < 2 {
             return Ok((0..band.n_members()).collect());
         }
-        let steps = member_steps(self.scop, band)?;
+        let steps = member_steps_with(self.scop, band, self.budget)?;
         let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
         let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
         Ok(intra_tile_order(&scores, &strided, &band.coincident))
     }
 
     /// Whether `band` is tiled.
-    fn is_tiled(&self, band: &Band) -> Result<bool> {
+    fn is_tiled(&mut self, band: &Band) -> Result<bool> {
         if !band.permutable || band.n_members() < self.options.min_band_depth.max(1) {
             return Ok(false);
         }
         if self.options.require_reuse {
-            return has_tiling_reuse(self.scop, band);
+            return has_tiling_reuse_with(self.scop, band, self.budget);
         }
         Ok(true)
     }
@@ -301,7 +328,7 @@ impl Tiler<'_> {
             child: Box::new(Node::Leaf),
         };
         let jam = if self.options.unroll_and_jam {
-            register_tiling(self.scop, &point)?
+            register_tiling_with(self.scop, &point, self.budget)?
         } else {
             Vec::new()
         };
@@ -422,19 +449,19 @@ fn below_a_band(node: &Node, path: &[usize]) -> bool {
 }
 
 /// The legality checker with its dependences and budget.
-struct Checker<'a> {
+struct Checker<'a, 'b> {
     deps: &'a [Dependence],
-    budget: Budget,
+    budget: &'b mut Budget,
 }
 
-impl Checker<'_> {
+impl Checker<'_, '_> {
     /// Checks the tree, clears every coincident flag the checker refutes (undoing a
     /// wavefront of `wavefronts` whose parallel member is refuted) and checks again; any
     /// other violation is an error.
     fn settle(&mut self, tree: &mut ScheduleTree, wavefronts: &Wavefronts) -> Result<()> {
         const ROUNDS: usize = 3;
         for round in 0..ROUNDS {
-            let report = legality::check_with(self.deps, tree, &mut self.budget)?;
+            let report = legality::check_with(self.deps, tree, self.budget)?;
             if report.is_legal() {
                 return Ok(());
             }

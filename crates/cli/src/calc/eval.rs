@@ -12,6 +12,10 @@
 //! - an operator applied to the wrong kind (`dom` of a set, `^-1` of a set, `card` of a
 //!   map, ...) is an error located at the operator.
 //!
+//! Every statement runs under a fresh budget of the script's `--budget` steps, and every
+//! operator that calls the integer solver spends it (the library's `_with` variants); an
+//! operator that runs out is a resource-limit error naming it.
+//!
 //! # Invariants
 //! - A [`Value::Set`] or [`Value::UnionSet`] never holds a map space, and a
 //!   [`Value::Map`] always holds a map space (the library's newtypes enforce the first;
@@ -21,10 +25,11 @@ use std::collections::HashMap;
 use std::fmt;
 
 use pollen_presburger::text::{parse_object_at, Parsed};
-use pollen_presburger::{DimKind, Error, Int, Map, Set, UnionMap, UnionSet};
+use pollen_presburger::{Budget, DimKind, Error, Int, Map, Set, UnionMap, UnionSet};
 
 use super::lexer::Span;
 use super::parser::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
+use crate::budget::{LimitError, Steps};
 
 /// The value of an expression.
 #[derive(Clone, Debug)]
@@ -90,6 +95,8 @@ pub struct EvalError {
     pub column: usize,
     /// What went wrong.
     pub message: String,
+    /// Whether the statement ran out of its budget.
+    pub limit: bool,
 }
 
 impl EvalError {
@@ -100,39 +107,66 @@ impl EvalError {
             line,
             column,
             message,
+            limit: false,
+        }
+    }
+
+    /// The error of an operator at byte `offset` of `src`.
+    fn of_operator(src: &str, offset: usize, spelling: &str, e: OpError, steps: Steps) -> Self {
+        match e {
+            OpError::Message(message) => EvalError::at(src, offset, message),
+            OpError::Limit => EvalError {
+                limit: true,
+                ..EvalError::at(
+                    src,
+                    offset,
+                    LimitError::new(format!("`{spelling}`"), steps).to_string(),
+                )
+            },
         }
     }
 }
 
 type EResult<T> = Result<T, EvalError>;
 
-/// The variables of a running script.
+/// The variables of a running script and the budget of each statement.
+/// `Env::default()` has the default budget per statement.
 #[derive(Default)]
 pub struct Env {
     vars: HashMap<String, Value>,
+    steps: Steps,
 }
 
 impl Env {
-    /// An environment without variables.
-    pub fn new() -> Env {
-        Env::default()
-    }
-
-    /// Runs one statement; returns the value to print, if the statement prints one.
-    pub fn exec(&mut self, src: &str, stmt: &Stmt) -> EResult<Option<Value>> {
-        match stmt {
-            Stmt::Assign { name, expr } => {
-                let value = self.eval(src, expr)?;
-                self.vars.insert(name.clone(), value);
-                Ok(None)
-            }
-            Stmt::Print(expr) => Ok(Some(self.eval(src, expr)?)),
+    /// An environment without variables whose statements each get `steps`.
+    pub fn with_steps(steps: Steps) -> Env {
+        Env {
+            vars: HashMap::new(),
+            steps,
         }
     }
 
-    /// Evaluates an expression; `src` is the script, for locating errors.
-    pub fn eval(&self, src: &str, expr: &Expr) -> EResult<Value> {
+    /// Runs one statement within a fresh budget; returns the value to print, if the
+    /// statement prints one.
+    pub fn exec(&mut self, src: &str, stmt: &Stmt) -> EResult<Option<Value>> {
+        let mut budget = self.steps.budget();
+        match stmt {
+            Stmt::Assign { name, expr } => {
+                let value = self.eval(src, expr, &mut budget)?;
+                self.vars.insert(name.clone(), value);
+                Ok(None)
+            }
+            Stmt::Print(expr) => Ok(Some(self.eval(src, expr, &mut budget)?)),
+        }
+    }
+
+    /// Evaluates an expression within `budget`; `src` is the script, for locating
+    /// errors.
+    pub fn eval(&self, src: &str, expr: &Expr, budget: &mut Budget) -> EResult<Value> {
         let error = |message| EvalError::at(src, expr.span.start, message);
+        let op_error = |spelling: &str, e| {
+            EvalError::of_operator(src, expr.span.start, spelling, e, self.steps)
+        };
         match &expr.kind {
             ExprKind::Literal(text) => literal(src, text, expr.span),
             ExprKind::Var(name) => self
@@ -141,13 +175,13 @@ impl Env {
                 .cloned()
                 .ok_or_else(|| error(format!("undefined variable `{name}`"))),
             ExprKind::Unary(op, operand) => {
-                let value = self.eval(src, operand)?;
-                unary(*op, value).map_err(error)
+                let value = self.eval(src, operand, budget)?;
+                unary(*op, value, budget).map_err(|e| op_error(op.spelling(), e))
             }
             ExprKind::Binary(op, left, right) => {
-                let left = self.eval(src, left)?;
-                let right = self.eval(src, right)?;
-                binary(*op, left, right).map_err(error)
+                let left = self.eval(src, left, budget)?;
+                let right = self.eval(src, right, budget)?;
+                binary(*op, left, right, budget).map_err(|e| op_error(op.spelling(), e))
             }
         }
     }
@@ -169,20 +203,37 @@ fn literal(src: &str, text: &str, span: Span) -> EResult<Value> {
             line,
             column,
             message,
+            limit: false,
         }),
         Err(other) => Err(EvalError {
             line,
             column,
             message: other.to_string(),
+            limit: false,
         }),
     }
 }
 
-type OpResult = Result<Value, String>;
+/// Why an operator failed: a message, or its budget ran out.
+#[derive(Debug)]
+enum OpError {
+    Message(String),
+    Limit,
+}
 
-/// Turns a library error into an error message.
-fn lib<T>(r: pollen_presburger::Result<T>) -> Result<T, String> {
-    r.map_err(|e| e.to_string())
+type OpResult = Result<Value, OpError>;
+
+/// An operator error with `message`.
+fn fail<T>(message: String) -> Result<T, OpError> {
+    Err(OpError::Message(message))
+}
+
+/// Turns a library error into an operator error.
+fn lib<T>(r: pollen_presburger::Result<T>) -> Result<T, OpError> {
+    r.map_err(|e| match e {
+        Error::LimitExceeded => OpError::Limit,
+        e => OpError::Message(e.to_string()),
+    })
 }
 
 /// A set-like or map-like operand in one space or several.
@@ -226,7 +277,7 @@ fn as_union_set(u: UnionMap) -> UnionSet {
         .expect("operations on union sets yield union sets")
 }
 
-fn binary(op: BinaryOp, left: Value, right: Value) -> OpResult {
+fn binary(op: BinaryOp, left: Value, right: Value, budget: &mut Budget) -> OpResult {
     match (op, &left, &right) {
         (BinaryOp::Equal, Value::Bool(a), Value::Bool(b)) => return Ok(Value::Bool(a == b)),
         (BinaryOp::Equal, Value::Int(a), Value::Int(b)) => return Ok(Value::Bool(a == b)),
@@ -234,7 +285,7 @@ fn binary(op: BinaryOp, left: Value, right: Value) -> OpResult {
     }
     let (left_kind, right_kind) = (left.kind_name(), right.kind_name());
     let (Some((left_set, a)), Some((right_set, b))) = (rel(left), rel(right)) else {
-        return Err(format!(
+        return fail(format!(
             "`{}` needs sets or maps, found {left_kind} and {right_kind}",
             op.spelling()
         ));
@@ -246,13 +297,15 @@ fn binary(op: BinaryOp, left: Value, right: Value) -> OpResult {
         return intersect_domain(a, b);
     }
     if left_set != right_set {
-        return Err(format!(
+        return fail(format!(
             "`{}` needs two sets or two maps, found {left_kind} and {right_kind}",
             op.spelling()
         ));
     }
     match (a, b) {
-        (Rel::One(a), Rel::One(b)) if a.space().tuples_match(b.space()) => one_space(op, &a, &b),
+        (Rel::One(a), Rel::One(b)) if a.space().tuples_match(b.space()) => {
+            one_space(op, &a, &b, budget)
+        }
         (Rel::One(a), Rel::One(b))
             if op == BinaryOp::Intersect && (a.space().is_params() || b.space().is_params()) =>
         {
@@ -264,7 +317,7 @@ fn binary(op: BinaryOp, left: Value, right: Value) -> OpResult {
             Ok(Value::from_map(lib(other.intersect_params(&params))?))
         }
         (Rel::One(a), Rel::One(b)) if a.space().is_params() || b.space().is_params() => {
-            Err(format!(
+            fail(format!(
                 "`{}` cannot combine a parameter domain with a set (`*` restricts a set to \
                  a parameter domain)",
                 op.spelling()
@@ -272,34 +325,40 @@ fn binary(op: BinaryOp, left: Value, right: Value) -> OpResult {
         }
         (a, b) => {
             let (a, b) = (a.into_union(), b.into_union());
-            several_spaces(op, left_set, &a, &b)
+            several_spaces(op, left_set, &a, &b, budget)
         }
     }
 }
 
 /// A binary set operation on two operands with the same tuples.
-fn one_space(op: BinaryOp, a: &Map, b: &Map) -> OpResult {
+fn one_space(op: BinaryOp, a: &Map, b: &Map, budget: &mut Budget) -> OpResult {
     Ok(match op {
         BinaryOp::Union => Value::from_map(lib(a.union(b))?),
         BinaryOp::Intersect => Value::from_map(lib(a.intersect(b))?),
-        BinaryOp::Subtract => Value::from_map(lib(a.subtract(b))?),
-        BinaryOp::Equal => Value::Bool(lib(a.is_equal(b))?),
-        BinaryOp::Subset => Value::Bool(lib(a.is_subset(b))?),
-        BinaryOp::StrictSubset => Value::Bool(lib(a.is_strict_subset(b))?),
+        BinaryOp::Subtract => Value::from_map(lib(a.subtract_with(b, budget))?),
+        BinaryOp::Equal => Value::Bool(lib(a.is_equal_with(b, budget))?),
+        BinaryOp::Subset => Value::Bool(lib(a.is_subset_with(b, budget))?),
+        BinaryOp::StrictSubset => Value::Bool(lib(a.is_strict_subset_with(b, budget))?),
         BinaryOp::Compose => unreachable!("composition is dispatched by `compose`"),
     })
 }
 
 /// A binary set operation on unions.
-fn several_spaces(op: BinaryOp, is_set: bool, a: &UnionMap, b: &UnionMap) -> OpResult {
+fn several_spaces(
+    op: BinaryOp,
+    is_set: bool,
+    a: &UnionMap,
+    b: &UnionMap,
+    budget: &mut Budget,
+) -> OpResult {
     let r = match op {
         BinaryOp::Union => lib(a.union(b))?,
         BinaryOp::Intersect => lib(a.intersect(b))?,
-        BinaryOp::Subtract => lib(a.subtract(b))?,
-        BinaryOp::Equal => return Ok(Value::Bool(lib(a.is_equal(b))?)),
-        BinaryOp::Subset => return Ok(Value::Bool(lib(a.is_subset(b))?)),
+        BinaryOp::Subtract => lib(a.subtract_with(b, budget))?,
+        BinaryOp::Equal => return Ok(Value::Bool(lib(a.is_equal_with(b, budget))?)),
+        BinaryOp::Subset => return Ok(Value::Bool(lib(a.is_subset_with(b, budget))?)),
         BinaryOp::StrictSubset => {
-            let strict = lib(a.is_subset(b))? && !lib(b.is_subset(a))?;
+            let strict = lib(a.is_subset_with(b, budget))? && !lib(b.is_subset_with(a, budget))?;
             return Ok(Value::Bool(strict));
         }
         BinaryOp::Compose => unreachable!("composition is dispatched by `compose`"),
@@ -334,7 +393,7 @@ fn compose(
     right_kind: &str,
 ) -> OpResult {
     if right_set {
-        return Err(format!(
+        return fail(format!(
             "`.` needs a map on its right, found {left_kind} and {right_kind}"
         ));
     }
@@ -363,16 +422,23 @@ fn compose(
     }
 }
 
-fn unary(op: UnaryOp, value: Value) -> OpResult {
+fn unary(op: UnaryOp, value: Value, budget: &mut Budget) -> OpResult {
     let kind = value.kind_name();
     let spelling = op.spelling();
     let Some((is_set, r)) = rel(value) else {
-        return Err(format!("`{spelling}` needs a set or a map, found {kind}"));
+        return fail(format!("`{spelling}` needs a set or a map, found {kind}"));
     };
-    let needs_map = || Err(format!("`{spelling}` needs a map, found {kind}"));
+    let needs_map = || fail(format!("`{spelling}` needs a map, found {kind}"));
     match (op, r) {
-        (UnaryOp::IsEmpty, Rel::One(m)) => Ok(Value::Bool(lib(m.is_empty())?)),
-        (UnaryOp::IsEmpty, Rel::Union(u)) => Ok(Value::Bool(lib(u.is_empty())?)),
+        (UnaryOp::IsEmpty, Rel::One(m)) => Ok(Value::Bool(lib(m.is_empty_with(budget))?)),
+        (UnaryOp::IsEmpty, Rel::Union(u)) => {
+            for m in u.maps() {
+                if !lib(m.is_empty_with(budget))? {
+                    return Ok(Value::Bool(false));
+                }
+            }
+            Ok(Value::Bool(true))
+        }
         (UnaryOp::Domain | UnaryOp::Range | UnaryOp::Deltas | UnaryOp::Reverse, _) if is_set => {
             needs_map()
         }
@@ -384,26 +450,38 @@ fn unary(op: UnaryOp, value: Value) -> OpResult {
         (UnaryOp::Deltas, Rel::Union(u)) => Ok(Value::UnionSet(lib(u.deltas())?)),
         (UnaryOp::Reverse, Rel::One(m)) => Ok(Value::Map(m.reverse())),
         (UnaryOp::Reverse, Rel::Union(u)) => Ok(Value::UnionMap(u.reverse())),
-        (UnaryOp::Lexmin, r) => each(is_set, r, |m| m.lexmin()),
-        (UnaryOp::Lexmax, r) => each(is_set, r, |m| m.lexmax()),
-        (UnaryOp::Coalesce, r) => each(is_set, r, |m| m.coalesce()),
-        (UnaryOp::Complement, Rel::One(m)) => Ok(Value::from_map(lib(m.complement())?)),
-        (UnaryOp::Complement, Rel::Union(_)) => Err(format!(
+        (UnaryOp::Lexmin, r) => each(is_set, r, budget, Map::lexmin_with),
+        (UnaryOp::Lexmax, r) => each(is_set, r, budget, Map::lexmax_with),
+        (UnaryOp::Coalesce, r) => each(is_set, r, budget, Map::coalesce_with),
+        (UnaryOp::Complement, Rel::One(m)) => Ok(Value::from_map(lib(m.complement_with(budget))?)),
+        (UnaryOp::Complement, Rel::Union(_)) => fail(format!(
             "`complement` needs a set or a map in one space, found {kind}"
         )),
         (UnaryOp::Params, Rel::One(m)) => Ok(Value::Set(m.params_set())),
         (UnaryOp::Params, Rel::Union(u)) => union_params(&u),
-        (UnaryOp::Sample, r) => sample(r),
-        (UnaryOp::Card, _) if !is_set => Err(format!("`card` needs a set, found {kind}")),
-        (UnaryOp::Card, r) => card(r),
+        (UnaryOp::Sample, r) => sample(r, budget),
+        (UnaryOp::Card, _) if !is_set => fail(format!("`card` needs a set, found {kind}")),
+        (UnaryOp::Card, r) => card(r, budget),
     }
 }
 
-/// Applies a per-space operation to a value in one space or to each space of a union.
-fn each(is_set: bool, r: Rel, f: impl Fn(&Map) -> pollen_presburger::Result<Map>) -> OpResult {
+/// Applies a per-space operation to a value in one space or to each space of a union,
+/// within one budget.
+fn each(
+    is_set: bool,
+    r: Rel,
+    budget: &mut Budget,
+    f: impl Fn(&Map, &mut Budget) -> pollen_presburger::Result<Map>,
+) -> OpResult {
     let r = match r {
-        Rel::One(m) => Rel::One(lib(f(&m))?),
-        Rel::Union(u) => Rel::Union(lib(u.map_each(f))?),
+        Rel::One(m) => Rel::One(lib(f(&m, budget))?),
+        Rel::Union(u) => {
+            let mut out = UnionMap::empty(u.param_names().to_vec());
+            for m in u.maps() {
+                lib(out.add_map(lib(f(m, budget))?))?;
+            }
+            Rel::Union(out)
+        }
     };
     Ok(unrel(is_set, r))
 }
@@ -419,7 +497,7 @@ fn union_params(u: &UnionMap) -> OpResult {
 
 /// One point of the operand, as a set or map of one point; the empty set or map of the
 /// operand's space (the empty union for a union) when there is none.
-fn sample(r: Rel) -> OpResult {
+fn sample(r: Rel, budget: &mut Budget) -> OpResult {
     let members: Vec<Map> = match r {
         Rel::One(m) => vec![m],
         Rel::Union(u) => {
@@ -431,7 +509,7 @@ fn sample(r: Rel) -> OpResult {
         }
     };
     for m in &members {
-        if let Some(point) = lib(m.sample())? {
+        if let Some(point) = lib(m.sample_with(budget))? {
             return Ok(Value::from_map(lib(single_point(m, &point))?));
         }
     }
@@ -454,7 +532,7 @@ fn single_point(m: &Map, point: &[Int]) -> pollen_presburger::Result<Map> {
 }
 
 /// The number of points of a bounded set (or union set) without parameters.
-fn card(r: Rel) -> OpResult {
+fn card(r: Rel, budget: &mut Budget) -> OpResult {
     let members: Vec<Map> = match r {
         Rel::One(m) => vec![m],
         Rel::Union(u) => u.maps().cloned().collect(),
@@ -462,7 +540,7 @@ fn card(r: Rel) -> OpResult {
     let mut total = Int::zero();
     for m in members {
         let set = lib(Set::from_map(m))?;
-        total += lib(set.card())?;
+        total += lib(set.card_with(budget))?;
     }
     Ok(Value::Int(total))
 }
@@ -474,7 +552,7 @@ mod tests {
 
     /// Runs every statement of `src` and returns the outcome of the last one.
     fn last(src: &str) -> EResult<Option<Value>> {
-        let mut env = Env::new();
+        let mut env = Env::default();
         let mut outcome = Ok(None);
         for statement in parse_script(src) {
             let statement = statement.expect("the script parses");

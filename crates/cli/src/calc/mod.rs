@@ -17,11 +17,15 @@ pub mod parser;
 
 use std::io::{self, Write};
 
+use crate::budget::Steps;
+
 /// How a script run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
     /// Number of statements that failed.
     pub errors: usize,
+    /// Number of those that ran out of their budget.
+    pub limits: usize,
 }
 
 impl Outcome {
@@ -31,15 +35,18 @@ impl Outcome {
     }
 }
 
-/// Runs a script; `file_name` prefixes error positions.
+/// Runs a script, each statement within a budget of `steps`; `file_name` prefixes error
+/// positions.
 pub fn run(
     src: &str,
     file_name: &str,
+    steps: Steps,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Outcome> {
-    let mut env = eval::Env::new();
+    let mut env = eval::Env::with_steps(steps);
     let mut errors = 0;
+    let mut limits = 0;
     for statement in parser::parse_script(src) {
         let result = match statement {
             Ok(statement) => env.exec(src, &statement),
@@ -50,6 +57,7 @@ pub fn run(
             Ok(None) => {}
             Err(e) => {
                 errors += 1;
+                limits += usize::from(e.limit);
                 writeln!(
                     err,
                     "{file_name}:{}:{}: error: {}",
@@ -58,7 +66,7 @@ pub fn run(
             }
         }
     }
-    Ok(Outcome { errors })
+    Ok(Outcome { errors, limits })
 }
 
 /// The 1-based line and column (counted in characters) of a byte offset.
@@ -80,7 +88,8 @@ mod tests {
 
     fn run_script(src: &str) -> (String, String, Outcome) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let outcome = run(src, "t.iscc", &mut out, &mut err).expect("writes succeed");
+        let outcome =
+            run(src, "t.iscc", Steps::default(), &mut out, &mut err).expect("writes succeed");
         let text = |bytes| String::from_utf8(bytes).expect("utf-8");
         (text(out), text(err), outcome)
     }
@@ -95,7 +104,13 @@ mod tests {
             "t.iscc:3:1: error: `dom` needs a map, found a set\n\
              t.iscc:4:6: error: expected a set or map literal, a variable or `(`, found `;`\n"
         );
-        assert_eq!(outcome, Outcome { errors: 2 });
+        assert_eq!(
+            outcome,
+            Outcome {
+                errors: 2,
+                limits: 0
+            }
+        );
         assert!(!outcome.success());
     }
 
