@@ -144,6 +144,11 @@ stages one by one. `pollen calc` evaluates scripts over the exact Presburger lib
 (parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
 a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
 
+Whole programs (PolyBench/C unchanged) and loop-nest fragments without declarations (as
+clan and pet read them) are both inputs: an undeclared name with subscripts is an array,
+an undeclared name the region writes is a scalar, any other is a parameter; scalars
+declared inside the region (`double t = ...;`) and `for (long i = ...)` are read too.
+
 Every stage runs under a budget of solver steps, `--budget N` (default 25000000, about
 20 times what the largest example kernel needs) or `--budget unlimited`: a stage that
 needs more stops with `resource limit: <stage> exceeded its budget of N steps` and exit
@@ -151,6 +156,7 @@ status 3 instead of running on.
 
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
+  pollen opt examples/fragments/seidel2d.c --explain
   pollen scop examples/kernels/gemm.c
   pollen deps examples/kernels/jacobi-1d.c --kind flow
   pollen sched examples/kernels/gemm.c

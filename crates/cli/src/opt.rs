@@ -20,7 +20,9 @@ use crate::program::{self, AlgoChoice, FuseChoice};
 pub const OPT_HELP: &str = "\
 Optimize the `#pragma scop` regions of a C file and write the whole file with each region
 replaced by its generated loops; everything outside the regions is kept byte for byte.
-Each region is optimized on its own, with the declarations that precede it.
+Each region is optimized on its own, with the declarations that precede it. A region may
+be a loop-nest fragment without declarations (an undeclared name with subscripts is an
+array of unknown type and extents, one the region writes is a scalar).
 
 The pipeline: extraction, value-based dependence analysis, scheduling (--algo, --fuse),
 tiling of permutable bands (--tile, --tile-sizes; by default the sizes come from the
@@ -49,7 +51,8 @@ The same pipeline is available to Rust programs as the `pollen-driver` library
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen opt examples/kernels/jacobi-1d.c --tile-sizes 64,128 --explain
-  pollen opt examples/kernels/lu.c --no-tile --no-parallel";
+  pollen opt examples/kernels/lu.c --no-tile --no-parallel
+  pollen opt examples/fragments/seidel2d.c --budget 100000000";
 
 /// The arguments of `pollen opt`.
 #[derive(clap::Args, Debug)]
