@@ -14,13 +14,5 @@ fn the_readme_library_example_runs() {
 fn the_readme_shows_the_example_unchanged() {
     let readme = include_str!("../../../README.md");
     let example = include_str!("../../../examples/library.rs");
-    let code: String = example
-        .lines()
-        .skip_while(|l| l.starts_with("//!") || l.is_empty())
-        .map(|l| format!("{l}\n"))
-        .collect();
-    assert!(
-        readme.contains(&format!("```rust\n{code}```")),
-        "README.md must show examples/library.rs (without its `//!` header) in a rust block"
-    );
+    pollen_testkit::assert_readme_shows(readme, example, "examples/library.rs");
 }

@@ -95,3 +95,18 @@ pub fn bands(tree: &ScheduleTree) -> Vec<&Band> {
     visit(&tree.root, &mut out);
     out
 }
+
+/// Panics unless `readme` shows the example program `example` (`name` in messages)
+/// without its leading `//!` header, as a ```` ```rust ```` block: README examples are
+/// real programs that tests compile and run, and this keeps the README's copy true.
+pub fn assert_readme_shows(readme: &str, example: &str, name: &str) {
+    let code: String = example
+        .lines()
+        .skip_while(|l| l.starts_with("//!") || l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        readme.contains(&format!("```rust\n{code}```")),
+        "README.md must show {name} (without its `//!` header) in a rust block"
+    );
+}
