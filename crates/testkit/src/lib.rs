@@ -1,11 +1,14 @@
 //! Test support shared by the test suites of the Pollen crates (a dev-dependency only):
 //! listing and loading the example kernels of `examples/kernels`, the Pluto pipeline
-//! (value-based dependences, default options) and small schedule tree helpers.
+//! (value-based dependences, default options), small schedule tree helpers and a
+//! generator of random affine programs ([`random`]).
 //!
 //! Every function panics on failure, naming the kernel where there is one: these are
 //! helpers for tests, where a panic is the failure report.
 
 use std::path::PathBuf;
+
+pub mod random;
 
 use pollen_deps::{analyze, Analysis, Dependence};
 use pollen_sched::{schedule, Options};
