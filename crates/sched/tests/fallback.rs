@@ -1,0 +1,71 @@
+//! The fallback ladder of the schedulers on the smallest programs where the search gets
+//! stuck, found by the random program generator (`pollen_testkit::random`): every program
+//! gets a legal schedule, and [`pollen_sched::schedule_with_report`] says which fallbacks
+//! were taken.
+
+use pollen_sched::{legality, schedule, schedule_with_report, Algo, Fallback, Fuse, Options};
+use pollen_testkit::value_deps;
+
+/// A C function around a scop region.
+fn program(region: &str) -> String {
+    format!(
+        "void f(int n, double A0[n + 4], double A1[n + 4], double B0[n + 4][n + 4])\n{{\n  int i, j, k;\n#pragma scop\n{region}#pragma endscop\n}}\n"
+    )
+}
+
+/// Schedules `region` with `algo` and `fuse`; checks the result with the independent
+/// checker and returns the fallbacks taken.
+fn fallbacks(region: &str, algo: Algo, fuse: Fuse) -> Vec<Fallback> {
+    let scop = pollen_frontend::extract(&program(region))
+        .expect("extraction")
+        .scop;
+    let deps = value_deps(&scop);
+    let options = Options {
+        algo,
+        fuse,
+        ..Options::default()
+    };
+    let outcome = schedule_with_report(&scop, &deps, &options).expect("a schedule");
+    let report = legality::check(&deps, &outcome.tree).expect("the checker runs");
+    assert!(report.is_legal(), "illegal schedule: {report:?}");
+    let tree = schedule(&scop, &deps, &options).expect("a schedule");
+    assert_eq!(
+        tree.to_union_map().expect("flattens").to_string(),
+        outcome.tree.to_union_map().expect("flattens").to_string(),
+        "schedule and schedule_with_report agree"
+    );
+    outcome.fallbacks
+}
+
+/// Two statements whose writes of `B0` depend on each other in both directions (one
+/// strongly connected component). Maximal fusion's first band, `(i | j + 3, j + 4 | i)`,
+/// makes both statements full rank with distance zero on both dependences: no hyperplane
+/// is left (none is linearly independent) and no cut exists (a cycle). The statements
+/// take the original schedule's dimensions until the dependences are satisfied.
+const CROSSED_WRITES: &str = "\
+  for (i = 0; i < n; i++)
+    for (j = 0; j < i; j++) {
+      B0[i + 1][j + 4] = 0.125 * A1[i + 2];
+      B0[j + 4][i] = 0.375 * A0[j + 3] + 0.375 * A0[i + 4];
+    }
+";
+
+#[test]
+fn crossed_writes_fall_back_to_the_original_dimensions() {
+    for fuse in [Fuse::No, Fuse::Smart, Fuse::Max] {
+        let taken = fallbacks(CROSSED_WRITES, Algo::Pluto, fuse);
+        assert!(
+            taken.iter().any(|f| matches!(
+                f,
+                Fallback::OriginalDimension { statements, level: 2, original_level: 0 }
+                    if statements == &["S0", "S1"]
+            )),
+            "{fuse:?}: {taken:?}"
+        );
+    }
+}
+
+#[test]
+fn feautrier_orders_crossed_writes_without_fallback() {
+    assert_eq!(fallbacks(CROSSED_WRITES, Algo::Feautrier, Fuse::Smart), []);
+}
