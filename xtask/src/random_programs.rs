@@ -43,6 +43,8 @@ struct Figures {
     fallbacks: BTreeMap<String, usize>,
     /// Per configuration: the number of schedules that took no fallback.
     plain: BTreeMap<String, usize>,
+    /// The schedules that took the original schedule's dimensions: seed and configuration.
+    original: Vec<String>,
     optimized: usize,
     identical: [usize; 2],
     failures: Vec<String>,
@@ -147,6 +149,9 @@ fn schedule_all(seeds: &[u64], figures: &mut Figures) {
                             }
                             if kinds.is_empty() {
                                 *f.plain.entry(config.clone()).or_default() += 1;
+                            }
+                            if kinds.contains(&"original-dimension") {
+                                f.original.push(format!("{seed} {config}"));
                             }
                             for k in kinds {
                                 *f.fallbacks.entry(format!("{config} {k}")).or_default() += 1;
@@ -358,6 +363,14 @@ fn print_figures(f: &Figures) {
     println!("schedules taking a fallback, by kind:");
     for (key, count) in &f.fallbacks {
         println!("  {key}: {count}");
+    }
+    if !f.original.is_empty() {
+        let mut seeds = f.original.clone();
+        seeds.sort();
+        println!("schedules with original dimensions (seed configuration):");
+        for s in seeds {
+            println!("  {s}");
+        }
     }
     println!("programs through pollen opt:        {}", f.optimized);
     println!("optimized outputs identical, 1 thread:  {}", f.identical[0]);

@@ -20,6 +20,8 @@
 //! Every row of [`original_rows`] has, per statement, as many coefficients as the
 //! statement has iterators, plus a constant.
 
+use std::fmt;
+
 use pollen_arith::Int;
 use pollen_presburger::DimKind;
 use pollen_scop::Scop;
@@ -60,6 +62,37 @@ pub enum Fallback {
         /// The statements (their names).
         statements: Vec<String>,
     },
+}
+
+impl fmt::Display for Fallback {
+    /// One line for a driver's `--explain`, e.g. `dimension 2: S0, S1 take dimension 0 of
+    /// the original schedule`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fallback::CutComponents { level, components } => write!(
+                f,
+                "dimension {level}: no hyperplane, {components} components cut apart"
+            ),
+            Fallback::NegativeCoefficients { level } => write!(
+                f,
+                "dimension {level}: no hyperplane with non-negative coefficients, signed ones from here"
+            ),
+            Fallback::OriginalDimension {
+                statements,
+                level,
+                original_level,
+            } => write!(
+                f,
+                "dimension {level}: {} take dimension {original_level} of the original schedule",
+                statements.join(", ")
+            ),
+            Fallback::OriginalOrder { statements } => write!(
+                f,
+                "{} keep their original order below the rows found",
+                statements.join(", ")
+            ),
+        }
+    }
 }
 
 /// The flattened original schedule of `scop` as rows over the model's statements (one

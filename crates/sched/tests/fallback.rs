@@ -66,6 +66,19 @@ fn crossed_writes_fall_back_to_the_original_dimensions() {
 }
 
 #[test]
+fn fallbacks_print_one_line_each() {
+    let f = Fallback::OriginalDimension {
+        statements: vec!["S0".into(), "S1".into()],
+        level: 2,
+        original_level: 0,
+    };
+    assert_eq!(
+        f.to_string(),
+        "dimension 2: S0, S1 take dimension 0 of the original schedule"
+    );
+}
+
+#[test]
 fn feautrier_orders_crossed_writes_without_fallback() {
     assert_eq!(fallbacks(CROSSED_WRITES, Algo::Feautrier, Fuse::Smart), []);
 }
