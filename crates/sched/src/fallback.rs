@@ -11,6 +11,14 @@
 //! satisfied. This is the fallback Pluto takes when its search fails (it resorts to the
 //! original schedule for what it could not transform).
 //!
+//! The searches get stuck after choices that are legal but lead nowhere: Pluto's first
+//! band can make two statements full rank while a cycle of dependences between them
+//! (e.g. writes `B[i + 1][j + 4]` and `B[j + 4][i]` of one array) keeps distance zero on
+//! every row, so that no linearly independent hyperplane is left and no cut separates a
+//! cycle; Feautrier's greedy row can give a statement a dependent row after which no row
+//! both respects the remaining pairs and makes progress. Both are found by the random
+//! programs of `pollen_testkit::random` (see `tests/fallback.rs`).
+//!
 //! Only the statements incident to an unsatisfied dependence (the statements that
 //! *resist*) take the original dimension; every other statement gets the constant 0,
 //! which changes nothing for it: every dependence with a statement that does not resist

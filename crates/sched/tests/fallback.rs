@@ -9,7 +9,7 @@ use pollen_testkit::value_deps;
 /// A C function around a scop region.
 fn program(region: &str) -> String {
     format!(
-        "void f(int n, double A0[n + 4], double A1[n + 4], double B0[n + 4][n + 4])\n{{\n  int i, j, k;\n#pragma scop\n{region}#pragma endscop\n}}\n"
+        "void f(int n, double A0[n + 4], double A1[n + 4], double A2[n + 4],\n       double B0[n + 4][n + 4], double B1[n + 4][n + 4], double s0, double r0[1])\n{{\n  int i, j, k;\n#pragma scop\n{region}#pragma endscop\n}}\n"
     )
 }
 
@@ -60,6 +60,78 @@ fn crossed_writes_fall_back_to_the_original_dimensions() {
                 Fallback::OriginalDimension { statements, level: 2, original_level: 0 }
                     if statements == &["S0", "S1"]
             )),
+            "{fuse:?}: {taken:?}"
+        );
+    }
+}
+
+/// The same cycle of output dependences in a 3-deep nest (from seed 709): Pluto's first
+/// band `(k + 1, i + 2, j | i, i + k, j)` is full rank for both statements and leaves the
+/// cycle at distance zero.
+const CROSSED_WRITES_3D: &str = "\
+  for (i = 1; i < n; i++)
+    for (j = 0; j < i; j++)
+      for (k = 1; k < n; k++) {
+        B1[2][k + 3] = 0.125 * s0 + 0.125 * r0[0];
+        B1[k][i + 2] = 0.125 * A1[k + 1] + 0.375 * A1[i];
+      }
+";
+
+#[test]
+fn crossed_writes_in_three_dimensions_fall_back_to_the_original_dimensions() {
+    for fuse in [Fuse::No, Fuse::Smart, Fuse::Max] {
+        let taken = fallbacks(CROSSED_WRITES_3D, Algo::Pluto, fuse);
+        assert!(
+            taken
+                .iter()
+                .any(|f| matches!(f, Fallback::OriginalDimension { level: 3, .. })),
+            "{fuse:?}: {taken:?}"
+        );
+    }
+    assert_eq!(
+        fallbacks(CROSSED_WRITES_3D, Algo::Feautrier, Fuse::Smart),
+        []
+    );
+}
+
+/// Feautrier's dead end (from seed 2216): after `(i | i)` and `(k | j)`, the row that
+/// satisfies the most dependences gives `S1` the dependent `i + 2`; then no row both
+/// keeps the remaining pairs of the `S0 <-> S1` cycle in order and makes progress, and no
+/// cut exists. The original dimensions `i` and `j` order enough pairs for the search to
+/// finish.
+const FEAUTRIER_DEAD_END: &str = "\
+  for (i = 1; i < n; i++)
+    for (j = 0; j < n; j++)
+      for (k = 1; k < n; k++) {
+        A2[j] = 0.5 * s0 + 0.25 * B0[k][j + 1];
+        B0[j][i + 3] = 0.25 * B0[1][i + 3] + 0.5 * A1[i + 1];
+      }
+";
+
+#[test]
+fn feautrier_dead_end_falls_back_to_the_original_dimensions() {
+    let taken = fallbacks(FEAUTRIER_DEAD_END, Algo::Feautrier, Fuse::Smart);
+    assert_eq!(
+        taken,
+        [
+            Fallback::OriginalDimension {
+                statements: vec!["S0".into(), "S1".into()],
+                level: 3,
+                original_level: 0
+            },
+            Fallback::OriginalDimension {
+                statements: vec!["S0".into(), "S1".into()],
+                level: 4,
+                original_level: 1
+            }
+        ]
+    );
+    for fuse in [Fuse::No, Fuse::Smart, Fuse::Max] {
+        let taken = fallbacks(FEAUTRIER_DEAD_END, Algo::Pluto, fuse);
+        assert!(
+            !taken
+                .iter()
+                .any(|f| matches!(f, Fallback::OriginalDimension { .. })),
             "{fuse:?}: {taken:?}"
         );
     }
