@@ -10,7 +10,9 @@
 //! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
 //!   scheduling, of the example kernels (see [`bench_pipeline`]);
 //! - `bench polybench [kernel...]`: the kernels optimized by Pollen timed against
-//!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]).
+//!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]);
+//! - `random-programs [--count N] [--seed S]`: the scheduler and `pollen opt` on generated
+//!   random affine programs (see [`random_programs`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
@@ -19,6 +21,7 @@ mod bench;
 mod bench_pipeline;
 mod bench_polybench;
 mod fuzz;
+mod random_programs;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -47,6 +50,12 @@ commands:
                             over gcc -O3 on the kernels at their bench sizes, and gemm
                             against OpenBLAS (clang and libopenblas-dev installed with
                             apt-get when missing)
+  random-programs [--count N] [--seed S]
+                            schedule N generated random programs (default 5000, seeds
+                            from S, default 0) with Pluto and Feautrier, check every
+                            schedule, count the fallbacks, run them through pollen opt
+                            and compare the outputs of originals and optimized programs
+                            (gcc -fopenmp, 1 and 2 threads)
   help                      print this message";
 
 fn main() -> ExitCode {
@@ -78,6 +87,7 @@ fn run(args: &[String]) -> Result<()> {
             fuzz::smoke(&root, seconds)
         }
         Some("bench") => bench::run(&root, &args[1..]),
+        Some("random-programs") => random_programs::run(&root, &args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

@@ -64,6 +64,7 @@ pub use error::{Error, Result, Stage};
 pub use options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET};
 pub use pipeline::{optimize_scop, optimize_source, Optimized, OptimizedScop};
 pub use pollen_deps::DepKind;
+pub use pollen_sched::Fallback as SchedulerFallback;
 pub use pollen_transform::profit::Cost;
 pub use pollen_transform::CacheInfo;
 pub use report::{

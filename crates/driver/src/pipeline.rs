@@ -212,6 +212,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fusion: options.fusion,
         tile_sizes,
         schedule: first.schedule,
+        scheduler_fallbacks: first.fallbacks,
         tiled: first.tiled,
         fusion_decision,
         profitability,
@@ -225,6 +226,8 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
 struct Scheduled {
     /// The scheduler's tree.
     schedule: ScheduleTree,
+    /// The scheduler's fallbacks on the way to it.
+    fallbacks: Vec<pollen_sched::Fallback>,
     /// The tiled tree (with tiling on).
     tiled: Option<ScheduleTree>,
     /// Without tiling: the scheduler's tree with its bands' loops ordered.
@@ -259,7 +262,11 @@ fn schedule_and_tile(
         budget: options.budget,
         ..Default::default()
     };
-    let schedule = pollen_sched::schedule(scop, deps, &sched_options).map_err(Error::Scheduling)?;
+    let pollen_sched::Outcome {
+        tree: schedule,
+        fallbacks,
+    } = pollen_sched::schedule_with_report(scop, deps, &sched_options)
+        .map_err(Error::Scheduling)?;
     let tiling_error = |error| Error::Transform {
         stage: Stage::Tiling,
         error,
@@ -276,6 +283,7 @@ fn schedule_and_tile(
                 pollen_transform::tile(scop, deps, &schedule, &order).map_err(tiling_error)?;
             return Ok(Scheduled {
                 schedule,
+                fallbacks,
                 tiled: None,
                 ordered: Some(ordered),
                 tiled_any: false,
@@ -298,6 +306,7 @@ fn schedule_and_tile(
     let tiled_any = band_count(&tiled.root) > band_count(&schedule.root);
     Ok(Scheduled {
         schedule,
+        fallbacks,
         tiled: Some(tiled),
         ordered: None,
         tiled_any,

@@ -59,6 +59,9 @@ pub struct ScopReport {
     pub tile_sizes: TileSizes,
     /// The scheduler's tree under the fusion policy asked for, before tiling.
     pub schedule: ScheduleTree,
+    /// The steps of the scheduler's fallback ladder that this tree took (components
+    /// cut apart, signed coefficients, dimensions of the original schedule), in order.
+    pub scheduler_fallbacks: Vec<pollen_sched::Fallback>,
     /// That tree tiled (with tiling on).
     pub tiled: Option<ScheduleTree>,
     /// The comparison of smart fusion with no fusion (with [`Fusion::Smart`] only).
@@ -320,6 +323,9 @@ impl ScopReport {
             self.fusion.name()
         );
         write_tree(f, &title, &self.schedule)?;
+        for fallback in &self.scheduler_fallbacks {
+            writeln!(f, "scheduler fallback: {fallback}")?;
+        }
         if let Some(tiled) = &self.tiled {
             write_tree(f, "tiled schedule", tiled)?;
         }

@@ -19,7 +19,9 @@
 //! (every statement that is not full rank if possible, else at least one); when that is
 //! impossible too, the strongly connected components of the remaining dependences are
 //! separated by a scalar row (which satisfies every dependence between components);
-//! otherwise the scheduler reports [`Error::NoLegalSchedule`]. Once every dependence is
+//! otherwise, when the caller passes the original schedule's rows, the statements that
+//! resist take its next dimension (see [`crate::fallback`]), and without them the
+//! scheduler reports [`Error::NoLegalSchedule`]. Once every dependence is
 //! satisfied, statements that are not full rank get independent rows (statements
 //! without dependences are scheduled this way). Coefficients are non-negative unless
 //! the caller allows signed ones.
@@ -35,29 +37,71 @@ use pollen_presburger::{Budget, Map};
 
 use crate::ddg::Sccs;
 use crate::error::{Error, Result};
+use crate::fallback::{self, Fallback};
 use crate::fm::Rows;
 use crate::ilp;
 use crate::model::{Distance, Model, Row, RowKind, Tracker};
 use crate::progress;
 use crate::vars::{embed, Target, Vars};
 
-/// Computes Feautrier's rows for `model`.
-pub fn schedule_rows(model: &Model, signed: bool, budget: &mut Budget) -> Result<Vec<Row>> {
+/// Computes Feautrier's rows for `model` and the fallbacks taken; `original` (the
+/// original schedule's rows) lets it fall back to them where it is stuck.
+pub fn schedule_rows(
+    model: &Model,
+    signed: bool,
+    original: Option<&[Row]>,
+    budget: &mut Budget,
+) -> Result<(Vec<Row>, Vec<Fallback>)> {
     let mut tracker = Tracker::new(model);
     let mut rows: Vec<Row> = Vec::new();
+    let mut fallbacks = Vec::new();
+    let mut original_taken = 0;
     let max_dim = model.stmts.iter().map(|s| s.dim).max().unwrap_or(0);
-    let limit = 4 * (max_dim + 2) * (model.stmts.len() + 2) + model.edges.len();
+    let limit = 4 * (max_dim + 2) * (model.stmts.len() + 2)
+        + model.edges.len()
+        + original.map_or(0, <[Row]>::len);
     for _ in 0..limit {
         let full = (0..model.stmts.len()).all(|s| model.rank(&rows, s) >= model.stmts[s].dim);
         if full && tracker.all_satisfied() {
-            return assign_bands(model, rows, budget);
+            return Ok((assign_bands(model, rows, budget)?, fallbacks));
         }
         let remaining: Vec<usize> = (0..model.edges.len())
             .filter(|&k| !tracker.satisfied[k])
             .collect();
         let row = match level(model, signed, &rows, &mut tracker, &remaining, budget)? {
             Some(row) => row,
-            None => cut(model, &remaining).ok_or(Error::NoLegalSchedule)?,
+            None => match cut(model, &remaining) {
+                Some((row, components)) => {
+                    fallbacks.push(Fallback::CutComponents {
+                        level: rows.len(),
+                        components,
+                    });
+                    row
+                }
+                None => {
+                    let next = original
+                        .and_then(|o| o.get(original_taken))
+                        .ok_or(Error::NoLegalSchedule)?;
+                    let mut which = fallback::resisting(model, &tracker.satisfied);
+                    if which.is_empty() {
+                        which = (0..model.stmts.len())
+                            .filter(|&s| model.rank(&rows, s) < model.stmts[s].dim)
+                            .collect();
+                    }
+                    fallbacks.push(Fallback::OriginalDimension {
+                        statements: fallback::names(model, &which),
+                        level: rows.len(),
+                        original_level: original_taken,
+                    });
+                    original_taken += 1;
+                    if original.is_some_and(|o| original_taken == o.len()) {
+                        fallbacks.push(Fallback::OriginalOrder {
+                            statements: fallback::names(model, &which),
+                        });
+                    }
+                    fallback::restricted(model, next, &which, rows.len())
+                }
+            },
         };
         tracker.update(model, &row, budget)?;
         rows.push(row);
@@ -146,9 +190,9 @@ fn level(
     Ok(progressing(true, budget)?.map(|sol| vars.row_of(&sol, kind)))
 }
 
-/// A scalar row separating the components of the remaining dependences, if there is
-/// more than one component with a dependence between them.
-fn cut(model: &Model, remaining: &[usize]) -> Option<Row> {
+/// A scalar row separating the components of the remaining dependences and their
+/// number, if there is more than one component with a dependence between them.
+fn cut(model: &Model, remaining: &[usize]) -> Option<(Row, usize)> {
     let pairs: Vec<(usize, usize)> = remaining
         .iter()
         .map(|&k| (model.edges[k].source, model.edges[k].target))
@@ -168,10 +212,13 @@ fn cut(model: &Model, remaining: &[usize]) -> Option<Row> {
             c
         })
         .collect();
-    Some(Row {
-        kind: RowKind::Scalar,
-        coeffs,
-    })
+    Some((
+        Row {
+            kind: RowKind::Scalar,
+            coeffs,
+        },
+        sccs.n_sccs,
+    ))
 }
 
 /// Groups consecutive loop rows into permutable bands (exact check).

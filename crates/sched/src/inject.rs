@@ -37,6 +37,7 @@ use pollen_arith::Int;
 use pollen_presburger::Budget;
 
 use crate::error::{Error, Result};
+use crate::fallback::Fallback;
 use crate::fm::Rows;
 use crate::model::{Model, Row, RowKind};
 use crate::pluto::{Advance, Influence, Pluto, State};
@@ -172,37 +173,42 @@ impl ConstraintTree {
     }
 }
 
-/// Computes the Pluto rows of `model`, honouring `options.constraints`; `signed` allows
-/// negative iterator coefficients.
+/// Computes the Pluto rows of `model`, honouring `options.constraints`, and the
+/// fallbacks taken; `signed` allows negative iterator coefficients, `original` (the
+/// original schedule's rows) lets a stuck search fall back to them.
 pub fn schedule_rows(
     model: &Model,
     options: &Options,
     signed: bool,
+    original: Option<Vec<Row>>,
     budget: &mut Budget,
-) -> Result<Vec<Row>> {
+) -> Result<(Vec<Row>, Vec<Fallback>)> {
     let mut pluto = Pluto::new(model, options, budget.clone(), signed);
+    if let Some(original) = original {
+        pluto = pluto.with_original(original);
+    }
     let outcome = run(&mut pluto, options);
     *budget = pluto.budget();
-    outcome
+    outcome.map(|st| (st.rows, st.fallbacks))
 }
 
-fn run(pluto: &mut Pluto<'_>, options: &Options) -> Result<Vec<Row>> {
+fn run(pluto: &mut Pluto<'_>, options: &Options) -> Result<State> {
     let initial = pluto.initial_state()?;
     if let Some(tree) = &options.constraints {
         check_names(pluto.model, tree)?;
         if let Some(st) = search(pluto, &initial, &tree.roots, 0)? {
-            return Ok(st.rows);
+            return Ok(st);
         }
         let mut split = initial.clone();
         if pluto.cut_all_components(&mut split)? {
             if let Some(st) = search(pluto, &split, &tree.roots, 0)? {
-                return Ok(st.rows);
+                return Ok(st);
             }
         }
     }
     let mut st = initial;
     pluto.complete(&mut st)?;
-    Ok(st.rows)
+    Ok(st)
 }
 
 /// Every statement a constraint names exists.

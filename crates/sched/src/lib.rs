@@ -14,13 +14,15 @@
 //!                                                 wavefront
 //! ```
 //!
-//! [`schedule`] is the entry point; [`Options`] chooses the algorithm, the fusion policy,
+//! [`schedule`] is the entry point ([`schedule_with_report`] also says which
+//! [`Fallback`]s were taken); [`Options`] chooses the algorithm, the fusion policy,
 //! the wavefront, a coefficient bound, a work budget, and an optional [`ConstraintTree`]
 //! of extra constraints on the coefficients (see [`inject`]).
 
 mod build;
 mod ddg;
 mod error;
+mod fallback;
 pub mod farkas;
 mod feautrier;
 pub mod fm;
@@ -33,6 +35,7 @@ mod progress;
 mod vars;
 
 pub use error::{Error, Result};
+pub use fallback::Fallback;
 pub use inject::{Coefficient, ConstraintNode, ConstraintTree, InjectedConstraint};
 
 use pollen_deps::Dependence;
@@ -99,11 +102,7 @@ pub struct Options {
 /// annotations against the dependences (restricted to the context and the domains);
 /// a failure there is [`Error::Illegal`].
 pub fn schedule(scop: &Scop, deps: &[Dependence], options: &Options) -> Result<ScheduleTree> {
-    let mut budget = match options.budget {
-        Some(steps) => Budget::new(steps),
-        None => Budget::unlimited(),
-    };
-    schedule_with(scop, deps, options, &mut budget)
+    schedule_with_report(scop, deps, options).map(|outcome| outcome.tree)
 }
 
 /// [`schedule`] within `budget` (`options.budget` is ignored): the Farkas eliminations,
@@ -115,10 +114,69 @@ pub fn schedule_with(
     options: &Options,
     budget: &mut Budget,
 ) -> Result<ScheduleTree> {
+    outcome_with(scop, deps, options, budget).map(|outcome| outcome.tree)
+}
+
+/// A schedule and how it was found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The schedule, as [`schedule`] returns it.
+    pub tree: ScheduleTree,
+    /// The steps of the fallback ladder taken, in order (empty when the algorithm found
+    /// the schedule without them).
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// [`schedule`], with the fallbacks taken, within `options.budget`.
+///
+/// The ladder: the algorithm with non-negative coefficients, cutting between strongly
+/// connected components where no hyperplane exists ([`Fallback::CutComponents`]); signed
+/// coefficients from the point where non-negative ones admit nothing, then from scratch
+/// ([`Fallback::NegativeCoefficients`]); and where the search is still stuck, the
+/// original schedule's dimensions, one at a time, for the statements that resist
+/// ([`Fallback::OriginalDimension`], and [`Fallback::OriginalOrder`] when all of them
+/// were needed), the search going on after each. The original schedule being legal, the
+/// last rung always succeeds, so every scop with a legal original schedule gets a
+/// schedule.
+pub fn schedule_with_report(
+    scop: &Scop,
+    deps: &[Dependence],
+    options: &Options,
+) -> Result<Outcome> {
+    let mut budget = match options.budget {
+        Some(steps) => Budget::new(steps),
+        None => Budget::unlimited(),
+    };
+    outcome_with(scop, deps, options, &mut budget)
+}
+
+/// [`schedule_with_report`] within `budget` (`options.budget` is ignored).
+pub fn outcome_with(
+    scop: &Scop,
+    deps: &[Dependence],
+    options: &Options,
+    budget: &mut Budget,
+) -> Result<Outcome> {
     let model = model::Model::new(scop, deps, options.coefficient_bound, budget)?;
-    let rows = match rows(&model, options, options.negative_coefficients, budget) {
-        Err(Error::NoLegalSchedule) if !options.negative_coefficients => {
-            rows(&model, options, true, budget)?
+    let signed = options.negative_coefficients;
+    let (rows, fallbacks) = match rows(&model, options, signed, None, budget) {
+        Err(Error::NoLegalSchedule) => {
+            let from_scratch = if signed {
+                Err(Error::NoLegalSchedule)
+            } else {
+                rows(&model, options, true, None, budget)
+            };
+            match from_scratch {
+                Ok((rows, mut fallbacks)) => {
+                    fallbacks.insert(0, Fallback::NegativeCoefficients { level: 0 });
+                    (rows, fallbacks)
+                }
+                Err(Error::NoLegalSchedule) => {
+                    let original = fallback::original_rows(scop, &model)?;
+                    rows(&model, options, signed, Some(original), budget)?
+                }
+                Err(e) => return Err(e),
+            }
         }
         other => other?,
     };
@@ -127,19 +185,21 @@ pub fn schedule_with(
     if !report.is_legal() {
         return Err(Error::Illegal(Box::new(report)));
     }
-    Ok(tree)
+    Ok(Outcome { tree, fallbacks })
 }
 
-/// The schedule rows of the chosen algorithm; `signed` allows negative iterator
-/// coefficients.
+/// The schedule rows of the chosen algorithm and the fallbacks taken; `signed` allows
+/// negative iterator coefficients, `original` (the original schedule's rows) lets the
+/// algorithm fall back to them.
 fn rows(
     model: &model::Model,
     options: &Options,
     signed: bool,
+    original: Option<Vec<model::Row>>,
     budget: &mut Budget,
-) -> Result<Vec<model::Row>> {
+) -> Result<(Vec<model::Row>, Vec<Fallback>)> {
     match options.algo {
-        Algo::Pluto => inject::schedule_rows(model, options, signed, budget),
-        Algo::Feautrier => feautrier::schedule_rows(model, signed, budget),
+        Algo::Pluto => inject::schedule_rows(model, options, signed, original, budget),
+        Algo::Feautrier => feautrier::schedule_rows(model, signed, original.as_deref(), budget),
     }
 }

@@ -42,6 +42,12 @@
 //!   connected components far apart;
 //! - [`Fuse::Max`]: cut only when no hyperplane exists, as few dependences as possible.
 //!
+//! When the search is stuck (no hyperplane, no cut: e.g. every statement full rank but
+//! a cycle of dependences with distance zero on every row), [`Pluto::complete`] takes
+//! the original schedule's next dimension for the statements that resist, then goes on
+//! searching (see [`crate::fallback`]); every step of this ladder is recorded in the
+//! state's `fallbacks`.
+//!
 //! # Invariants
 //! - every row weakly satisfies every dependence not satisfied before its band started;
 //! - a state's residuals are the pairs of each relation on which all rows so far have
@@ -52,6 +58,7 @@ use pollen_presburger::Budget;
 
 use crate::ddg::Sccs;
 use crate::error::{Error, Result};
+use crate::fallback::{self, Fallback};
 use crate::fm::Rows;
 use crate::ilp;
 use crate::model::{Model, Row, RowKind, Tracker};
@@ -70,6 +77,10 @@ pub struct State {
     n_bands: usize,
     lazy: bool,
     iterations: usize,
+    /// The fallbacks taken so far.
+    pub fallbacks: Vec<Fallback>,
+    /// How many dimensions of the original schedule have been appended.
+    original_taken: usize,
 }
 
 /// The band being built.
@@ -112,6 +123,8 @@ pub struct Pluto<'a> {
     /// The ILP layout: `u_1..u_p, w`, then the coefficients.
     pub vars: Vars,
     budget: Budget,
+    /// The original schedule's rows, when the search may fall back to them.
+    original: Option<Vec<Row>>,
 }
 
 impl<'a> Pluto<'a> {
@@ -124,7 +137,15 @@ impl<'a> Pluto<'a> {
             options,
             vars,
             budget,
+            original: None,
         }
+    }
+
+    /// Lets [`Pluto::complete`] fall back to the original schedule's rows (see
+    /// [`crate::fallback`]) where the search is stuck.
+    pub fn with_original(mut self, original: Vec<Row>) -> Pluto<'a> {
+        self.original = Some(original);
+        self
     }
 
     /// The empty schedule, with the smart-fusion pre-cut applied.
@@ -136,6 +157,8 @@ impl<'a> Pluto<'a> {
             n_bands: 0,
             lazy: false,
             iterations: 0,
+            fallbacks: Vec::new(),
+            original_taken: 0,
         };
         if self.options.fuse == Fuse::Smart {
             self.cut_dim_based(&mut st)?;
@@ -155,8 +178,19 @@ impl<'a> Pluto<'a> {
         self.cut_all(st, &sccs)
     }
 
-    /// Runs the plain algorithm to completion from `st`.
+    /// Runs the algorithm to completion from `st`; where it is stuck, falls back to the
+    /// original schedule's next dimension when allowed ([`Pluto::with_original`]).
     pub fn complete(&mut self, st: &mut State) -> Result<()> {
+        loop {
+            match self.complete_plain(st) {
+                Err(Error::NoLegalSchedule) if self.take_original_dimension(st)? => {}
+                other => return other,
+            }
+        }
+    }
+
+    /// Runs the plain algorithm to completion from `st`.
+    fn complete_plain(&mut self, st: &mut State) -> Result<()> {
         loop {
             match self.advance(st, None)? {
                 Advance::Complete => return Ok(()),
@@ -164,6 +198,42 @@ impl<'a> Pluto<'a> {
                 Advance::Blocked => return Err(Error::NoLegalSchedule),
             }
         }
+    }
+
+    /// Appends the original schedule's next dimension for the statements that resist
+    /// (those with an unsatisfied dependence, or, when every dependence is satisfied,
+    /// those not full rank), closing the open band; false when there is none left.
+    fn take_original_dimension(&mut self, st: &mut State) -> Result<bool> {
+        let Some(original) = &self.original else {
+            return Ok(false);
+        };
+        let Some(next) = original.get(st.original_taken) else {
+            return Ok(false);
+        };
+        let mut which = fallback::resisting(self.model, &st.tracker.satisfied);
+        if which.is_empty() {
+            which = (0..self.model.stmts.len())
+                .filter(|&s| !self.is_full_rank(st, s))
+                .collect();
+        }
+        let row = fallback::restricted(self.model, next, &which, st.n_bands);
+        st.n_bands += 1;
+        st.fallbacks.push(Fallback::OriginalDimension {
+            statements: fallback::names(self.model, &which),
+            level: st.rows.len(),
+            original_level: st.original_taken,
+        });
+        st.original_taken += 1;
+        if st.original_taken == original.len() {
+            st.fallbacks.push(Fallback::OriginalOrder {
+                statements: fallback::names(self.model, &which),
+            });
+        }
+        st.band = None;
+        st.lazy = false;
+        st.iterations = 0;
+        self.append_row(st, row)?;
+        Ok(true)
     }
 
     /// Whether every statement is full rank and every dependence satisfied.
@@ -240,6 +310,9 @@ impl<'a> Pluto<'a> {
     /// Switches to signed iterator coefficients from the next band on (the rows found so
     /// far stay), back in eager mode.
     fn allow_negative(&mut self, st: &mut State) {
+        st.fallbacks.push(Fallback::NegativeCoefficients {
+            level: st.rows.len(),
+        });
         self.vars = Vars::new(&self.vars.dims, self.vars.prefix, 0, true);
         st.band = None;
         st.lazy = false;
@@ -253,18 +326,13 @@ impl<'a> Pluto<'a> {
         }
         let sccs = self.sccs(st);
         if self.has_inter_scc_unsatisfied(st, &sccs) {
-            match self.options.fuse {
-                Fuse::No => {
-                    self.cut_all(st, &sccs)?;
-                }
-                Fuse::Smart => self.cut_smart(st, &sccs)?,
-                Fuse::Max => {
-                    if st.iterations > 2 * self.max_dim() {
-                        self.cut_all(st, &sccs)?;
-                    } else {
-                        self.cut_conservative(st, &sccs)?;
-                    }
-                }
+            let level = st.rows.len();
+            self.cut_by_policy(st, &sccs)?;
+            if st.rows.len() > level {
+                st.fallbacks.push(Fallback::CutComponents {
+                    level,
+                    components: sccs.n_sccs,
+                });
             }
             return Ok(());
         }
@@ -273,6 +341,24 @@ impl<'a> Pluto<'a> {
             return Ok(());
         }
         Err(Error::NoLegalSchedule)
+    }
+
+    /// The cut of the fusion policy, when no hyperplane was found.
+    fn cut_by_policy(&mut self, st: &mut State, sccs: &Sccs) -> Result<()> {
+        match self.options.fuse {
+            Fuse::No => {
+                self.cut_all(st, sccs)?;
+            }
+            Fuse::Smart => self.cut_smart(st, sccs)?,
+            Fuse::Max => {
+                if st.iterations > 2 * self.max_dim() {
+                    self.cut_all(st, sccs)?;
+                } else {
+                    self.cut_conservative(st, sccs)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn max_dim(&self) -> usize {

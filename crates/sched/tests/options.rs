@@ -2,7 +2,7 @@
 //! reversed loops, the coefficient bound, the work budget and malformed dependences.
 
 use pollen_deps::{analyze, Analysis, DepKind, Dependence, Dependences};
-use pollen_sched::{legality, schedule, Error, Options};
+use pollen_sched::{legality, schedule, schedule_with_report, Error, Fallback, Options};
 use pollen_scop::{Node, ScheduleTree, Scop};
 
 fn model(source: &str) -> (Scop, Dependences) {
@@ -171,16 +171,24 @@ fn coefficient_bound_forbids_the_skew_by_two() {
 }
 
 #[test]
-fn zero_bound_admits_no_schedule() {
+fn zero_bound_admits_no_hyperplane_and_falls_back_to_the_original_order() {
     let (scop, deps) = model(JACOBI_1D);
     let options = Options {
         coefficient_bound: Some(0),
         ..Options::default()
     };
-    assert_eq!(
-        schedule(&scop, deps.as_slice(), &options).unwrap_err(),
-        Error::NoLegalSchedule
+    let outcome = schedule_with_report(&scop, deps.as_slice(), &options).unwrap();
+    assert!(
+        outcome
+            .fallbacks
+            .iter()
+            .any(|f| matches!(f, Fallback::OriginalOrder { .. })),
+        "{:?}",
+        outcome.fallbacks
     );
+    let got = outcome.tree.to_union_map().unwrap();
+    let original = scop.schedule.to_union_map().unwrap();
+    assert!(got.is_equal(&original).unwrap(), "{got}");
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! Test support shared by the test suites of the Pollen crates (a dev-dependency only):
 //! listing and loading the example kernels of `examples/kernels`, the Pluto pipeline
-//! (value-based dependences, default options), small schedule tree helpers, and the
+//! (value-based dependences, default options), small schedule tree helpers, the
 //! loop-nest fragments of `examples/fragments` with the harness that makes a complete C
-//! program of a region ([`fragment_program`]), and compiling and running C programs
-//! ([`cc`]).
+//! program of a region ([`fragment_program`]), a generator of random affine programs
+//! ([`random`]), and compiling and running C programs ([`cc`]).
 //!
 //! Every function panics on failure, naming the kernel where there is one: these are
 //! helpers for tests, where a panic is the failure report.
@@ -16,6 +16,8 @@ pub use fragments::{
 };
 
 use std::path::PathBuf;
+
+pub mod random;
 
 use pollen_deps::{analyze, Analysis, Dependence};
 use pollen_sched::{schedule, Options};
