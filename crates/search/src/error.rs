@@ -35,6 +35,20 @@ pub enum Error {
     },
     /// A fusion structure does not partition the statements `0..n`.
     NotAPartition,
+    /// The program model is inconsistent (its schedule cannot be flattened, ...).
+    Scop(pollen_scop::Error),
+    /// A structure runs the target of a dependence in a class before its source's.
+    Backward {
+        /// The dependence's source statement.
+        source: String,
+        /// Its target.
+        target: String,
+    },
+    /// A class of a structure has no fusing row.
+    NotFusable {
+        /// The statements of the class.
+        statements: Vec<String>,
+    },
     /// The work allowed by the budget was spent.
     LimitExceeded,
 }
@@ -60,6 +74,12 @@ impl From<pollen_sched::Error> for Error {
     }
 }
 
+impl From<pollen_scop::Error> for Error {
+    fn from(e: pollen_scop::Error) -> Error {
+        Error::Scop(e)
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -80,6 +100,13 @@ impl fmt::Display for Error {
                 write!(f, "the point is not an interleaving at level {level}")
             }
             Error::NotAPartition => write!(f, "not an ordered partition of the statements"),
+            Error::Scop(e) => write!(f, "{e}"),
+            Error::Backward { source, target } => {
+                write!(f, "a dependence from {source} to {target} runs backwards")
+            }
+            Error::NotFusable { statements } => {
+                write!(f, "{{{}}} cannot be fused", statements.join(" "))
+            }
             Error::LimitExceeded => write!(f, "resource limit exceeded"),
         }
     }

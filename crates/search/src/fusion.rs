@@ -31,6 +31,7 @@
 
 use pollen_arith::Int;
 use pollen_deps::Dependences;
+use pollen_presburger::solver::Optimum;
 use pollen_presburger::{BasicMap, Budget, Map, Set, Space};
 use pollen_sched::farkas;
 use pollen_scop::Scop;
@@ -150,7 +151,9 @@ impl Problem {
         Ok(!self.rows(group, &none, options)?.is_empty_with(budget)?)
     }
 
-    /// A fusing row per statement of `group`, or `None` when it is not fusable.
+    /// A fusing row per statement of `group`, the lexicographically smallest over the
+    /// statements' coefficients then constants in group order, or `None` when it is not
+    /// fusable.
     pub fn fusing_rows(
         &self,
         group: &[usize],
@@ -158,8 +161,14 @@ impl Problem {
     ) -> Result<Option<Vec<Row>>> {
         let none = vec![None; group.len()];
         let set = self.rows(group, &none, options)?;
-        let Some(v) = set.sample()? else {
-            return Ok(None);
+        let v = match set.lexmin_point()? {
+            Optimum::Bounded(v) => v,
+            Optimum::Empty => return Ok(None),
+            // Every unknown is bounded below by 0.
+            Optimum::Unbounded => match set.sample()? {
+                Some(v) => v,
+                None => return Ok(None),
+            },
         };
         let layout = Layout::new(&self.dims, group);
         Ok(Some(

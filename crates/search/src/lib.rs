@@ -14,6 +14,7 @@
 //!   and Lemma 6's compatible selectors.
 //! - [`prune`]: `PruneIllegalInterleavings` at the outermost level, giving F¹ and the
 //!   statistics of the paper's Table 1.
+//! - [`schedule`]: a legal schedule tree implementing an outer fusion structure.
 //! - [`decompose`]: the μ/λ decomposition of a schedule row (§4.3).
 //!
 //! ```text
@@ -48,10 +49,12 @@ pub mod encoding;
 pub mod error;
 pub mod fusion;
 pub mod prune;
+pub mod schedule;
 pub mod structure;
 
 pub use encoding::{default_names, Encoding, Relation, SpaceStats};
 pub use error::{Error, Result};
 pub use fusion::{FusionOptions, Problem, RowKind};
 pub use prune::{prune_outer, prune_outer_with, Options, PairOrder, Pruned};
+pub use schedule::embed_outer;
 pub use structure::{lex_precedes, FusionStructure, Interleaving};

@@ -2,17 +2,24 @@
 //! independent exact check of fusing rows.
 
 use pollen_arith::Int;
-use pollen_deps::{analyze, Analysis};
+use pollen_deps::{analyze, Analysis, Dependences};
 use pollen_presburger::Budget;
+use pollen_scop::Scop;
 use pollen_search::fusion::Edge;
 use pollen_search::Problem;
 
 /// The problem of the scop of `c` (one `#pragma scop` region), memory-based
 /// dependences as in the paper.
 pub fn problem(c: &str) -> Problem {
+    parts(c).2
+}
+
+/// The scop of `c`, its memory-based dependences and its problem.
+pub fn parts(c: &str) -> (Scop, Dependences, Problem) {
     let scop = pollen_frontend::extract(c).expect("extract").scop;
     let deps = analyze(&scop, Analysis::MemoryBased).expect("deps");
-    Problem::new(&scop, &deps).expect("problem")
+    let problem = Problem::new(&scop, &deps).expect("problem");
+    (scop, deps, problem)
 }
 
 /// A C function around a scop body over square `N × N` arrays named in `arrays`
@@ -65,12 +72,12 @@ for (i = 0; i < N; i++)
     for (k = 0; k < N; k++)
       G[i][j] = G[i][j] + C[i][k] * F[k][j];";
 
+pub fn three_mat_mat_c() -> String {
+    program(&["A", "B", "C", "D", "E", "F", "G"], &[], THREE_MAT_MAT)
+}
+
 pub fn three_mat_mat() -> Problem {
-    problem(&program(
-        &["A", "B", "C", "D", "E", "F", "G"],
-        &[],
-        THREE_MAT_MAT,
-    ))
+    problem(&three_mat_mat_c())
 }
 
 pub const MATVEC_CHAIN: &str = "
@@ -84,12 +91,12 @@ for (i = 0; i < N; i++)
   for (j = 0; j < N; j++)
     z[i] = z[i] + C[i][j] * y[j];";
 
+pub fn matvec_chain_c() -> String {
+    program(&["A", "B", "C"], &["b", "x", "y", "z"], MATVEC_CHAIN)
+}
+
 pub fn matvec_chain() -> Problem {
-    problem(&program(
-        &["A", "B", "C"],
-        &["b", "x", "y", "z"],
-        MATVEC_CHAIN,
-    ))
+    problem(&matvec_chain_c())
 }
 
 /// atax as the digest describes it (PolyBench's, with the initialisation of y).
@@ -104,8 +111,12 @@ for (i = 0; i < N; i++) {
     y[j] = y[j] + A[i][j] * tmp[i];
 }";
 
+pub fn atax_c() -> String {
+    program(&["A"], &["x", "y", "tmp"], ATAX)
+}
+
 pub fn atax() -> Problem {
-    problem(&program(&["A"], &["x", "y", "tmp"], ATAX))
+    problem(&atax_c())
 }
 
 /// bicg as the digest describes it: s initialised in its own loop, q in the main one.
@@ -120,8 +131,12 @@ for (i = 0; i < N; i++) {
   }
 }";
 
+pub fn bicg_c() -> String {
+    program(&["A"], &["s", "q", "r", "p"], BICG)
+}
+
 pub fn bicg() -> Problem {
-    problem(&program(&["A"], &["s", "q", "r", "p"], BICG))
+    problem(&bicg_c())
 }
 
 /// gemver as the digest describes it: four statements, seven loops.
@@ -139,13 +154,16 @@ for (i = 0; i < N; i++)
     w[i] = w[i] + alpha * A[i][j] * x[j];";
 
 pub fn gemver() -> Problem {
-    let c = program(
+    problem(&gemver_c())
+}
+
+pub fn gemver_c() -> String {
+    program(
         &["A"],
         &["u1", "v1", "u2", "v2", "x", "y", "z", "w"],
         GEMVER,
     )
-    .replace("int N,", "int N, double alpha, double beta,");
-    problem(&c)
+    .replace("int N,", "int N, double alpha, double beta,")
 }
 
 /// doitgen as the digest describes it: three statements under the r, q loops.
@@ -162,7 +180,10 @@ for (i = 0; i < N; i++)
   }";
 
 pub fn doitgen() -> Problem {
-    let c = program(&["C4"], &[], DOITGEN)
-        .replace("int N,", "int N, double A[N][N][N], double sum[N][N][N],");
-    problem(&c)
+    problem(&doitgen_c())
+}
+
+pub fn doitgen_c() -> String {
+    program(&["C4"], &[], DOITGEN)
+        .replace("int N,", "int N, double A[N][N][N], double sum[N][N][N],")
 }

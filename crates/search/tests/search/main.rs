@@ -7,3 +7,4 @@ mod encoding;
 mod fusion;
 mod kernels;
 mod oracle;
+mod schedule;
