@@ -56,5 +56,5 @@ pub use encoding::{default_names, Encoding, Relation, SpaceStats};
 pub use error::{Error, Result};
 pub use fusion::{FusionOptions, Problem, RowKind};
 pub use prune::{prune_outer, prune_outer_with, Options, PairOrder, Pruned};
-pub use schedule::embed_outer;
+pub use schedule::{embed_outer, optimize_outer, Optimized};
 pub use structure::{lex_precedes, FusionStructure, Interleaving};

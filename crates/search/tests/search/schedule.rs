@@ -3,7 +3,9 @@
 //! structures F¹ leaves out are refused.
 
 use pollen_sched::legality;
-use pollen_search::{embed_outer, prune_outer, Error, FusionOptions, FusionStructure, Options};
+use pollen_search::{
+    embed_outer, optimize_outer, prune_outer, Error, FusionOptions, FusionStructure, Options,
+};
 
 use crate::common::{atax_c, bicg_c, doitgen_c, gemver_c, matvec_chain_c, parts, three_mat_mat_c};
 
@@ -58,4 +60,43 @@ fn structures_outside_f1_are_refused() {
         embed_outer(&scop, &problem, &backwards, &FusionOptions::default()),
         Err(Error::Backward { .. })
     ));
+}
+
+#[test]
+fn every_structure_of_f1_optimizes_into_a_legal_tree() {
+    let sched = pollen_sched::Options {
+        fuse: pollen_sched::Fuse::Max,
+        ..pollen_sched::Options::default()
+    };
+    for c in [
+        matvec_chain_c(),
+        three_mat_mat_c(),
+        atax_c(),
+        gemver_c(),
+        doitgen_c(),
+    ] {
+        let (scop, deps, problem) = parts(&c);
+        let f1 = prune_outer(&problem, &Options::default()).unwrap();
+        let mut any = false;
+        for s in f1.structures().unwrap() {
+            let got = optimize_outer(
+                &scop,
+                &deps,
+                &problem,
+                &s,
+                &FusionOptions::default(),
+                &sched,
+            )
+            .unwrap();
+            assert_eq!(got.optimized.len(), s.classes().len());
+            any |= got.optimized.iter().any(|&o| o);
+            let report = legality::check(deps.as_slice(), &got.tree).unwrap();
+            assert!(report.is_legal(), "{s}: {report:?}");
+        }
+        assert!(
+            any,
+            "the scheduler optimized no class of {:?}",
+            problem.names()
+        );
+    }
 }
