@@ -33,6 +33,8 @@ pub enum Error {
         /// The level, counted from 0.
         level: usize,
     },
+    /// A group of statements names an index out of range or one statement twice.
+    BadGroup(Vec<usize>),
     /// A fusion structure does not partition the statements `0..n`.
     NotAPartition,
     /// The program model is inconsistent (its schedule cannot be flattened, ...).
@@ -99,6 +101,7 @@ impl fmt::Display for Error {
             Error::NotAnInterleaving { level } => {
                 write!(f, "the point is not an interleaving at level {level}")
             }
+            Error::BadGroup(g) => write!(f, "not a set of statement indices: {g:?}"),
             Error::NotAPartition => write!(f, "not an ordered partition of the statements"),
             Error::Scop(e) => write!(f, "{e}"),
             Error::Backward { source, target } => {

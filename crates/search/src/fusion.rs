@@ -135,6 +135,18 @@ impl Problem {
         self.edges.iter().any(|e| e.source == a && e.target == b)
     }
 
+    /// Fails with [`Error::BadGroup`] unless `group` lists distinct statement indices.
+    fn check_group(&self, group: &[usize]) -> Result<()> {
+        let n = self.names.len();
+        let mut seen = vec![false; n];
+        for &s in group {
+            if s >= n || std::mem::replace(&mut seen[s], true) {
+                return Err(Error::BadGroup(group.to_vec()));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether `group` (statement indices) is fusable at the outermost level.
     pub fn fusable(&self, group: &[usize], options: &FusionOptions) -> Result<bool> {
         self.fusable_with(group, options, &mut Budget::unlimited())
@@ -192,6 +204,7 @@ impl Problem {
         selectors: &[usize],
         options: &FusionOptions,
     ) -> Result<bool> {
+        self.check_group(group)?;
         let chosen: Vec<Option<usize>> = selectors.iter().map(|&s| Some(s)).collect();
         if chosen.len() != group.len()
             || group
@@ -212,6 +225,7 @@ impl Problem {
         s: usize,
         options: &FusionOptions,
     ) -> Result<Vec<(usize, usize)>> {
+        self.check_group(&[r, s])?;
         let mut out = Vec::new();
         for a in 0..self.dims[r] {
             for b in 0..self.dims[s] {
@@ -231,6 +245,7 @@ impl Problem {
         group: &[usize],
         options: &FusionOptions,
     ) -> Result<Vec<Vec<usize>>> {
+        self.check_group(group)?;
         let k = group.len();
         let mut m = vec![vec![Vec::new(); k]; k];
         for a in 0..k {
@@ -271,6 +286,7 @@ impl Problem {
         chosen: &[Option<usize>],
         options: &FusionOptions,
     ) -> Result<Set> {
+        self.check_group(group)?;
         let layout = Layout::new(&self.dims, group);
         let n_v = layout.n_vars;
         let mut b = BasicMap::universe(Space::set_anonymous(n_v));

@@ -222,3 +222,19 @@ fn a_statement_outside_every_loop_is_fused_with_nothing() {
         .collect();
     assert_eq!(got, ["{S0} {S1 S2}", "{S0} {S1} {S2}"]);
 }
+
+#[test]
+fn bad_groups_are_errors() {
+    let p = matvec_chain();
+    assert!(matches!(
+        p.fusable(&[0, 3], &AFFINE),
+        Err(pollen_search::Error::BadGroup(_))
+    ));
+    assert!(matches!(
+        p.fusable(&[1, 1], &AFFINE),
+        Err(pollen_search::Error::BadGroup(_))
+    ));
+    assert!(p.permutation_pairs(0, 7, &AFFINE).is_err());
+    assert!(p.compatible_selectors(&[0, 9], &AFFINE).is_err());
+    assert!(p.fusing_rows(&[5], &AFFINE).is_err());
+}
