@@ -32,6 +32,7 @@
 
 use std::collections::BTreeSet;
 
+use pollen_arith::Int;
 use pollen_presburger::{Budget, Set};
 
 use crate::encoding::{Encoding, Row, SpaceStats};
@@ -148,12 +149,36 @@ impl Pruned {
 
     /// Every legal fusion structure, from maximal fusion (fewest classes) to maximal
     /// distribution, ties in the lexicographic order of the statements' class ranks.
+    ///
+    /// The structures are found by a direct search over ordered partitions under the
+    /// same constraints as [`Pruned::set`] (pair orders and cuts), which is much faster
+    /// than scanning the 0/1 set once it has dozens of variables; the tests check that
+    /// both give the same structures ([`Pruned::structures_from_set`]).
     pub fn structures(&self) -> Result<Vec<FusionStructure>> {
         self.structures_with(&mut Budget::unlimited())
     }
 
-    /// [`Pruned::structures`] within a budget.
+    /// [`Pruned::structures`] within a budget (one step per partial structure).
     pub fn structures_with(&self, budget: &mut Budget) -> Result<Vec<FusionStructure>> {
+        let mut found = Vec::new();
+        let mut classes: Vec<Vec<usize>> = Vec::new();
+        self.place(0, &mut classes, &mut found, budget)?;
+        let mut out = found
+            .into_iter()
+            .map(|c| FusionStructure::new(c, self.names.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        out.sort_by_key(|s| (s.classes().len(), s.ranks()));
+        Ok(out)
+    }
+
+    /// The points of [`Pruned::set`], enumerated by the Presburger library and decoded,
+    /// in the order of [`Pruned::structures`].
+    pub fn structures_from_set(&self) -> Result<Vec<FusionStructure>> {
+        self.structures_from_set_with(&mut Budget::unlimited())
+    }
+
+    /// [`Pruned::structures_from_set`] within a budget.
+    pub fn structures_from_set_with(&self, budget: &mut Budget) -> Result<Vec<FusionStructure>> {
         let mut out = Vec::new();
         for point in self.set.points_with(budget)? {
             out.push(self.encoding.decode_level(&point, 0, &self.names)?);
@@ -162,18 +187,78 @@ impl Pruned {
         Ok(out)
     }
 
-    /// Table 1's statistics of F¹.
+    /// Table 1's statistics of F¹, the points counted by [`Pruned::structures`].
     pub fn stats(&self) -> Result<SpaceStats> {
         self.stats_with(&mut Budget::unlimited())
     }
 
     /// [`Pruned::stats`] within a budget.
     pub fn stats_with(&self, budget: &mut Budget) -> Result<SpaceStats> {
+        let points = self.structures_with(budget)?.len();
         Ok(SpaceStats {
             dims: self.encoding.n_vars() - self.eqs.len(),
             constraints: self.ineqs.len() + self.eqs.len(),
-            points: self.set.card_with(budget)?,
+            points: Int::from(points as u64),
         })
+    }
+
+    /// Places statement `s` (statements `0..s` are in `classes`) in every class and
+    /// every gap between classes the constraints allow, and recurses: each ordered
+    /// partition of `0..=s` arises from one partition of `0..s`.
+    fn place(
+        &self,
+        s: usize,
+        classes: &mut Vec<Vec<usize>>,
+        found: &mut Vec<Vec<Vec<usize>>>,
+        budget: &mut Budget,
+    ) -> Result<()> {
+        budget.tick(1)?;
+        if s == self.names.len() {
+            found.push(classes.clone());
+            return Ok(());
+        }
+        for at in 0..classes.len() {
+            classes[at].push(s);
+            if self.allowed(s, classes) {
+                self.place(s + 1, classes, found, budget)?;
+            }
+            classes[at].pop();
+        }
+        for at in 0..=classes.len() {
+            classes.insert(at, vec![s]);
+            if self.allowed(s, classes) {
+                self.place(s + 1, classes, found, budget)?;
+            }
+            classes.remove(at);
+        }
+        Ok(())
+    }
+
+    /// Whether the newly placed statement `s` keeps every pair order with the
+    /// statements before it, and completes no unfusable set inside one class.
+    fn allowed(&self, s: usize, classes: &[Vec<usize>]) -> bool {
+        let rank = |t: usize| classes.iter().position(|c| c.contains(&t));
+        let Some(rs) = rank(s) else {
+            return false;
+        };
+        let pairs_ok = (0..s).all(|t| {
+            let Some(rt) = rank(t) else {
+                return false;
+            };
+            let fused_ok = rt != rs || !self.isolated.iter().any(|&i| i == s || i == t);
+            fused_ok
+                && match self.order(t, s) {
+                    PairOrder::Free => true,
+                    PairOrder::NotAfter => rt <= rs,
+                    PairOrder::NotBefore => rt >= rs,
+                    PairOrder::Fused => rt == rs,
+                }
+        });
+        pairs_ok
+            && self
+                .unfusable
+                .iter()
+                .all(|set| set.iter().max() != Some(&s) || set.iter().any(|&t| rank(t) != Some(rs)))
     }
 
     /// Step 1: the order the dependences impose on every pair.

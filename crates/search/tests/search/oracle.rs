@@ -113,12 +113,9 @@ fn brute_force(p: &Problem, options: &FusionOptions) -> BTreeSet<Vec<usize>> {
 
 fn check(p: &Problem, options: &FusionOptions) {
     let pruned = prune_outer(p, &Options { fusion: *options }).unwrap();
-    let got: BTreeSet<Vec<usize>> = pruned
-        .structures()
-        .unwrap()
-        .iter()
-        .map(|s| s.ranks())
-        .collect();
+    let structures = pruned.structures().unwrap();
+    assert_eq!(structures, pruned.structures_from_set().unwrap());
+    let got: BTreeSet<Vec<usize>> = structures.iter().map(|s| s.ranks()).collect();
     let want = brute_force(p, options);
     assert_eq!(got, want, "{:?}, {options:?}", p.names());
 }
