@@ -162,7 +162,7 @@ impl Pruned {
     pub fn structures_with(&self, budget: &mut Budget) -> Result<Vec<FusionStructure>> {
         let mut found = Vec::new();
         let mut classes: Vec<Vec<usize>> = Vec::new();
-        self.place(0, &mut classes, &mut found, budget)?;
+        self.place(0, &mut classes, &mut |c| found.push(c.to_vec()), budget)?;
         let mut out = found
             .into_iter()
             .map(|c| FusionStructure::new(c, self.names.clone()))
@@ -187,18 +187,27 @@ impl Pruned {
         Ok(out)
     }
 
-    /// Table 1's statistics of F¹, the points counted by [`Pruned::structures`].
+    /// The number of points of F¹, counted by the search of [`Pruned::structures`]
+    /// without keeping them. F¹ can be exponentially large (independent statements
+    /// combine freely): give a budget to bound the work.
+    pub fn count_with(&self, budget: &mut Budget) -> Result<Int> {
+        let mut count: u64 = 0;
+        let mut classes: Vec<Vec<usize>> = Vec::new();
+        self.place(0, &mut classes, &mut |_| count += 1, budget)?;
+        Ok(Int::from(count))
+    }
+
+    /// Table 1's statistics of F¹, the points counted by [`Pruned::count_with`].
     pub fn stats(&self) -> Result<SpaceStats> {
         self.stats_with(&mut Budget::unlimited())
     }
 
     /// [`Pruned::stats`] within a budget.
     pub fn stats_with(&self, budget: &mut Budget) -> Result<SpaceStats> {
-        let points = self.structures_with(budget)?.len();
         Ok(SpaceStats {
             dims: self.encoding.n_vars() - self.eqs.len(),
             constraints: self.ineqs.len() + self.eqs.len(),
-            points: Int::from(points as u64),
+            points: self.count_with(budget)?,
         })
     }
 
@@ -209,12 +218,12 @@ impl Pruned {
         &self,
         s: usize,
         classes: &mut Vec<Vec<usize>>,
-        found: &mut Vec<Vec<Vec<usize>>>,
+        found: &mut dyn FnMut(&[Vec<usize>]),
         budget: &mut Budget,
     ) -> Result<()> {
         budget.tick(1)?;
         if s == self.names.len() {
-            found.push(classes.clone());
+            found(classes);
             return Ok(());
         }
         for at in 0..classes.len() {

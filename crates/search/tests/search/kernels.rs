@@ -107,3 +107,22 @@ fn table_1_o_columns_for_the_four_statement_kernels() {
         }
     );
 }
+
+#[test]
+fn a_budget_bounds_the_listing_of_a_large_space() {
+    // Eight independent statements: 545835 ordered partitions.
+    let body: String = (0..8)
+        .map(|k| format!("for (i = 0; i < N; i++) a{k}[i] = 0;\n"))
+        .collect();
+    let vectors: Vec<String> = (0..8).map(|k| format!("a{k}")).collect();
+    let refs: Vec<&str> = vectors.iter().map(|s| s.as_str()).collect();
+    let p = crate::common::problem(&crate::common::program(&[], &refs, &body));
+    let f = f1(&p);
+    let mut budget = pollen_presburger::Budget::new(10_000);
+    assert!(matches!(
+        f.structures_with(&mut budget),
+        Err(pollen_search::Error::LimitExceeded)
+    ));
+    let mut budget = pollen_presburger::Budget::new(10_000);
+    assert!(f.count_with(&mut budget).is_err());
+}
