@@ -238,3 +238,21 @@ fn bad_groups_are_errors() {
     assert!(p.compatible_selectors(&[0, 9], &AFFINE).is_err());
     assert!(p.fusing_rows(&[5], &AFFINE).is_err());
 }
+
+#[test]
+fn a_cycle_carried_by_a_downward_loop_leaves_f1_empty() {
+    // The rows have non-negative coefficients (θ ∈ N, as in the paper's §4): no
+    // non-constant row follows a loop that runs downwards, so S0, which overwrites w[0]
+    // at every iteration, is fused with nothing, yet the cycle through w[0] forces S0
+    // and S1 into one class.
+    let p = problem(&program(
+        &[],
+        &["x", "y", "w"],
+        "for (i = N - 1; i >= 0; i--) {\n  w[0] = y[i];\n  x[i] = w[0];\n}",
+    ));
+    let f1 = prune_outer(&p, &Options::default()).unwrap();
+    assert_eq!(f1.order(0, 1), pollen_search::PairOrder::Fused);
+    assert_eq!(f1.isolated(), [0]);
+    assert!(f1.structures().unwrap().is_empty());
+    assert!(f1.set().is_empty().unwrap());
+}
