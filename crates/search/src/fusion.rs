@@ -4,7 +4,9 @@
 //! Pouchet et al., POPL 2011, Def. 7 (§4.2) and §4.3; digest
 //! `shared/digests/pouchet-popl11.md` §2.8–2.9. A set of statements is *fusable* when
 //! one schedule row, an affine form `Θ^S(x) = θ^S·x + c^S` per statement with
-//! non-negative iterator coefficients (`θ ∈ N`), exists such that
+//! non-negative iterator coefficients (`θ ∈ N`) on the loops normalised to run upwards
+//! (Def. 7 assumes normalised loops: an iterator whose original loop runs downwards
+//! enters as `−i`, see [`Problem::orientation`]), exists such that
 //! - every dependence among the set's statements (self-dependences included) is weakly
 //!   satisfied: `Θ^T(y) − Θ^S(x) ≥ 0` on its polyhedron (Farkas' lemma through
 //!   [`pollen_sched::farkas`]);
@@ -32,7 +34,7 @@
 use pollen_arith::Int;
 use pollen_deps::Dependences;
 use pollen_presburger::solver::Optimum;
-use pollen_presburger::{BasicMap, Budget, Map, Set, Space};
+use pollen_presburger::{BasicMap, Budget, DimKind, Map, Set, Space};
 use pollen_sched::farkas;
 use pollen_scop::Scop;
 
@@ -76,6 +78,7 @@ pub struct Edge {
 pub struct Problem {
     names: Vec<String>,
     dims: Vec<usize>,
+    orientation: Vec<Vec<i64>>,
     edges: Vec<Edge>,
 }
 
@@ -107,7 +110,19 @@ impl Problem {
                 relation: d.relation.clone(),
             });
         }
-        Ok(Problem { names, dims, edges })
+        let orientation = orientations(scop)?;
+        Ok(Problem {
+            names,
+            dims,
+            orientation,
+            edges,
+        })
+    }
+
+    /// Per statement and loop iterator, `1` when the original loop runs upwards and
+    /// `-1` when it runs downwards.
+    pub fn orientation(&self) -> &[Vec<i64>] {
+        &self.orientation
     }
 
     /// The statement names, in scop order.
@@ -188,7 +203,11 @@ impl Problem {
                 .iter()
                 .enumerate()
                 .map(|(g, &s)| Row {
-                    iterators: v[layout.offset[g]..layout.offset[g] + self.dims[s]].to_vec(),
+                    iterators: v[layout.offset[g]..layout.offset[g] + self.dims[s]]
+                        .iter()
+                        .zip(&self.orientation[s])
+                        .map(|(c, &o)| c * &Int::from(o))
+                        .collect(),
                     constant: v[layout.constant(g, &self.dims, group)].clone(),
                 })
                 .collect(),
@@ -393,10 +412,12 @@ impl Problem {
             let zero = || vec![Int::zero(); 1 + n_v];
             let mut forms = vec![zero(); sys.n_vars];
             for k in 0..ds {
-                forms[p + k][1 + layout.offset[gs] + k] -= &Int::one();
+                forms[p + k][1 + layout.offset[gs] + k] -=
+                    &Int::from(self.orientation[e.source][k]);
             }
             for k in 0..dt {
-                forms[p + ds + k][1 + layout.offset[gt] + k] += &Int::one();
+                forms[p + ds + k][1 + layout.offset[gt] + k] +=
+                    &Int::from(self.orientation[e.target][k]);
             }
             let mut constant = zero();
             constant[1 + layout.constant(gt, &self.dims, group)] += &Int::one();
@@ -405,6 +426,53 @@ impl Problem {
         }
         Ok(out)
     }
+}
+
+/// The direction of every loop of every statement in the original schedule: `-1` for
+/// an iterator that the flattened schedule orders by `-i` (a loop running downwards),
+/// `1` otherwise.
+fn orientations(scop: &Scop) -> Result<Vec<Vec<i64>>> {
+    let flat = scop.schedule.to_union_map()?;
+    Ok(scop
+        .statements
+        .iter()
+        .map(|st| {
+            let mut sigma = vec![1; st.domain.n_dims()];
+            let map = flat.maps().find(|m| {
+                m.space().domain_tuple().and_then(|t| t.name()) == Some(st.name.as_str())
+            });
+            if let Some([b]) = map.map(|m| m.basic_maps()) {
+                for (k, sign) in sigma.iter_mut().enumerate() {
+                    *sign = direction(b, k).unwrap_or(1);
+                }
+            }
+            sigma
+        })
+        .collect())
+}
+
+/// The sign of iterator `k` in the equality that defines a schedule dimension from it.
+fn direction(b: &BasicMap, k: usize) -> Option<i64> {
+    let col = b.dim_col(DimKind::In, k);
+    let n_out = b.space().n_out();
+    b.eqs().iter().find_map(|row| {
+        if row[col].is_zero() {
+            return None;
+        }
+        let outs: Vec<usize> = (0..n_out)
+            .map(|o| b.dim_col(DimKind::Out, o))
+            .filter(|&c| !row[c].is_zero())
+            .collect();
+        match outs[..] {
+            // a_out·t + a_in·i + … = 0: t grows with i iff the signs differ.
+            [c] => Some(if row[c].is_negative() == row[col].is_negative() {
+                -1
+            } else {
+                1
+            }),
+            _ => None,
+        }
+    })
 }
 
 /// The unknowns of a group's rows: per statement, its iterator coefficients then its

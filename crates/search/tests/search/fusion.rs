@@ -38,7 +38,7 @@ fn check_witness(problem: &Problem, group: &[usize], options: &FusionOptions) {
         assert!(!violated(e, (&ra, ca), (&rb, cb)), "witness violates {e:?}");
     }
     for r in &rows {
-        assert!(r.iterators.iter().any(|c| c.is_positive()));
+        assert!(r.iterators.iter().any(|c| !c.is_zero()));
     }
 }
 
@@ -240,19 +240,27 @@ fn bad_groups_are_errors() {
 }
 
 #[test]
-fn a_cycle_carried_by_a_downward_loop_leaves_f1_empty() {
-    // The rows have non-negative coefficients (θ ∈ N, as in the paper's §4): no
-    // non-constant row follows a loop that runs downwards, so S0, which overwrites w[0]
-    // at every iteration, is fused with nothing, yet the cycle through w[0] forces S0
-    // and S1 into one class.
+fn rows_follow_loops_that_run_downwards() {
+    // Coefficients are non-negative on the loops normalised to run upwards (the paper's
+    // §4.2 assumption): S0 overwrites w[0] at every iteration of a downward loop, and
+    // its row is −i.
     let p = problem(&program(
         &[],
         &["x", "y", "w"],
         "for (i = N - 1; i >= 0; i--) {\n  w[0] = y[i];\n  x[i] = w[0];\n}",
     ));
+    assert_eq!(p.orientation(), [vec![-1], vec![-1]]);
     let f1 = prune_outer(&p, &Options::default()).unwrap();
     assert_eq!(f1.order(0, 1), pollen_search::PairOrder::Fused);
-    assert_eq!(f1.isolated(), [0]);
-    assert!(f1.structures().unwrap().is_empty());
-    assert!(f1.set().is_empty().unwrap());
+    assert!(f1.isolated().is_empty());
+    let got: Vec<String> = f1
+        .structures()
+        .unwrap()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(got, ["{S0 S1}"]);
+    let rows = p.fusing_rows(&[0, 1], &AFFINE).unwrap().unwrap();
+    assert_eq!(rows[0].iterators, [Int::from(-1)]);
+    check_witness(&p, &[0, 1], &AFFINE);
 }
