@@ -8,7 +8,7 @@
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
 //! 3. Layering: each library crate depends only on the Pollen crates below it in the
 //!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched` <
-//!    `transform`; `scop` < `codegen` < `emit-c`; every stage < `driver`), so that `arith` and `presburger` know
+//!    `transform`, `search`; `scop` < `codegen` < `emit-c`; every stage < `driver`), so that `arith` and `presburger` know
 //!    nothing about programs and emitters make no Presburger calls. Tests may also run the
 //!    earlier stages of the pipeline (`[dev-dependencies]`).
 //! 4. No floating point in the library crates before the emitters: the words `f32` and
@@ -94,6 +94,17 @@ const EMIT_C: &[&str] = &[
     "pollen-arith",
 ];
 
+/// The interleaving search spaces: above the scheduler, whose Farkas linearisation the
+/// fusion test uses.
+const SEARCH: &[&str] = &[
+    "pollen-search",
+    "pollen-sched",
+    "pollen-deps",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+
 /// The driver: the whole pipeline, above every stage.
 const DRIVER: &[&str] = &[
     "pollen-driver",
@@ -176,6 +187,11 @@ const LAYERS: &[Layer] = &[
             "pollen-transform",
             "pollen-presburger",
         ],
+    },
+    Layer {
+        dir: "crates/search",
+        dependencies: SEARCH,
+        dev_dependencies: &["pollen-frontend"],
     },
     Layer {
         dir: "crates/driver",
