@@ -7,6 +7,7 @@
 //! | `qe` | [`BasicMap::compute_divs`], [`Map::compute_divs`] | Hermite normal form on equalities, exact div-based and Fourier–Motzkin elimination, the Omega test's dark shadow and splinters (Pugh 1991) |
 //! | `subtract` | [`Map::subtract`], [`Map::complement`] | negating one constraint of the subtrahend at a time (disjoint pieces) |
 //! | `compare` | [`Map::is_subset`], [`Map::is_equal`], [`Map::is_bounded`], ... | subtraction, emptiness, recession cones |
+//! | `closure` | [`Map::transitive_closure`], [`Map::reflexive_transitive_closure`], [`Map::power`] | translations by the hull of each disjunct's deltas, exactness by induction on the path length (Verdoolaege, Cohen, Beletska, SAS 2011) |
 //! | `coalesce` | [`Map::coalesce`] | containment, adjacent pairs, candidate hulls checked exactly (after isl's `isl_map_coalesce`) |
 //! | `gist` | [`Map::gist`], [`Map::remove_redundancies`], [`Map::detect_equalities`] | integer implication tests |
 //! | `hull` | [`Set::simple_hull`], [`Set::box_hull`] | shifted constraints, integer optimisation |
@@ -29,6 +30,7 @@
 //! [`Set::simple_hull`]: crate::set::Set::simple_hull
 //! [`Set::box_hull`]: crate::set::Set::box_hull
 
+mod closure;
 mod coalesce;
 mod compare;
 mod gist;

@@ -1,0 +1,341 @@
+//! Transitive closures and powers (`Map::transitive_closure`, `Map::power`): table
+//! tests from Verdoolaege, Cohen and Beletska (SAS 2011) and the Omega library's classic
+//! cases, an iterated-composition oracle on bounded maps, and soundness properties on
+//! random maps (the closure always contains `A` and is closed under one more step; the
+//! exactness flag is only set when the closure equals the fixpoint of `A ∪ R ; A`).
+
+use pollen_presburger::oracle::{gen_map_spec, op_budget, seeded_quickcheck, Entropy, GenConfig};
+use pollen_presburger::text::parse_map;
+use pollen_presburger::{Error, Map, Space, Tuple};
+use quickcheck::{Arbitrary, Gen, TestResult};
+
+fn map(text: &str) -> Map {
+    parse_map(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// `A ∪ A² ∪ ...` up to its fixpoint, for maps whose closure is finite (by repeated
+/// squaring: `R ← R ∪ R ; R`).
+fn iterated(a: &Map) -> Map {
+    let mut acc = a.clone();
+    for _ in 0..64 {
+        let next = acc.union(&acc.apply_range(&acc).unwrap()).unwrap();
+        if next.is_subset(&acc).unwrap() {
+            return acc;
+        }
+        acc = next.coalesce().unwrap();
+    }
+    panic!("no fixpoint after 64 compositions of {a}");
+}
+
+/// The closure of `input` is `expected`, with the given exactness.
+fn check(input: &str, expected: &str, exact: bool) {
+    let (closure, is_exact) = map(input).transitive_closure().unwrap();
+    assert!(
+        closure.is_equal(&map(expected)).unwrap(),
+        "closure of {input}: got {closure}, expected {expected}"
+    );
+    assert_eq!(is_exact, exact, "exactness of the closure of {input}");
+}
+
+/// The closure of a bounded `input` against the iterated composition: equal when the
+/// result claims exactness, a superset otherwise. Returns the flag.
+fn check_bounded(input: &str) -> bool {
+    let a = map(input);
+    let (closure, exact) = a.transitive_closure().unwrap();
+    let fixpoint = iterated(&a);
+    assert!(
+        fixpoint.is_subset(&closure).unwrap(),
+        "closure of {input} misses paths: {closure} vs {fixpoint}"
+    );
+    if exact {
+        assert!(
+            closure.is_subset(&fixpoint).unwrap(),
+            "closure of {input} claimed exact: {closure} vs {fixpoint}"
+        );
+    }
+    exact
+}
+
+#[test]
+fn unit_translation_on_a_parametric_interval() {
+    check(
+        "[N] -> { [i] -> [i + 1] : 0 <= i < N }",
+        "[N] -> { [i] -> [j] : 0 <= i < j <= N }",
+        true,
+    );
+}
+
+#[test]
+fn two_translations_on_a_box() {
+    check(
+        "[N] -> { [i, j] -> [i + 1, j] : 0 <= i < N and 0 <= j <= N; \
+                  [i, j] -> [i, j + 1] : 0 <= i <= N and 0 <= j < N }",
+        "[N] -> { [i, j] -> [a, b] : 0 <= i <= a <= N and 0 <= j <= b <= N and a + b > i + j }",
+        true,
+    );
+    assert!(check_bounded(
+        "{ [i, j] -> [i + 1, j] : 0 <= i < 4 and 0 <= j <= 4; \
+           [i, j] -> [i, j + 1] : 0 <= i <= 4 and 0 <= j < 4 }"
+    ));
+}
+
+#[test]
+fn strided_translation_is_exact_with_an_existential() {
+    check(
+        "{ [i] -> [i + 2] }",
+        "{ [i] -> [j] : exists e : j = i + 2e and e >= 1 }",
+        true,
+    );
+    assert!(check_bounded("{ [i] -> [i + 2] : 0 <= i <= 9 }"));
+}
+
+#[test]
+fn bounded_translations_match_iterated_composition() {
+    assert!(check_bounded("{ [i] -> [i + 1] : 0 <= i < 10 }"));
+    // Paths such as 8 -> 11 -> 14 leave the domain: over-approximated.
+    assert!(!check_bounded(
+        "{ [i] -> [i + 3] : 0 <= i < 10; [i] -> [i + 5] : 0 <= i < 10 }"
+    ));
+    assert!(check_bounded("{ [0] -> [1]; [1] -> [0] }"));
+    assert!(check_bounded(
+        "{ S[i, j] -> S[i + 1, j - 1] : 0 <= i, j <= 5 }"
+    ));
+}
+
+#[test]
+fn a_cycle_of_two_points() {
+    check(
+        "{ [0] -> [1]; [1] -> [0] }",
+        "{ [i] -> [j] : 0 <= i <= 1 and 0 <= j <= 1 }",
+        true,
+    );
+}
+
+#[test]
+fn parametric_translation_is_over_approximated() {
+    let text = "[M] -> { [i] -> [i + M] : M > 0 and 0 <= i < 100 }";
+    let a = map(text);
+    let (closure, _) = a.transitive_closure().unwrap();
+    for m in [1, 7, 40, 99, 100] {
+        let fixed = map(&format!("[M] -> {{ [i] -> [j] : M = {m} }}"));
+        let am = a.intersect(&fixed).unwrap();
+        let paths = iterated(&am);
+        assert!(
+            paths.is_subset(&closure).unwrap(),
+            "M = {m}: {closure} misses {paths}"
+        );
+    }
+    // The distance is at least M and every point stays in the domain and range.
+    let bound =
+        map("[M] -> { [i] -> [j] : M > 0 and 0 <= i < 100 and j >= i + M and j < 100 + M }");
+    assert!(closure.is_subset(&bound).unwrap(), "{closure}");
+}
+
+#[test]
+fn non_translations_are_over_approximated_soundly() {
+    let exact = check_bounded("{ [i] -> [2i] : 1 <= i <= 20 }");
+    assert!(!exact);
+    check_bounded("{ [i, j] -> [j, i] : 0 <= i < j <= 3 }");
+    check_bounded("{ [i] -> [j] : 0 <= i < j <= 6 and j <= i + 2 }");
+}
+
+#[test]
+fn easy_cases_are_the_map_itself() {
+    check("{ [i] -> [i + 1] : i = 0 }", "{ [0] -> [1] }", true);
+    check("{ [i] -> [j] : 1 = 0 }", "{ [i] -> [j] : 1 = 0 }", true);
+    check(
+        "{ [i] -> [j] : 0 <= i < 5 and 10 <= j < 15 }",
+        "{ [i] -> [j] : 0 <= i < 5 and 10 <= j < 15 }",
+        true,
+    );
+}
+
+#[test]
+fn incompatible_spaces_are_errors() {
+    for text in ["{ A[i] -> B[i] }", "{ [i] -> [i, j] }", "{ [i] }"] {
+        match map(text).transitive_closure() {
+            Err(Error::SpaceMismatch { .. }) => {}
+            other => panic!("{text}: expected a space mismatch, got {other:?}"),
+        }
+        assert!(matches!(
+            map(text).power(),
+            Err(Error::SpaceMismatch { .. })
+        ));
+    }
+}
+
+#[test]
+fn reflexive_closure_adds_the_identity_on_domain_and_range() {
+    let (star, exact) = map("{ [i] -> [i + 1] : 0 <= i < 3 }")
+        .reflexive_transitive_closure()
+        .unwrap();
+    assert!(exact);
+    assert!(star
+        .is_equal(&map("{ [i] -> [j] : 0 <= i <= j <= 3 }"))
+        .unwrap());
+}
+
+#[test]
+fn power_has_the_exponent_in_its_domain() {
+    let (power, exact) = map("[N] -> { [i] -> [i + 1] : 0 <= i < N }")
+        .power()
+        .unwrap();
+    assert!(exact);
+    let expected =
+        map("[N] -> { [k] -> [[i] -> [j]] : k >= 1 and j = i + k and 0 <= i and j <= N }");
+    assert!(power.is_equal(&expected).unwrap(), "{power}");
+    let (power, exact) = map("{ [i] -> [i + 1] : i = 0 }").power().unwrap();
+    assert!(exact);
+    assert!(
+        power.is_equal(&map("{ [1] -> [[0] -> [1]] }")).unwrap(),
+        "{power}"
+    );
+}
+
+#[test]
+fn budgets_are_honoured() {
+    let a = map("{ [i, j] -> [i + 1, j] : 0 <= i < 9 and 0 <= j <= 9; [i, j] -> [i, j + 1] : 0 <= i <= 9 and 0 <= j < 9 }");
+    let mut budget = pollen_presburger::Budget::new(5);
+    assert_eq!(
+        a.transitive_closure_with(&mut budget).unwrap_err(),
+        Error::LimitExceeded
+    );
+}
+
+// ----- properties -----
+
+/// A random map from a space to itself: unions of translations on small boxes (the
+/// method's exact case) or general random maps with parameters and locals.
+#[derive(Clone, Debug)]
+struct Endo(Map);
+
+impl Arbitrary for Endo {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let n = 1 + g.below(2) as usize;
+        if g.chance(1, 2) {
+            return Endo(translations(g, n));
+        }
+        let n_params = g.below(2) as usize;
+        let params: Vec<String> = (0..n_params).map(|i| format!("p{i}")).collect();
+        let tuple = Tuple::anonymous(n);
+        let space = Space::map(params, tuple.clone(), tuple);
+        let cfg = GenConfig {
+            max_parts: 2,
+            locals: true,
+        };
+        Endo(gen_map_spec(g, &space, &cfg).to_map())
+    }
+}
+
+/// A union of one to three translations `x -> x + d`, each on a box inside `[-3, 3]^n`.
+fn translations(g: &mut Gen, n: usize) -> Map {
+    let mut text = String::from("{ ");
+    let names: Vec<String> = (0..n).map(|j| format!("x{j}")).collect();
+    for p in 0..1 + g.below(3) {
+        if p > 0 {
+            text.push_str("; ");
+        }
+        let image: Vec<String> = names
+            .iter()
+            .map(|x| format!("{x} + {}", g.range(-2, 2)))
+            .collect();
+        let bounds: Vec<String> = names
+            .iter()
+            .map(|x| {
+                let lo = g.range(-3, 3);
+                format!("{lo} <= {x} <= {}", g.range(lo, 3))
+            })
+            .collect();
+        text.push_str(&format!(
+            "[{}] -> [{}] : {}",
+            names.join(", "),
+            image.join(", "),
+            bounds.join(" and ")
+        ));
+    }
+    text.push_str(" }");
+    map(&text)
+}
+
+/// Runs `prop` on `cases` random maps; fails unless at least half of them are decided.
+fn check_property(cases: u64, prop: fn(Endo) -> TestResult) {
+    seeded_quickcheck(100)
+        .tests(cases)
+        .max_tests(cases * 4)
+        .min_tests_passed(cases / 2)
+        .quickcheck(prop);
+}
+
+/// The closure within the oracle's budget; `None` when that runs out.
+fn closure_of(a: &Map) -> Option<(Map, bool)> {
+    match a.transitive_closure_with(&mut op_budget()) {
+        Ok(r) => Some(r),
+        Err(Error::LimitExceeded) => None,
+        Err(e) => panic!("closure of {a}: {e}"),
+    }
+}
+
+#[test]
+fn closure_contains_the_map_and_one_more_step() {
+    fn prop(Endo(a): Endo) -> TestResult {
+        let Some((closure, _)) = closure_of(&a) else {
+            return TestResult::discard();
+        };
+        let mut budget = op_budget();
+        let longer = closure.apply_range(&a).unwrap();
+        let verdict = a
+            .is_subset_with(&closure, &mut budget)
+            .and_then(|x| Ok(x && longer.is_subset_with(&closure, &mut budget)?));
+        match verdict {
+            Ok(true) => TestResult::passed(),
+            Ok(false) => TestResult::error(format!("{a}: closure {closure}")),
+            Err(_) => TestResult::discard(),
+        }
+    }
+    check_property(40, prop);
+}
+
+#[test]
+fn exactness_flag_is_honest() {
+    fn prop(Endo(a): Endo) -> TestResult {
+        let Some((closure, exact)) = closure_of(&a) else {
+            return TestResult::discard();
+        };
+        if !exact {
+            return TestResult::passed();
+        }
+        let unfolded = a.union(&a.apply_range(&closure).unwrap()).unwrap();
+        let mut budget = op_budget();
+        match closure.is_equal_with(&unfolded, &mut budget) {
+            Ok(true) => TestResult::passed(),
+            Ok(false) => TestResult::error(format!("{a}: closure {closure} is not a fixpoint")),
+            Err(_) => TestResult::discard(),
+        }
+    }
+    check_property(40, prop);
+}
+
+#[test]
+fn bounded_translations_against_iterated_composition() {
+    fn prop(seed: u64) -> TestResult {
+        let mut g = Gen::from_size_and_seed(10, seed);
+        let n = 1 + g.below(2) as usize;
+        let a = translations(&mut g, n);
+        let Some((closure, exact)) = closure_of(&a) else {
+            return TestResult::discard();
+        };
+        let fixpoint = iterated(&a);
+        if !fixpoint.is_subset(&closure).unwrap() {
+            return TestResult::error(format!("{a}: {closure} misses {fixpoint}"));
+        }
+        if exact && !closure.is_subset(&fixpoint).unwrap() {
+            return TestResult::error(format!("{a}: {closure} claimed exact, {fixpoint}"));
+        }
+        TestResult::passed()
+    }
+    seeded_quickcheck(100)
+        .tests(40)
+        .max_tests(160)
+        .min_tests_passed(20)
+        .quickcheck(prop as fn(u64) -> TestResult);
+}
