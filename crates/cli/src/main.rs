@@ -172,6 +172,9 @@ in isl syntax (booleans as True/False, counts as integers). `#` starts a comment
 Literals are isl sets and maps, e.g. `[N] -> { S[i, j] -> S[i, j + 1] : 0 <= i, j < N }`.
 Operators, from the tightest to the loosest binding:
   A^-1                   inverse of a map
+  A^+, A^*               transitive closure, reflexive transitive closure of a map,
+                         printed with their exactness: (closure, True) or, for an
+                         over-approximation, (closure, False)
   dom A, ran A           domain, range of a map
   lexmin A, lexmax A     lexicographic minimum, maximum (for each domain point of a map)
   deltas A               the differences y - x of the pairs x -> y of a map

@@ -81,6 +81,15 @@ fn as_union(p: Parsed) -> UnionMap {
 /// Whether a printed value means the same as the expectation: equal text for booleans
 /// and integers, equal sets or maps otherwise.
 fn same_value(printed: &str, expected: &str) -> bool {
+    // `(value, True)`: a value with its exactness flag (`A^+`, `A^*`).
+    let pair = |s: &str| {
+        let inner = s.strip_prefix('(')?.strip_suffix(')')?;
+        let (value, flag) = inner.rsplit_once(", ")?;
+        Some((value.to_string(), flag.to_string()))
+    };
+    if let (Some((pv, pf)), Some((ev, ef))) = (pair(printed), pair(expected)) {
+        return pf == ef && same_value(&pv, &ev);
+    }
     let is_scalar = |s: &str| s == "True" || s == "False" || s.parse::<i128>().is_ok();
     if is_scalar(expected) || is_scalar(printed) {
         return printed == expected;
@@ -187,6 +196,23 @@ fn deltas_and_params() {
             "[N] -> { S[1, -1] : N >= 2 }",
             "{ : false }",
             "[N] -> { : N >= 1 }",
+        ],
+    );
+}
+
+#[test]
+fn transitive_closures() {
+    check(
+        "A := [N] -> { [i] -> [i + 1] : 0 <= i < N };
+         A^+;
+         A^*;
+         { [i] -> [i + 2] }^+;
+         { [i] -> [2i] : 1 <= i <= 20 }^+ ;",
+        &[
+            "([N] -> { [i] -> [j] : 0 <= i < j <= N }, True)",
+            "([N] -> { [i] -> [j] : 0 <= i <= j <= N and N >= 1 }, True)",
+            "({ [i] -> [j] : exists e : j = i + 2e and e >= 1 }, True)",
+            "({ [i] -> [j] : 1 <= i <= 20 and i < j <= 40 and exists e : j = 2e }, False)",
         ],
     );
 }
@@ -381,7 +407,7 @@ fn lexical_errors_resynchronise_at_the_next_semicolon() {
     assert_eq!(run.lines(), vec!["4"]);
     let errors: Vec<&str> = run.stderr.lines().collect();
     assert_eq!(errors.len(), 2, "{}", run.stderr);
-    assert!(errors[0].starts_with("<stdin>:1:22: error: expected `-1` after `^`"));
+    assert!(errors[0].starts_with("<stdin>:1:22: error: expected `-1`, `+` or `*` after `^`"));
     assert!(errors[1].starts_with("<stdin>:2:14: error: unexpected character `@`"));
 }
 

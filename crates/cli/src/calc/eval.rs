@@ -46,6 +46,9 @@ pub enum Value {
     Bool(bool),
     /// A number of points.
     Int(Int),
+    /// A value with an exactness flag (`A^+`, `A^*`), printed `(value, True)` as iscc
+    /// does.
+    Pair(Box<Value>, bool),
 }
 
 impl Value {
@@ -67,6 +70,7 @@ impl Value {
             Value::UnionMap(_) => "a union map",
             Value::Bool(_) => "a boolean",
             Value::Int(_) => "an integer",
+            Value::Pair(..) => "a pair",
         }
     }
 }
@@ -82,6 +86,9 @@ impl fmt::Display for Value {
             Value::Bool(true) => write!(f, "True"),
             Value::Bool(false) => write!(f, "False"),
             Value::Int(n) => write!(f, "{n}"),
+            Value::Pair(v, exact) => {
+                write!(f, "({v}, {})", if *exact { "True" } else { "False" })
+            }
         }
     }
 }
@@ -250,7 +257,7 @@ fn rel(value: Value) -> Option<(bool, Rel)> {
         Value::Map(m) => Some((false, Rel::One(m))),
         Value::UnionSet(u) => Some((true, Rel::Union(u.as_union_map().clone()))),
         Value::UnionMap(u) => Some((false, Rel::Union(u))),
-        Value::Bool(_) | Value::Int(_) => None,
+        Value::Bool(_) | Value::Int(_) | Value::Pair(..) => None,
     }
 }
 
@@ -439,9 +446,16 @@ fn unary(op: UnaryOp, value: Value, budget: &mut Budget) -> OpResult {
             }
             Ok(Value::Bool(true))
         }
-        (UnaryOp::Domain | UnaryOp::Range | UnaryOp::Deltas | UnaryOp::Reverse, _) if is_set => {
-            needs_map()
-        }
+        (
+            UnaryOp::Domain
+            | UnaryOp::Range
+            | UnaryOp::Deltas
+            | UnaryOp::Reverse
+            | UnaryOp::TransitiveClosure
+            | UnaryOp::ReflexiveClosure,
+            _,
+        ) if is_set => needs_map(),
+        (UnaryOp::TransitiveClosure | UnaryOp::ReflexiveClosure, r) => closure(op, r, budget),
         (UnaryOp::Domain, Rel::One(m)) => Ok(Value::Set(m.domain_set())),
         (UnaryOp::Domain, Rel::Union(u)) => Ok(Value::UnionSet(u.domain())),
         (UnaryOp::Range, Rel::One(m)) => Ok(Value::Set(m.range_set())),
@@ -463,6 +477,27 @@ fn unary(op: UnaryOp, value: Value, budget: &mut Budget) -> OpResult {
         (UnaryOp::Card, _) if !is_set => fail(format!("`card` needs a set, found {kind}")),
         (UnaryOp::Card, r) => card(r, budget),
     }
+}
+
+/// `A^+` or `A^*` of a map in one space (a union map of a single space included), with
+/// its exactness flag.
+fn closure(op: UnaryOp, r: Rel, budget: &mut Budget) -> OpResult {
+    let m = match r {
+        Rel::One(m) => m,
+        Rel::Union(u) if u.maps().count() == 1 => u.maps().next().cloned().expect("one map"),
+        Rel::Union(_) => {
+            return fail(format!(
+                "`{}` needs a map in one space, found a union map of several spaces",
+                op.spelling()
+            ))
+        }
+    };
+    let (result, exact) = if op == UnaryOp::TransitiveClosure {
+        lib(m.transitive_closure_with(budget))?
+    } else {
+        lib(m.reflexive_transitive_closure_with(budget))?
+    };
+    Ok(Value::Pair(Box::new(Value::Map(result)), exact))
 }
 
 /// Applies a per-space operation to a value in one space or to each space of a union,

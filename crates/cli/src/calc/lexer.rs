@@ -53,6 +53,10 @@ pub enum TokenKind {
     Lt,
     /// `^-1`
     Inverse,
+    /// `^+`: the transitive closure.
+    ClosurePlus,
+    /// `^*`: the reflexive transitive closure.
+    ClosureStar,
     /// `(`
     LParen,
     /// `)`
@@ -79,6 +83,8 @@ impl TokenKind {
             TokenKind::Le => "`<=`".to_string(),
             TokenKind::Lt => "`<`".to_string(),
             TokenKind::Inverse => "`^-1`".to_string(),
+            TokenKind::ClosurePlus => "`^+`".to_string(),
+            TokenKind::ClosureStar => "`^*`".to_string(),
             TokenKind::LParen => "`(`".to_string(),
             TokenKind::RParen => "`)`".to_string(),
             TokenKind::Invalid(_) => "invalid input".to_string(),
@@ -212,6 +218,17 @@ impl Lexer<'_> {
         while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
             self.bump();
         }
+        match self.peek() {
+            Some('+') => {
+                self.bump();
+                return TokenKind::ClosurePlus;
+            }
+            Some('*') => {
+                self.bump();
+                return TokenKind::ClosureStar;
+            }
+            _ => {}
+        }
         if self.peek() == Some('-') && self.peek_at(1) == Some('1') {
             self.bump();
             self.bump();
@@ -220,7 +237,11 @@ impl Lexer<'_> {
             }
         }
         self.pos = save;
-        TokenKind::Invalid("expected `-1` after `^` (only `^-1`, the inverse, is supported)".into())
+        TokenKind::Invalid(
+            "expected `-1`, `+` or `*` after `^` (the inverse, the transitive closure or the \
+             reflexive transitive closure)"
+                .into(),
+        )
     }
 
     /// After `{`: scans to the matching `}` and returns the literal.
@@ -343,6 +364,22 @@ mod tests {
                 TokenKind::RParen,
                 TokenKind::Semi,
                 TokenKind::Eof,
+            ]
+        );
+    }
+
+    #[test]
+    fn closures_are_postfix_tokens() {
+        assert_eq!(
+            kinds("A^+ ^* B ^ -1;"),
+            vec![
+                ident("A"),
+                TokenKind::ClosurePlus,
+                TokenKind::ClosureStar,
+                ident("B"),
+                TokenKind::Inverse,
+                TokenKind::Semi,
+                TokenKind::Eof
             ]
         );
     }

@@ -10,7 +10,7 @@
 //! product    := compose ('*' compose)*
 //! compose    := prefix ('.' prefix)*
 //! prefix     := OPERATOR prefix | postfix        OPERATOR: dom ran lexmin lexmax ...
-//! postfix    := primary '^-1'*
+//! postfix    := primary ('^-1' | '^+' | '^*')*
 //! primary    := LITERAL | IDENT | '(' expr ')'
 //! ```
 //!
@@ -53,6 +53,10 @@ pub enum UnaryOp {
     IsEmpty,
     /// Postfix `^-1`: the inverse of a map.
     Reverse,
+    /// Postfix `^+`: the transitive closure of a map and whether it is exact.
+    TransitiveClosure,
+    /// Postfix `^*`: the reflexive transitive closure of a map and whether it is exact.
+    ReflexiveClosure,
 }
 
 impl UnaryOp {
@@ -89,6 +93,8 @@ impl UnaryOp {
             UnaryOp::Complement => "complement",
             UnaryOp::IsEmpty => "is_empty",
             UnaryOp::Reverse => "^-1",
+            UnaryOp::TransitiveClosure => "^+",
+            UnaryOp::ReflexiveClosure => "^*",
         }
     }
 }
@@ -332,9 +338,15 @@ impl Parser {
 
     fn postfix(&mut self) -> PResult<Expr> {
         let mut expr = self.primary()?;
-        while self.peek() == &TokenKind::Inverse {
+        loop {
+            let op = match self.peek() {
+                TokenKind::Inverse => UnaryOp::Reverse,
+                TokenKind::ClosurePlus => UnaryOp::TransitiveClosure,
+                TokenKind::ClosureStar => UnaryOp::ReflexiveClosure,
+                _ => break,
+            };
             let span = self.advance().span;
-            expr = self.node(ExprKind::Unary(UnaryOp::Reverse, Box::new(expr)), span)?;
+            expr = self.node(ExprKind::Unary(op, Box::new(expr)), span)?;
         }
         Ok(expr)
     }
