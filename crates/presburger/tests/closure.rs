@@ -6,7 +6,7 @@
 
 use pollen_presburger::oracle::{gen_map_spec, op_budget, seeded_quickcheck, Entropy, GenConfig};
 use pollen_presburger::text::parse_map;
-use pollen_presburger::{Error, Map, Space, Tuple};
+use pollen_presburger::{DimKind, Error, Int, Map, Space, Tuple};
 use quickcheck::{Arbitrary, Gen, TestResult};
 
 fn map(text: &str) -> Map {
@@ -190,6 +190,38 @@ fn power_has_the_exponent_in_its_domain() {
         power.is_equal(&map("{ [1] -> [[0] -> [1]] }")).unwrap(),
         "{power}"
     );
+}
+
+/// The `k`-th power read off a parametric power `{ [k] -> [x -> y] }`.
+fn power_at(power: &Map, k: i64) -> Map {
+    power
+        .fix_val(DimKind::In, 0, &Int::from(k))
+        .unwrap()
+        .range()
+        .unwrap()
+        .expect("the range of a power is a wrapped map")
+}
+
+#[test]
+fn exact_powers_are_iterated_compositions() {
+    for text in [
+        "{ [i] -> [i + 3] : 0 <= i < 10; [i] -> [i + 5] : 0 <= i < 10 }",
+        "{ [i, j] -> [i + 1, j] : 0 <= i < 4 and 0 <= j <= 4; \
+           [i, j] -> [i, j + 1] : 0 <= i <= 4 and 0 <= j < 4 }",
+        "{ [0] -> [1]; [1] -> [0] }",
+    ] {
+        let a = map(text);
+        let (power, exact) = a.power().unwrap();
+        let mut ak = a.clone();
+        for k in 1..=4 {
+            let pk = power_at(&power, k);
+            assert!(ak.is_subset(&pk).unwrap(), "{text}: A^{k} not in {pk}");
+            if exact {
+                assert!(pk.is_subset(&ak).unwrap(), "{text}: {pk} is not A^{k}");
+            }
+            ak = ak.apply_range(&a).unwrap();
+        }
+    }
 }
 
 #[test]
