@@ -137,6 +137,11 @@ fn non_translations_are_over_approximated_soundly() {
     assert!(!exact);
     check_bounded("{ [i, j] -> [j, i] : 0 <= i < j <= 3 }");
     check_bounded("{ [i] -> [j] : 0 <= i < j <= 6 and j <= i + 2 }");
+    // Domains with floor divisions: intermediate points may leave them.
+    assert!(!check_bounded(
+        "{ [i] -> [i + 1] : i mod 3 <= 1 and 0 <= i < 12 }"
+    ));
+    check_bounded("{ [i] -> [i + 2] : i mod 4 = 0 and 0 <= i < 12; [i] -> [i + 2] : i = 2 }");
 }
 
 #[test]
