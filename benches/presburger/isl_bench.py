@@ -52,6 +52,8 @@ def run(op, args):
         return a.coalesce()
     if op == "deltas":
         return a.deltas()
+    if op == "transitive_closure":
+        return a.transitive_closure()
     raise ValueError("unknown operation " + op)
 
 

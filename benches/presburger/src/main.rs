@@ -140,6 +140,7 @@ fn run(operation: &str, operands: &[Map]) -> std::result::Result<(), String> {
         "lexmax" => a.lexmax().map(drop),
         "coalesce" => a.coalesce().map(drop),
         "deltas" => a.deltas().map(drop),
+        "transitive_closure" => a.transitive_closure().map(drop),
         other => return Err(format!("unknown operation `{other}`")),
     };
     outcome.map_err(|e| e.to_string())
