@@ -50,6 +50,10 @@ pub struct View {
     pub max_arrows: usize,
     /// Solver steps per picture; `None` for no limit.
     pub budget: Option<u64>,
+    /// Draw, of each dependence relation, only the first target (lexicographically) of
+    /// each source instance: memory-based anti and output dependences relate an instance
+    /// to every later access of the element, and the first one is what the eye needs.
+    pub first_targets_only: bool,
 }
 
 impl Default for View {
@@ -62,6 +66,7 @@ impl Default for View {
             max_points: 2000,
             max_arrows: 5000,
             budget: Some(25_000_000),
+            first_targets_only: true,
         }
     }
 }
@@ -165,7 +170,8 @@ pub fn slice_svg(slice: &Slice, title: &str) -> String {
 
 /// The dependences among the points of a slice, as arrows from source to target coloured
 /// by kind (flow, anti, output). Dependences with an end outside the slice, and those
-/// whose ends fall on the same place of the picture, are not drawn.
+/// whose ends fall on the same place of the picture, are not drawn; see
+/// [`View::first_targets_only`].
 pub fn dependences_svg(slice: &Slice, deps: &[Dependence], view: &View) -> Result<String> {
     let pairs = slice.dependence_pairs(deps, view, &mut view.fresh_budget())?;
     let mut plot = base_plot(slice, "dependences");
@@ -189,7 +195,16 @@ pub fn dependences_svg(slice: &Slice, deps: &[Dependence], view: &View) -> Resul
         shown[kind_index(pair.kind)] = true;
     }
     add_kind_legend(&mut plot, shown);
-    plot.note = format!("{} dependence pairs{}", pairs.len(), slice.fixed_note());
+    let which = if view.first_targets_only {
+        "first target of each source per relation"
+    } else {
+        "all pairs"
+    };
+    plot.note = format!(
+        "{} dependence arrows ({which}){}",
+        pairs.len(),
+        slice.fixed_note()
+    );
     Ok(plot.render())
 }
 

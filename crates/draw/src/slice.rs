@@ -215,7 +215,9 @@ impl Slice {
         Ok(out)
     }
 
-    /// The dependences among drawn points, in the order of `deps` and of their pairs.
+    /// The dependences among drawn points, in the order of `deps` and of their pairs;
+    /// with [`View::first_targets_only`], only the lexicographically first target of each
+    /// source instance per relation.
     pub fn dependence_pairs(
         &self,
         deps: &[Dependence],
@@ -246,6 +248,7 @@ impl Slice {
             let n = ss.set.n_dims();
             let mut error = None;
             let mut over = false;
+            let mut last_source = None;
             let result = rel.foreach_point_with(
                 |p| {
                     let p = match to_i64(p) {
@@ -257,6 +260,11 @@ impl Slice {
                     };
                     if let (Some(&a), Some(&b)) = (index[src].get(&p[..n]), index[tgt].get(&p[n..]))
                     {
+                        // Pairs come source by source, targets in lexicographic order.
+                        if view.first_targets_only && last_source == Some(a) {
+                            return Ok(());
+                        }
+                        last_source = Some(a);
                         if pairs.len() >= view.max_arrows {
                             over = true;
                             return Err(pollen_presburger::Error::LimitExceeded);

@@ -5,7 +5,9 @@
 //! with integer arithmetic, so that the text is the same on every machine (golden files).
 //! The vertical axis points up, as in textbook iteration-space diagrams. Points of several
 //! statements at the same grid place are shifted apart by a few pixels (their *slot*).
+//! Shaded cells of different tiles are separated by a border line.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The colour of flow, anti and output dependences, in that order.
@@ -205,6 +207,28 @@ impl Plot {
                 );
             }
             s.push_str("</g>\n");
+            // Tile borders: the cell edges between different tiles (or none).
+            let shade: BTreeMap<(i64, i64), usize> =
+                self.cells.iter().map(|c| (c.at, c.shade)).collect();
+            s.push_str("<g stroke=\"#7a3b00\" stroke-width=\"1.5\">\n");
+            for (&(x, y), &n) in &shade {
+                let left = LEFT + (x - x0) * cell;
+                let top = TOP + (y1 - y) * cell;
+                let (right, bottom) = (left + cell, top + cell);
+                let sides = [
+                    ((x - 1, y), (left, top, left, bottom)),
+                    ((x + 1, y), (right, top, right, bottom)),
+                    ((x, y + 1), (left, top, right, top)),
+                    ((x, y - 1), (left, bottom, right, bottom)),
+                ];
+                for (next, (ax, ay, bx, by)) in sides {
+                    if shade.get(&next) != Some(&n) {
+                        let _ =
+                            writeln!(s, "<line x1=\"{ax}\" y1=\"{ay}\" x2=\"{bx}\" y2=\"{by}\"/>");
+                    }
+                }
+            }
+            s.push_str("</g>\n");
         }
         // Arrows.
         if !self.arrows.is_empty() {
@@ -217,8 +241,15 @@ impl Plot {
                 if len <= 2 * radius {
                     continue;
                 }
-                let (sx, sy) = (ax + dx * radius / len, ay + dy * radius / len);
-                let (ex, ey) = (bx - dx * (radius + 1) / len, by - dy * (radius + 1) / len);
+                // Kinds are shifted sideways by 2 pixels each, so that a flow and an
+                // anti dependence between the same points are both seen.
+                let side = 2 * (a.kind as i64 % 3 - 1);
+                let (ox, oy) = (-dy * side / len, dx * side / len);
+                let (sx, sy) = (ax + dx * radius / len + ox, ay + dy * radius / len + oy);
+                let (ex, ey) = (
+                    bx - dx * (radius + 1) / len + ox,
+                    by - dy * (radius + 1) / len + oy,
+                );
                 let color = KIND_COLORS[a.kind % KIND_COLORS.len()];
                 let _ = writeln!(
                     s,
@@ -240,11 +271,17 @@ impl Plot {
                     "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{radius}\" fill=\"{color}\"/>"
                 );
                 if let Some(label) = &d.label {
+                    // Odd slots (shifted up and right) label above right, even ones
+                    // below left, so that the labels of statements sharing a place do
+                    // not overlap.
+                    let (lx, ly, anchor) = if d.slot % 2 == 1 {
+                        (cx + radius, cy - radius, "start")
+                    } else {
+                        (cx - radius, cy + radius + 7, "end")
+                    };
                     let _ = writeln!(
                         s,
-                        "<text x=\"{}\" y=\"{}\" font-size=\"{}\" fill=\"#000000\">{}</text>",
-                        cx + radius,
-                        cy - radius,
+                        "<text x=\"{lx}\" y=\"{ly}\" text-anchor=\"{anchor}\" font-size=\"{}\" fill=\"#000000\">{}</text>",
                         (cell / 3).clamp(7, 11),
                         escape(label)
                     );
@@ -253,7 +290,10 @@ impl Plot {
             s.push_str("</g>\n");
         }
         if !self.cell_labels.is_empty() {
-            s.push_str("<g font-weight=\"bold\" text-anchor=\"middle\" fill=\"#7a3b00\">\n");
+            s.push_str(
+                "<g font-weight=\"bold\" text-anchor=\"middle\" fill=\"#7a3b00\" \
+                 stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">\n",
+            );
             for (at, label) in &self.cell_labels {
                 let cx = LEFT + (at.0 - x0) * cell + cell / 2;
                 let cy = TOP + (y1 - at.1) * cell + cell / 2 + 5;
