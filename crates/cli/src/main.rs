@@ -4,12 +4,14 @@
 //! `pollen-presburger` (see [`calc`]); `pollen scop` and `pollen deps` print the
 //! polyhedral model and the dependences of a C file's `#pragma scop` region (see
 //! [`program`]); `pollen opt` maps its flags onto the `pollen-driver` library (see
-//! [`opt`]). This is the only crate of the workspace that reads files and reports
+//! [`opt`]); `pollen explain` writes an HTML page with pictures of what it does (see
+//! [`explain`]). This is the only crate of the workspace that reads files and reports
 //! errors with `anyhow`. Every command runs under a work budget (`--budget`, see
 //! [`budget`]); running out exits with status 3.
 
 mod budget;
 mod calc;
+mod explain;
 mod opt;
 mod program;
 
@@ -89,6 +91,9 @@ enum Command {
     /// Optimize a C file's `#pragma scop` region: schedule, tile, parallelize, print C.
     #[command(long_about = opt::OPT_HELP)]
     Opt(opt::OptArgs),
+    /// Write an HTML page with pictures of what the optimizer does to a C file's loops.
+    #[command(long_about = explain::EXPLAIN_HELP)]
+    Explain(explain::ExplainArgs),
 }
 
 const SCHED_HELP: &str = "\
@@ -251,6 +256,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             budget.budget,
         )?),
         Command::Opt(args) => opt::run(&args),
+        Command::Explain(args) => explain::run(&args),
     }
 }
 
