@@ -160,6 +160,7 @@ pub fn slice_svg(slice: &Slice, title: &str) -> String {
             plot.dots.push(Dot {
                 at: s.place(p),
                 slot: k,
+                color: s.index,
                 label: None,
             });
         }
@@ -429,10 +430,9 @@ fn base_plot(slice: &Slice, title: &str) -> Plot {
         legend: slice
             .statements
             .iter()
-            .enumerate()
-            .map(|(k, s)| {
+            .map(|s| {
                 (
-                    STATEMENT_COLORS[k % STATEMENT_COLORS.len()].to_string(),
+                    STATEMENT_COLORS[s.index % STATEMENT_COLORS.len()].to_string(),
                     s.name.clone(),
                 )
             })
@@ -453,6 +453,7 @@ fn add_dots(
             plot.dots.push(Dot {
                 at: place(k, i),
                 slot: k,
+                color: s.index,
                 label: ranks.map(|r| (r[k][i] + 1).to_string()),
             });
         }

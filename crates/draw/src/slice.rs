@@ -24,6 +24,9 @@ pub struct Slice {
 pub struct SliceStatement {
     /// The statement's (tuple's) name.
     pub name: String,
+    /// The statement's place among the domains the slice was made of (its colour in
+    /// every picture, also in a [`Slice::select`]ion).
+    pub index: usize,
     /// The dimension drawn horizontally and vertically (`None`: the statement has fewer
     /// dimensions; drawn at 0).
     pub axes: (Option<usize>, Option<usize>),
@@ -137,8 +140,9 @@ impl Slice {
         let mut statements = Vec::with_capacity(domains.len());
         let mut total = 0;
         let mut axes: Option<(String, String)> = None;
-        for (name, set, names) in domains {
-            let s = slice_statement(name, set, names, view, &mut budget, &mut total)?;
+        for (index, (name, set, names)) in domains.iter().enumerate() {
+            let mut s = slice_statement(name, set, names, view, &mut budget, &mut total)?;
+            s.index = index;
             if axes.is_none() && s.axes.0.is_some() {
                 let axis =
                     |d: Option<usize>| d.map_or_else(|| "-".to_string(), |d| names[d].clone());
@@ -370,6 +374,7 @@ fn slice_statement(
     }
     Ok(SliceStatement {
         name: name.to_string(),
+        index: 0,
         axes,
         fixed,
         points,

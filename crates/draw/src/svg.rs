@@ -26,8 +26,10 @@ pub const TILE_COLORS: [&str; 6] = [
 pub struct Dot {
     /// Grid coordinates.
     pub at: (i64, i64),
-    /// Which statement (offset and colour).
+    /// Which statement of the picture (the offset at a shared place).
     pub slot: usize,
+    /// Index into [`STATEMENT_COLORS`] (cycled): the statement's place in its scop.
+    pub color: usize,
     /// A label written next to the dot (an execution number).
     pub label: Option<String>,
 }
@@ -265,7 +267,7 @@ impl Plot {
             s.push_str("<g>\n");
             for d in &self.dots {
                 let (cx, cy) = px(d.at, d.slot);
-                let color = STATEMENT_COLORS[d.slot % STATEMENT_COLORS.len()];
+                let color = STATEMENT_COLORS[d.color % STATEMENT_COLORS.len()];
                 let _ = writeln!(
                     s,
                     "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{radius}\" fill=\"{color}\"/>"
