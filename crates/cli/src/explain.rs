@@ -547,7 +547,9 @@ const STYLE: &str = "\
 body { font-family: sans-serif; margin: 1em 2em; max-width: 1400px; }
 pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 12px; }
 code { font-size: 12px; }
-figure { display: inline-block; margin: 0.5em; }
+figure { display: inline-block; margin: 0.5em; vertical-align: top; }
+.stmt { display: inline-block; vertical-align: top; margin-right: 2em; max-width: 520px; }
+.stmt h4, .stmt p { margin: 0.3em 0; }
 figcaption { font-size: 12px; color: #555; }
 .row { display: flex; flex-wrap: wrap; gap: 1em; }
 .row > div { flex: 1; min-width: 400px; }
