@@ -145,7 +145,8 @@ Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
 dependences, schedules (Pluto or Feautrier), tiles and parallelizes them, and writes the
 file back with each region replaced by C with OpenMP pragmas; every schedule is confirmed by an
 independent legality checker. `pollen scop`, `pollen deps` and `pollen sched` print the
-stages one by one. `pollen calc` evaluates scripts over the exact Presburger library
+stages one by one; `pollen explain` writes an HTML page with pictures of the domains,
+dependences, schedules and tiles. `pollen calc` evaluates scripts over the exact Presburger library
 (parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
 a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
 
@@ -162,6 +163,7 @@ status 3 instead of running on.
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen opt examples/fragments/seidel2d.c --explain
+  pollen explain examples/kernels/jacobi-1d.c -o jacobi-1d.html --tile-sizes 4
   pollen scop examples/kernels/gemm.c
   pollen deps examples/kernels/jacobi-1d.c --kind flow
   pollen sched examples/kernels/gemm.c
