@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use pollen_deps::{DepKind, Dependence};
-use pollen_presburger::{Budget, Set, UnionMap};
+use pollen_presburger::{Budget, Map, Set, UnionMap};
 use pollen_scop::{Node, ScheduleTree};
 
 pub use slice::{Slice, SliceStatement};
@@ -207,6 +207,47 @@ pub fn dependences_svg(slice: &Slice, deps: &[Dependence], view: &View) -> Resul
         slice.fixed_note()
     );
     Ok(plot.render())
+}
+
+/// A relation between instances (`{ S[i, j] -> T[i', j'] }`, e.g. a dependence given in
+/// isl syntax) as arrows of one kind between the points of its domain and range.
+pub fn relation_svg(map: &Map, kind: DepKind, view: &View) -> Result<String> {
+    let space = map.space();
+    let tuple_name =
+        |t: Option<&pollen_presburger::Tuple>| t.and_then(|t| t.name()).unwrap_or("").to_string();
+    let (source, target) = (
+        tuple_name(space.domain_tuple()),
+        tuple_name(space.range_tuple()),
+    );
+    let domain = Set::from_map(map.domain())?;
+    let range = Set::from_map(map.range())?;
+    let names = |set: &Set| -> Vec<String> {
+        let sp = set.space();
+        (0..set.n_dims())
+            .map(|i| {
+                sp.dim_name(sp.n_params() + i)
+                    .map_or_else(|| format!("d{i}"), str::to_string)
+            })
+            .collect()
+    };
+    let domains = if source == target && domain.n_dims() == range.n_dims() {
+        let both = domain.union(&range)?;
+        vec![(source.clone(), both.clone(), names(&both))]
+    } else {
+        vec![
+            (source.clone(), domain.clone(), names(&domain)),
+            (target.clone(), range.clone(), names(&range)),
+        ]
+    };
+    let slice = Slice::of_domains(&domains, view)?;
+    let dependence = Dependence {
+        kind,
+        array: String::new(),
+        source,
+        target,
+        relation: map.clone(),
+    };
+    dependences_svg(&slice, &[dependence], view)
 }
 
 /// The execution order of a schedule (`{ S[i] -> [t...] }`, e.g. a tree's

@@ -7,11 +7,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use pollen_deps::DepKind;
 use pollen_draw::{
-    band_groups, dependences_svg, domain_svg, schedule_svg, scheduled_space_svg, tiles_svg, Error,
-    Slice, View,
+    band_groups, dependences_svg, domain_svg, relation_svg, schedule_svg, scheduled_space_svg,
+    tiles_svg, Error, Slice, View,
 };
-use pollen_presburger::text::parse_set;
+use pollen_presburger::text::{parse_map, parse_set};
 use pollen_scop::ScheduleTree;
 use pollen_testkit::{kernel_scop, pluto_with, value_deps};
 use pollen_transform::{tile, TileOptions};
@@ -123,6 +124,24 @@ fn point_limit_and_unknown_dimensions() {
         domain_svg(&unbounded, &View::default()),
         Err(Error::Presburger(_))
     ));
+}
+
+#[test]
+fn a_relation_in_isl_syntax() {
+    let map =
+        parse_map("[N] -> { S[i, j] -> S[i + 1, j - 1] : 0 <= i < N - 1 and 1 <= j < N }").unwrap();
+    let view = View {
+        params: vec![("N".into(), 4)],
+        first_targets_only: false,
+        ..View::default()
+    };
+    let svg = relation_svg(&map, DepKind::Flow, &view).unwrap();
+    // The pairs with both ends in the 4 × 4 square: i < 3 and 1 <= j.
+    assert_eq!(svg.matches("marker-end").count(), 9);
+    assert_eq!(svg.matches("<circle").count(), 14);
+    let two = parse_map("{ A[i] -> B[i, j] : 0 <= i < 3 and 0 <= j <= i }").unwrap();
+    let svg = relation_svg(&two, DepKind::Anti, &View::default()).unwrap();
+    assert!(svg.contains("anti dependence"));
 }
 
 #[test]
