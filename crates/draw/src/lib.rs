@@ -16,6 +16,21 @@
 //! lexicographic order of the points. The functions do no IO; the `pollen explain`
 //! command writes what they return. [`Slice`] holds the enumerated points, so that the
 //! pictures of one scop share one enumeration.
+//!
+//! # Example
+//! ```
+//! use pollen_draw::{domain_svg, View};
+//!
+//! let triangle = pollen_presburger::text::parse_set("[N] -> { S[i, j] : 0 <= j <= i < N }")?;
+//! let view = View {
+//!     params: vec![("N".to_string(), 6)],
+//!     ..View::default()
+//! };
+//! let svg = domain_svg(&triangle, &view)?;
+//! assert!(svg.starts_with("<svg"));
+//! assert_eq!(svg.matches("<circle").count(), 21);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod slice;
 pub mod svg;
