@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use pollen_deps::{Analysis, Dependence};
 use pollen_draw::{svg::escape, Slice, View};
-use pollen_driver::{Options, RegionReport, Tiling};
+use pollen_driver::{Options, RegionReport, TileSizes, Tiling};
 use pollen_scop::Scop;
 
 use crate::budget::{BudgetArg, LimitError, Steps};
@@ -448,7 +448,7 @@ fn region_section(
     let _ = writeln!(
         h,
         "<p>Tile sizes: {}.</p>",
-        escape(&format!("{:?}", report.scop.tile_sizes))
+        escape(&tile_sizes_text(&report.scop.tile_sizes))
     );
     match &report.scop.tiled {
         None => h.push_str("<p>Nothing was tiled.</p>\n"),
@@ -500,6 +500,36 @@ fn region_section(
     h.push_str("<h3>Decisions</h3>\n");
     let _ = writeln!(h, "<pre>{}</pre>", escape(&report.scop.to_string()));
     h
+}
+
+/// The tile sizes and their origin, in words.
+fn tile_sizes_text(sizes: &TileSizes) -> String {
+    match sizes {
+        TileSizes::Off => "no tiling".to_string(),
+        TileSizes::Given(sizes) => format!(
+            "{} (given), the last one repeated for further band members",
+            sizes
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        TileSizes::FromCache {
+            l1_bytes,
+            l2_bytes,
+            element_bytes,
+            by_depth,
+        } => format!(
+            "from the cache model (L1 {} KiB, L2 {} KiB, {element_bytes}-byte elements): {}",
+            l1_bytes >> 10,
+            l2_bytes >> 10,
+            by_depth
+                .iter()
+                .map(|(depth, size)| format!("{size} for bands of {depth} members"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// The region's text with every statement's body highlighted (in statement order; a

@@ -73,7 +73,7 @@ fn jacobi_1d_page_and_svg_files() {
     assert!(html.contains("{ S0[t, i] : 0 &lt;= t &lt; _PB_TSTEPS and 1 &lt;= i &lt; _PB_N - 1 }"));
     assert!(html.contains("<span class=\"s0\" title=\"S0\">"));
     assert!(html.contains("#pragma omp"), "the generated code is shown");
-    assert!(html.contains("Tile sizes: Given([4])"));
+    assert!(html.contains("Tile sizes: 4 (given)"));
     let mut files: Vec<String> = fs::read_dir(&svg_dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
