@@ -292,7 +292,8 @@ pub fn schedule_svg(
 }
 
 /// The points of a slice mapped through a schedule: placed at the values of the first two
-/// schedule dimensions that vary over the drawn points (skewed axes for a skewed schedule),
+/// schedule dimensions that vary among a statement's drawn points (loop dimensions; skewed
+/// axes for a skewed schedule),
 /// numbered by execution order, with the dependences among them as arrows.
 pub fn scheduled_space_svg(
     slice: &Slice,
@@ -543,16 +544,47 @@ fn ranks(times: &[Vec<Vec<i64>>]) -> Vec<Vec<usize>> {
     out
 }
 
-/// The first two schedule dimensions whose values vary over the points.
+/// The first two schedule dimensions that vary among the points of some statement (loop
+/// dimensions, not the positions of sequence children), completed by dimensions that vary
+/// over all the points where there are fewer.
 fn varying_dims(times: &[Vec<Vec<i64>>]) -> (Option<usize>, Option<usize>) {
     let n = times.iter().flatten().map(Vec::len).max().unwrap_or(0);
-    let mut varying = (0..n).filter(|&d| {
-        let mut values = times
-            .iter()
-            .flatten()
-            .map(|t| t.get(d).copied().unwrap_or(0));
+    let varies = |points: &mut dyn Iterator<Item = &Vec<i64>>, d: usize| {
+        let mut values = points.map(|t| t.get(d).copied().unwrap_or(0));
         let first = values.next();
         values.any(|v| Some(v) != first)
-    });
-    (varying.next(), varying.next())
+    };
+    let within: Vec<usize> = (0..n)
+        .filter(|&d| times.iter().any(|ts| varies(&mut ts.iter(), d)))
+        .collect();
+    let across = (0..n).filter(|&d| !within.contains(&d) && varies(&mut times.iter().flatten(), d));
+    let mut chosen: Vec<usize> = within.iter().copied().chain(across).take(2).collect();
+    chosen.sort_unstable();
+    (chosen.first().copied(), chosen.get(1).copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_axes_are_loop_dimensions() {
+        // S0[i] -> [0, i, 0] and S1[i, j] -> [1, i, j]: the sequence position (dimension
+        // 0) varies over the points but not within a statement.
+        let times = vec![
+            vec![vec![0, 0, 0], vec![0, 1, 0]],
+            vec![vec![1, 0, 0], vec![1, 0, 1], vec![1, 1, 0]],
+        ];
+        assert_eq!(varying_dims(&times), (Some(1), Some(2)));
+        // Only one loop dimension: the sequence position completes the pair.
+        let times = vec![vec![vec![0, 0], vec![0, 1]], vec![vec![1, 0]]];
+        assert_eq!(varying_dims(&times), (Some(0), Some(1)));
+        assert_eq!(varying_dims(&[vec![vec![0]]]), (None, None));
+    }
+
+    #[test]
+    fn ranks_follow_the_lexicographic_order() {
+        let times = vec![vec![vec![0, 1], vec![1, 0]], vec![vec![0, 2]]];
+        assert_eq!(ranks(&times), vec![vec![0, 2], vec![1]]);
+    }
 }
