@@ -382,7 +382,7 @@ fn works(cmd: &mut Command) -> bool {
 
 /// Installs Debian packages with `apt-get` (updating the package lists and trying again
 /// once on failure); fails with the reason when that is impossible.
-fn apt_install(packages: &[&str], install: bool) -> std::result::Result<(), String> {
+pub(crate) fn apt_install(packages: &[&str], install: bool) -> std::result::Result<(), String> {
     if !install {
         return Err(format!(
             "--no-install given; install them with `apt-get install {}`",

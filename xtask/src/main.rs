@@ -12,7 +12,9 @@
 //! - `bench polybench [kernel...]`: the kernels optimized by Pollen timed against
 //!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]);
 //! - `random-programs [--count N] [--seed S]`: the scheduler and `pollen opt` on generated
-//!   random affine programs (see [`random_programs`]).
+//!   random affine programs (see [`random_programs`]);
+//! - `explain-shots [--no-install]`: screenshots of `pollen explain`'s pages in headless
+//!   Chromium, saved in `docs/` (see [`explain_shots`]).
 //!
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
@@ -20,6 +22,7 @@
 mod bench;
 mod bench_pipeline;
 mod bench_polybench;
+mod explain_shots;
 mod fuzz;
 mod random_programs;
 mod tidy;
@@ -56,6 +59,10 @@ commands:
                             schedule, count the fallbacks, run them through pollen opt
                             and compare the outputs of originals and optimized programs
                             (gcc -fopenmp, 1 and 2 threads)
+  explain-shots [--no-install]
+                            write pollen explain's pages of jacobi-1d and gemm, check in
+                            headless Chromium (installed with apt-get when missing) that
+                            every picture is seen, save screenshots in docs/
   help                      print this message";
 
 fn main() -> ExitCode {
@@ -88,6 +95,7 @@ fn run(args: &[String]) -> Result<()> {
         }
         Some("bench") => bench::run(&root, &args[1..]),
         Some("random-programs") => random_programs::run(&root, &args[1..]),
+        Some("explain-shots") => explain_shots::run(&root, &args[1..]),
         Some("help" | "-h" | "--help") => {
             println!("{USAGE}");
             Ok(())

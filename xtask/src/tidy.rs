@@ -8,7 +8,8 @@
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
 //! 3. Layering: each library crate depends only on the Pollen crates below it in the
 //!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched` <
-//!    `transform`, `search`; `scop` < `codegen` < `emit-c`; every stage < `driver`), so that `arith` and `presburger` know
+//!    `transform`, `search`; `scop` < `codegen` < `emit-c`; `deps` < `draw`; every stage <
+//!    `driver`), so that `arith` and `presburger` know
 //!    nothing about programs and emitters make no Presburger calls. Tests may also run the
 //!    earlier stages of the pipeline (`[dev-dependencies]`).
 //! 4. No floating point in the library crates before the emitters: the words `f32` and
@@ -119,6 +120,15 @@ const DRIVER: &[&str] = &[
     "pollen-arith",
 ];
 
+/// The pictures of `pollen explain`: sets, dependences, schedules and trees, drawn.
+const DRAW: &[&str] = &[
+    "pollen-draw",
+    "pollen-deps",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+
 /// The test support crate: a dev-dependency of the others, above the scheduler.
 const TESTKIT: &[&str] = &[
     "pollen-testkit",
@@ -197,6 +207,11 @@ const LAYERS: &[Layer] = &[
         dir: "crates/driver",
         dependencies: DRIVER,
         dev_dependencies: &["pollen-testkit"],
+    },
+    Layer {
+        dir: "crates/draw",
+        dependencies: DRAW,
+        dev_dependencies: &["pollen-frontend", "pollen-transform", "pollen-testkit"],
     },
     Layer {
         dir: "crates/testkit",

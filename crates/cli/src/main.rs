@@ -4,12 +4,14 @@
 //! `pollen-presburger` (see [`calc`]); `pollen scop` and `pollen deps` print the
 //! polyhedral model and the dependences of a C file's `#pragma scop` region (see
 //! [`program`]); `pollen opt` maps its flags onto the `pollen-driver` library (see
-//! [`opt`]). This is the only crate of the workspace that reads files and reports
+//! [`opt`]); `pollen explain` writes an HTML page with pictures of what it does (see
+//! [`explain`]). This is the only crate of the workspace that reads files and reports
 //! errors with `anyhow`. Every command runs under a work budget (`--budget`, see
 //! [`budget`]); running out exits with status 3.
 
 mod budget;
 mod calc;
+mod explain;
 mod opt;
 mod program;
 
@@ -89,6 +91,9 @@ enum Command {
     /// Optimize a C file's `#pragma scop` region: schedule, tile, parallelize, print C.
     #[command(long_about = opt::OPT_HELP)]
     Opt(opt::OptArgs),
+    /// Write an HTML page with pictures of what the optimizer does to a C file's loops.
+    #[command(long_about = explain::EXPLAIN_HELP)]
+    Explain(explain::ExplainArgs),
 }
 
 const SCHED_HELP: &str = "\
@@ -140,7 +145,8 @@ Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
 dependences, schedules (Pluto or Feautrier), tiles and parallelizes them, and writes the
 file back with each region replaced by C with OpenMP pragmas; every schedule is confirmed by an
 independent legality checker. `pollen scop`, `pollen deps` and `pollen sched` print the
-stages one by one. `pollen calc` evaluates scripts over the exact Presburger library
+stages one by one; `pollen explain` writes an HTML page with pictures of the domains,
+dependences, schedules and tiles. `pollen calc` evaluates scripts over the exact Presburger library
 (parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
 a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
 
@@ -157,6 +163,7 @@ status 3 instead of running on.
 Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen opt examples/fragments/seidel2d.c --explain
+  pollen explain examples/kernels/jacobi-1d.c -o jacobi-1d.html --tile-sizes 4
   pollen scop examples/kernels/gemm.c
   pollen deps examples/kernels/jacobi-1d.c --kind flow
   pollen sched examples/kernels/gemm.c
@@ -254,6 +261,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             budget.budget,
         )?),
         Command::Opt(args) => opt::run(&args),
+        Command::Explain(args) => explain::run(&args),
     }
 }
 
