@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 use pollen_sched::{legality, schedule_with_report, Algo, Fallback, Fuse, Options};
-use pollen_testkit::random::{batch_file, function_of, random_program, Program, Size};
+use pollen_testkit::random::{batch_file, differing, function_of, random_program, Program, Size};
 
 use crate::fuzz::cargo;
 
@@ -328,22 +328,6 @@ fn output(binary: &Path, threads: u32) -> Result<String> {
         bail!("{} exited with {}", binary.display(), out.status);
     }
     Ok(String::from_utf8(out.stdout)?)
-}
-
-/// The programs (the first word of each line) whose lines differ.
-fn differing(expected: &str, actual: &str) -> Vec<String> {
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let mut names: Vec<String> = Vec::new();
-    for k in 0..e.len().max(a.len()) {
-        let (x, y) = (e.get(k), a.get(k));
-        if x != y {
-            let name = x.or(y).and_then(|l| l.split(' ').next()).unwrap_or("?");
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
-            }
-        }
-    }
-    names
 }
 
 fn print_figures(f: &Figures) {

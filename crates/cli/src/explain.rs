@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -20,7 +20,7 @@ use pollen_draw::{svg::escape, Slice, View};
 use pollen_driver::{Options, RegionReport, TileSizes, Tiling};
 use pollen_scop::Scop;
 
-use crate::budget::{BudgetArg, LimitError, Steps};
+use crate::budget::{BudgetArg, Steps};
 use crate::program;
 
 /// The long help of `pollen explain`.
@@ -103,14 +103,12 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
         ..Options::default()
     };
     let extracted = pollen_frontend::extract_all_with(&source, &mut args.budget.budget.budget())
-        .map_err(|e| located(path, &e))?;
+        .map_err(|e| {
+            program::driver_error(path, pollen_driver::Error::Frontend(e), args.budget.budget)
+        })?;
     let optimized = match pollen_driver::optimize_source(&source, &options) {
         Ok(optimized) => optimized,
-        Err(e) if e.is_limit_exceeded() => {
-            return Err(LimitError::new(e.stage().name(), args.budget.budget).into());
-        }
-        Err(pollen_driver::Error::Frontend(e)) => return Err(located(path, &e)),
-        Err(e) => return Err(e).with_context(|| format!("cannot optimize {}", path.display())),
+        Err(e) => return Err(program::driver_error(path, e, args.budget.budget)),
     };
     let name = path.display().to_string();
     let mut pictures = Vec::new();
@@ -166,18 +164,6 @@ pub fn run(args: &ExplainArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A frontend error as `file:line:column: error: message`.
-fn located(path: &Path, e: &pollen_frontend::Error) -> anyhow::Error {
-    program::Located(format!(
-        "{}:{}:{}: error: {}",
-        path.display(),
-        e.line(),
-        e.column(),
-        e.message()
-    ))
-    .into()
 }
 
 /// `NAME=VALUE` pairs.

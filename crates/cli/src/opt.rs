@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use pollen_driver::{Algorithm, CacheInfo, Fusion, Options, Tiling, Vectorize};
 
-use crate::budget::{BudgetArg, LimitError, Steps};
+use crate::budget::{BudgetArg, Steps};
 use crate::program::{self, AlgoChoice, FuseChoice};
 
 /// The long help of `pollen opt`.
@@ -133,20 +133,7 @@ pub fn run(args: &OptArgs) -> Result<ExitCode> {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let optimized = match pollen_driver::optimize_source(&source, &options(args)) {
         Ok(optimized) => optimized,
-        Err(e) if e.is_limit_exceeded() => {
-            return Err(LimitError::new(e.stage().name(), args.budget.budget).into());
-        }
-        Err(pollen_driver::Error::Frontend(e)) => {
-            return Err(program::Located(format!(
-                "{}:{}:{}: error: {}",
-                path.display(),
-                e.line(),
-                e.column(),
-                e.message()
-            ))
-            .into())
-        }
-        Err(e) => return Err(e).with_context(|| format!("cannot optimize {}", path.display())),
+        Err(e) => return Err(program::driver_error(path, e, args.budget.budget)),
     };
     let mut report = optimized.report;
     report.name = Some(path.display().to_string());

@@ -40,15 +40,31 @@ pub fn read_scop(path: &Path, steps: Steps) -> Result<Extracted> {
         {
             return LimitError::new("extraction", steps).into();
         }
-        Located(format!(
-            "{}:{}:{}: error: {}",
-            path.display(),
-            e.line(),
-            e.column(),
-            e.message()
-        ))
-        .into()
+        located(path, &e)
     })
+}
+
+/// A frontend error as `file:line:column: error: message`.
+pub fn located(path: &Path, e: &pollen_frontend::Error) -> anyhow::Error {
+    Located(format!(
+        "{}:{}:{}: error: {}",
+        path.display(),
+        e.line(),
+        e.column(),
+        e.message()
+    ))
+    .into()
+}
+
+/// A driver error of the command on `path` under the budget `steps`: a [`LimitError`]
+/// naming the stage when a budget ran out, a located error for the frontend's, the
+/// stage's error otherwise.
+pub fn driver_error(path: &Path, e: pollen_driver::Error, steps: Steps) -> anyhow::Error {
+    match e {
+        e if e.is_limit_exceeded() => LimitError::new(e.stage().name(), steps).into(),
+        pollen_driver::Error::Frontend(e) => located(path, &e),
+        e => anyhow::Error::new(e).context(format!("cannot optimize {}", path.display())),
+    }
 }
 
 /// `pollen scop FILE.c`: the scop in its text form.

@@ -13,7 +13,7 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use pollen_testkit::cc::{self, require_gcc, run};
-use pollen_testkit::random::{batch_file, function_of, random_program, Program, Size};
+use pollen_testkit::random::{batch_file, differing, function_of, random_program, Program, Size};
 
 /// The number of programs.
 const COUNT: u64 = 200;
@@ -49,22 +49,6 @@ fn optimize(program: &Program, dir: &Path) -> Result<Program, String> {
 /// Compiles a C file with `gcc -O1 -fopenmp`.
 fn compile(source: &Path, binary: &Path) -> Result<(), String> {
     cc::compile(source, binary, &["-O1", "-fopenmp"])
-}
-
-/// The programs (their names, the first word of each line) whose lines differ.
-fn differing(expected: &str, actual: &str) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    for k in 0..e.len().max(a.len()) {
-        let (x, y) = (e.get(k), a.get(k));
-        if x != y {
-            let name = x.or(y).and_then(|l| l.split(' ').next()).unwrap_or("?");
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
-            }
-        }
-    }
-    names
 }
 
 #[test]

@@ -345,6 +345,23 @@ impl Generator {
     }
 }
 
+/// The programs whose checksum lines differ between two outputs of a batch (each line
+/// starts with its program's name), in order of first difference.
+pub fn differing(expected: &str, actual: &str) -> Vec<String> {
+    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let mut names: Vec<String> = Vec::new();
+    for k in 0..e.len().max(a.len()) {
+        let (x, y) = (e.get(k), a.get(k));
+        if x != y {
+            let name = x.or(y).and_then(|l| l.split(' ').next()).unwrap_or("?");
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
