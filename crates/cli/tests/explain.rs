@@ -1,6 +1,6 @@
-//! `pollen explain`: the page of jacobi-1d parses as XML with the expected pictures, the
-//! `--svg` files match them, bad options are errors, and the page of every example kernel
-//! is generated.
+//! `pollen explain`: the page of jacobi-1d parses as XML and as HTML5 (without a parse
+//! error) with the expected pictures, the `--svg` files match them, bad options are
+//! errors, and the page of every example kernel is generated and parses both ways.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,6 +36,19 @@ fn count_svg_elements(text: &str) -> usize {
     }
 }
 
+/// The number of `<svg>` elements an HTML5 parser (html5ever, through `scraper`) finds in
+/// a page; panics when the parser reports a parse error.
+fn html5_svg_elements(text: &str) -> usize {
+    let page = scraper::Html::parse_document(text);
+    assert!(
+        page.errors.is_empty(),
+        "HTML5 parse errors: {:?}",
+        page.errors
+    );
+    let svg = scraper::Selector::parse("svg").expect("a selector");
+    page.select(&svg).count()
+}
+
 fn kernel(name: &str) -> String {
     kernels_dir()
         .join(format!("{name}.c"))
@@ -69,6 +82,7 @@ fn jacobi_1d_page_and_svg_files() {
     // Two domains, the dependences, two schedules, the schedule space, the tiles in the
     // original and in the schedule space.
     assert_eq!(count_svg_elements(&html), 8);
+    assert_eq!(html5_svg_elements(&html), 8);
     assert!(html.contains("_PB_TSTEPS = 4, _PB_N = 10"));
     assert!(html.contains("{ S0[t, i] : 0 &lt;= t &lt; _PB_TSTEPS and 1 &lt;= i &lt; _PB_N - 1 }"));
     assert!(html.contains("<span class=\"s0\" title=\"S0\">"));
@@ -143,8 +157,20 @@ fn every_kernel_has_a_page() {
         );
         let html = fs::read_to_string(&page).unwrap();
         let pictures = count_svg_elements(&html);
+        assert_eq!(html5_svg_elements(&html), pictures, "{name}");
         assert!(pictures >= 5, "{name}: {pictures} pictures");
         assert!(!html.contains("not drawn"), "{name}: a picture is missing");
     }
     let _ = fs::remove_dir_all(Path::new(&dir));
+}
+
+/// The HTML5 check rejects a page with a parse error (a stray end tag), so that its
+/// acceptance of the pages above means something.
+#[test]
+fn the_html5_check_rejects_a_malformed_page() {
+    let bad = "<!DOCTYPE html><html><head><title>t</title></head><body><p>x</div></body></html>";
+    let caught = std::panic::catch_unwind(|| html5_svg_elements(bad));
+    assert!(caught.is_err(), "a stray end tag passed the HTML5 check");
+    let good = "<!DOCTYPE html><html><head><title>t</title></head><body><svg></svg></body></html>";
+    assert_eq!(html5_svg_elements(good), 1);
 }

@@ -133,16 +133,30 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     let deps_slice = deps.as_slice();
     let tile_sizes = tile_sizes(scop, options);
 
-    let first = schedule_and_tile(scop, deps_slice, options, options.fusion)?;
+    // Smart fusion is compared with no fusion below; both schedules are independent, so
+    // they are computed side by side.
+    let (first, split) = if options.fusion == Fusion::Smart {
+        let (first, split) = std::thread::scope(|scope| {
+            let split = scope.spawn(|| schedule_and_tile(scop, deps_slice, options, Fusion::No));
+            let first = schedule_and_tile(scop, deps_slice, options, Fusion::Smart);
+            (first, split.join())
+        });
+        let split = split.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first?, Some(split?))
+    } else {
+        (
+            schedule_and_tile(scop, deps_slice, options, options.fusion)?,
+            None,
+        )
+    };
     let mut tree = first.final_tree().clone();
     let mut tiled_any = first.tiled_any;
     let mut fallback = Fallback::None;
 
     // Smart fusion is kept only when it does not make innermost loops stride through
     // memory where distributing the components would not.
-    let fusion_decision = if options.fusion == Fusion::Smart {
+    let fusion_decision = if let Some(split) = split {
         let smart = model_cost(scop, &tree, options)?;
-        let split = schedule_and_tile(scop, deps_slice, options, Fusion::No)?;
         let no_fusion = model_cost(scop, split.final_tree(), options)?;
         let kept = if no_fusion.is_better_than(&smart) {
             tree = split.final_tree().clone();
