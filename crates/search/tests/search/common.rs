@@ -187,3 +187,13 @@ pub fn doitgen_c() -> String {
     program(&["C4"], &[], DOITGEN)
         .replace("int N,", "int N, double A[N][N][N], double sum[N][N][N],")
 }
+
+/// The structures of a pruned space, printed (`{S0 S1} {S2}`), in its order.
+pub fn structure_names(pruned: &pollen_search::Pruned) -> Vec<String> {
+    pruned
+        .structures()
+        .unwrap()
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}

@@ -5,7 +5,7 @@ use pollen_arith::Int;
 use pollen_search::decompose::decompose;
 use pollen_search::{lex_precedes, prune_outer, FusionOptions, Options, Problem, RowKind};
 
-use crate::common::{matvec_chain, problem, program, three_mat_mat, violated};
+use crate::common::{matvec_chain, problem, program, structure_names, three_mat_mat, violated};
 
 const SELECTOR: FusionOptions = FusionOptions {
     max_shift: 0,
@@ -86,12 +86,7 @@ fn t10_matvec_chain_pairs_fuse_the_three_do_not() {
     check_witness(&p, &[0, 1], &AFFINE);
     check_witness(&p, &[1, 2], &AFFINE);
     let f1 = prune_outer(&p, &Options::default()).unwrap();
-    let got: Vec<String> = f1
-        .structures()
-        .unwrap()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let got: Vec<String> = structure_names(&f1);
     assert_eq!(got, ["{S0 S1} {S2}", "{S0} {S1 S2}", "{S0} {S1} {S2}"]);
     assert_eq!(f1.unfusable(), [vec![0, 1, 2]]);
     // With pure permutations as well: (R, S) needs S permuted, (S, T) needs it not.
@@ -196,12 +191,7 @@ fn a_dependence_cycle_forces_fusion() {
     ));
     let f1 = prune_outer(&p, &Options::default()).unwrap();
     assert_eq!(f1.order(0, 1), pollen_search::PairOrder::Fused);
-    let got: Vec<String> = f1
-        .structures()
-        .unwrap()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let got: Vec<String> = structure_names(&f1);
     assert_eq!(got, ["{S0 S1 S2}", "{S0 S1} {S2}", "{S2} {S0 S1}"]);
 }
 
@@ -214,12 +204,7 @@ fn a_statement_outside_every_loop_is_fused_with_nothing() {
     ));
     let f1 = prune_outer(&p, &Options::default()).unwrap();
     assert_eq!(f1.isolated(), [0]);
-    let got: Vec<String> = f1
-        .structures()
-        .unwrap()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let got: Vec<String> = structure_names(&f1);
     assert_eq!(got, ["{S0} {S1 S2}", "{S0} {S1} {S2}"]);
 }
 
@@ -253,12 +238,7 @@ fn rows_follow_loops_that_run_downwards() {
     let f1 = prune_outer(&p, &Options::default()).unwrap();
     assert_eq!(f1.order(0, 1), pollen_search::PairOrder::Fused);
     assert!(f1.isolated().is_empty());
-    let got: Vec<String> = f1
-        .structures()
-        .unwrap()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let got: Vec<String> = structure_names(&f1);
     assert_eq!(got, ["{S0 S1}"]);
     let rows = p.fusing_rows(&[0, 1], &AFFINE).unwrap().unwrap();
     assert_eq!(rows[0].iterators, [Int::from(-1)]);

@@ -4,7 +4,7 @@
 use pollen_arith::Int;
 use pollen_search::{prune_outer, Options, PairOrder, Pruned, SpaceStats};
 
-use crate::common::{atax, bicg, doitgen, gemver, three_mat_mat};
+use crate::common::{atax, bicg, doitgen, gemver, structure_names, three_mat_mat};
 
 fn f1(problem: &pollen_search::Problem) -> Pruned {
     prune_outer(problem, &Options::default()).unwrap()
@@ -69,12 +69,7 @@ fn t14_doitgen() {
     assert_eq!(points(&f), Int::from(4));
     // Table 1: #dim 3 (all three pairs pre-fixed).
     assert_eq!(f.stats().unwrap().dims, 3);
-    let got: Vec<String> = f
-        .structures()
-        .unwrap()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let got: Vec<String> = structure_names(&f);
     assert_eq!(
         got,
         [
