@@ -8,7 +8,8 @@
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
 //! 3. Layering: each library crate depends only on the Pollen crates below it in the
 //!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched` <
-//!    `transform`, `search`; `scop` < `codegen` < `emit-c`; `deps` < `draw`; every stage <
+//!    `transform`, `search`; `scop` < `codegen` < `emit-c`; `codegen`, `deps` < `gpu` <
+//!    `emit-gpu`; `deps` < `draw`; every stage <
 //!    `driver`), so that `arith` and `presburger` know
 //!    nothing about programs and emitters make no Presburger calls. Tests may also run the
 //!    earlier stages of the pipeline (`[dev-dependencies]`).
@@ -95,6 +96,27 @@ const EMIT_C: &[&str] = &[
     "pollen-arith",
 ];
 
+/// The GPU mapping: above code generation (it maps the loops of the AST) and the
+/// dependence analysis (its checker replays them).
+const GPU: &[&str] = &[
+    "pollen-gpu",
+    "pollen-codegen",
+    "pollen-deps",
+    "pollen-scop",
+    "pollen-presburger",
+    "pollen-arith",
+];
+
+/// The OpenCL and CUDA printers: a GPU mapping's kernels and host code, no Presburger
+/// calls.
+const EMIT_GPU: &[&str] = &[
+    "pollen-emit-gpu",
+    "pollen-gpu",
+    "pollen-codegen",
+    "pollen-scop",
+    "pollen-arith",
+];
+
 /// The interleaving search spaces: above the scheduler, whose Farkas linearisation the
 /// fusion test uses.
 const SEARCH: &[&str] = &[
@@ -110,6 +132,8 @@ const SEARCH: &[&str] = &[
 const DRIVER: &[&str] = &[
     "pollen-driver",
     "pollen-emit-c",
+    "pollen-emit-gpu",
+    "pollen-gpu",
     "pollen-codegen",
     "pollen-transform",
     "pollen-sched",
@@ -196,6 +220,26 @@ const LAYERS: &[Layer] = &[
             "pollen-sched",
             "pollen-transform",
             "pollen-presburger",
+        ],
+    },
+    Layer {
+        dir: "crates/gpu",
+        dependencies: GPU,
+        dev_dependencies: &[
+            "pollen-frontend",
+            "pollen-sched",
+            "pollen-transform",
+            "pollen-testkit",
+        ],
+    },
+    Layer {
+        dir: "crates/emit-gpu",
+        dependencies: EMIT_GPU,
+        dev_dependencies: &[
+            "pollen-frontend",
+            "pollen-deps",
+            "pollen-sched",
+            "pollen-transform",
         ],
     },
     Layer {

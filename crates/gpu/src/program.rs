@@ -1,0 +1,173 @@
+//! The mapped program: host control, kernels and the arrays they share, as plain data
+//! that the OpenCL and CUDA emitters print.
+//!
+//! Every loop of a kernel says how its iterations are spread ([`Mapping`]). A loop mapped
+//! to a block or thread dimension is printed as a *stride loop*: thread `t` of `n` runs
+//! the iterations `lower + t·stride, lower + (t + n)·stride, …` up to `upper`. That is
+//! correct whatever the grid and block sizes are, so the sizes in [`Kernel::grid`] and
+//! [`Kernel::block`] only decide speed; every iteration of a mapped loop runs exactly
+//! once.
+
+use pollen_arith::Int;
+use pollen_codegen::{Cond, Expr};
+
+/// A scop mapped to a GPU: the host's control flow around kernel launches, the kernels,
+/// and the arrays that live on the device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuProgram {
+    /// The arrays and scalars of the scop that the kernels use, in scop order.
+    pub arrays: Vec<DeviceArray>,
+    /// The host's control flow: loops and conditions over parameters and host
+    /// iterators, with kernel launches at the leaves.
+    pub host: Host,
+    /// The kernels, launched by [`Host::Launch`] by index.
+    pub kernels: Vec<Kernel>,
+}
+
+/// How an array (or scalar) of the scop is held and moved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceArray {
+    /// The C name in the source.
+    pub name: String,
+    /// The C element type as written (e.g. `DATA_TYPE`).
+    pub element_type: String,
+    /// The C text of each extent, outermost first (empty for a scalar).
+    pub extents: Vec<String>,
+    /// How the kernels receive it.
+    pub kind: ArrayKind,
+    /// Whether its contents are copied to the device before the first launch (it is
+    /// read, or written only in part, by the kernels).
+    pub copy_in: bool,
+    /// Whether its contents are copied back after the last launch (the kernels write it).
+    pub copy_out: bool,
+}
+
+/// How a kernel receives an array or scalar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayKind {
+    /// A device buffer holding the whole array, indexed row-major from its extents.
+    Buffer,
+    /// A scalar that the kernels only read: passed by value as an argument.
+    Value,
+    /// A scalar that some kernel writes: a device buffer of one element.
+    ScalarBuffer,
+    /// A scalar that the region declares itself and that every thread uses only between
+    /// its own write and reads: a variable of the kernel, never transferred.
+    Private,
+}
+
+/// The host's control flow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Host {
+    /// Children in order.
+    Block(Vec<Host>),
+    /// A sequential loop on the host; its iterator is passed to the kernels inside.
+    For {
+        /// The iterator's name.
+        iterator: String,
+        /// The first value.
+        lower: Expr,
+        /// The last value (inclusive).
+        upper: Expr,
+        /// The increment, positive.
+        stride: Int,
+        /// The body.
+        body: Box<Host>,
+    },
+    /// A guarded part.
+    If {
+        /// The guard, over parameters and host iterators.
+        cond: Cond,
+        /// Run when the guard holds.
+        then: Box<Host>,
+        /// Run otherwise.
+        otherwise: Option<Box<Host>>,
+    },
+    /// A launch of `kernels[index]`; launches complete in order.
+    Launch(usize),
+}
+
+/// One kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The kernel's name (`kernel0`, ...).
+    pub name: String,
+    /// The number of blocks (work-groups) per grid dimension, `x` first: expressions
+    /// over the parameters and [`Kernel::host_iterators`]; at least one, at most three.
+    /// Each is evaluated on the host and clamped to at least 1.
+    pub grid: Vec<Expr>,
+    /// The number of threads (work-items) per block dimension, `x` first; at least one
+    /// entry, at most three, product at most 1024.
+    pub block: Vec<u32>,
+    /// The host loop iterators that the kernel reads, passed as arguments.
+    pub host_iterators: Vec<String>,
+    /// The names of the [`GpuProgram::arrays`] the kernel uses, in program order.
+    pub arrays: Vec<String>,
+    /// The kernel's code, run by every thread of every block.
+    pub body: KernelAst,
+}
+
+/// The loops and statements of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelAst {
+    /// Children in order.
+    Block(Vec<KernelAst>),
+    /// A loop, spread over blocks or threads as its mapping says.
+    For(KernelLoop),
+    /// A guarded subtree.
+    If {
+        /// The guard.
+        cond: Cond,
+        /// Run when the guard holds.
+        then: Box<KernelAst>,
+        /// Run otherwise.
+        otherwise: Option<Box<KernelAst>>,
+    },
+    /// One statement instance: the statement's name and its original iterators' values.
+    User {
+        /// The statement's name.
+        statement: String,
+        /// One value per original iterator, outermost first.
+        args: Vec<Expr>,
+    },
+    /// Run by the first thread of each block only (every thread index zero); the other
+    /// threads skip it. Code between mapped loops that every thread would otherwise
+    /// repeat.
+    SingleThread(Box<KernelAst>),
+    /// A barrier of the block: every thread of the block waits until all have reached
+    /// it, and their writes to memory are visible to each other after it. Only where
+    /// every thread of the block reaches it the same number of times.
+    Barrier,
+}
+
+/// A loop of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelLoop {
+    /// The iterator's name.
+    pub iterator: String,
+    /// The first value.
+    pub lower: Expr,
+    /// The last value (inclusive).
+    pub upper: Expr,
+    /// The increment, positive.
+    pub stride: Int,
+    /// How its iterations are spread.
+    pub mapping: Mapping,
+    /// The body.
+    pub body: Box<KernelAst>,
+}
+
+/// How the iterations of a kernel loop are spread over the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mapping {
+    /// Every thread runs every iteration, in order.
+    Sequential,
+    /// Block `b` of `n` along grid dimension `d` (0 = `x`) runs iterations `b, b + n, ...`
+    /// (counted from the first); all threads of the block run them.
+    Block(u8),
+    /// Thread `t` of `n` along block dimension `d` runs iterations `t, t + n, ...`.
+    Thread(u8),
+    /// The global thread index along dimension `d` (block index times block size plus
+    /// thread index) of the global number of threads `n` runs iterations `g, g + n, ...`.
+    Global(u8),
+}
