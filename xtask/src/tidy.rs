@@ -240,6 +240,7 @@ const LAYERS: &[Layer] = &[
             "pollen-deps",
             "pollen-sched",
             "pollen-transform",
+            "pollen-testkit",
         ],
     },
     Layer {
