@@ -29,6 +29,39 @@ fn available(compiler: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Whether `text` is a finite number as `printf` writes one (`-12.5`, `1.5e-07`; not
+/// `nan` or `inf`).
+fn is_number(text: &str) -> bool {
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, Some(e)),
+        None => (text, None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let mantissa = mantissa.strip_prefix('-').unwrap_or(mantissa);
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((whole, fraction)) => {
+            (digits(whole) || whole.is_empty())
+                && (digits(fraction) || fraction.is_empty())
+                && !(whole.is_empty() && fraction.is_empty())
+        }
+        None => digits(mantissa),
+    };
+    let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)));
+    mantissa_ok && exponent_ok
+}
+
+#[test]
+fn numbers_are_recognised() {
+    for yes in ["0", "-12.5", "1.5e-07", "3.25E+10", "0.000024", "7."] {
+        assert!(is_number(yes), "{yes}");
+    }
+    for no in [
+        "nan", "-inf", "inf", "", "-", ".", "1e", "1.2.3", "x1", "1e5x",
+    ] {
+        assert!(!is_number(no), "{no}");
+    }
+}
+
 /// Runs a binary once; its standard output, after checking that it printed checksum
 /// lines with finite values and a `POLLEN_TIME <seconds>` line on standard error.
 fn run_checked(binary: &Path) -> Result<String, String> {
@@ -45,11 +78,8 @@ fn run_checked(binary: &Path) -> Result<String, String> {
         return Err("printed no checksum".into());
     }
     for line in stdout.lines() {
-        let value = line
-            .split_whitespace()
-            .nth(1)
-            .and_then(|v| v.parse::<f64>().ok());
-        if !value.is_some_and(f64::is_finite) {
+        let value = line.split_whitespace().nth(1);
+        if !value.is_some_and(is_number) {
             return Err(format!(
                 "not a `name checksum` line with a finite value: `{line}`"
             ));
@@ -57,8 +87,7 @@ fn run_checked(binary: &Path) -> Result<String, String> {
     }
     let timed = stderr.lines().any(|l| {
         l.strip_prefix("POLLEN_TIME ")
-            .and_then(|t| t.trim().parse::<f64>().ok())
-            .is_some_and(|t| t >= 0.0)
+            .is_some_and(|t| is_number(t) && !t.starts_with('-'))
     });
     if !timed {
         return Err(format!(
