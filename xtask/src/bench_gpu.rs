@@ -12,10 +12,10 @@
 //!   constraints of constraint injection), compiles each with
 //!   `gcc -O2 ... -lOpenCL -lm` and runs it on the OpenCL platform the program picks
 //!   (PoCL on a machine without a GPU);
-//! - with `--cuda`, the same with `--target cuda` into `.cu` files compiled by
-//!   `nvcc -O3 -arch=native` and run on the GPU. nvcc is `--nvcc PATH`, else
-//!   `$POLLEN_NVCC`, else `nvcc` on the path, else `/usr/local/cuda/bin/nvcc`. Without a GPU
-//!   (`nvidia-smi -L` lists none) the `.cu` files are still compiled (without `-arch`,
+//! - with `--cuda`, the same with `--target cuda` into `NAME_plain.cu` and `NAME_infl.cu`,
+//!   compiled by `nvcc -O3 -arch=native` and run on the GPU. nvcc is `--nvcc PATH`, else
+//!   `$POLLEN_NVCC`, else `nvcc` on the path, else `/usr/local/cuda/bin/nvcc`. Without a
+//!   GPU (`nvidia-smi -L` lists none) the `.cu` files are still compiled (without `-arch`,
 //!   which needs a GPU to read) but not run, and the report says so.
 //!
 //! Every program is run `--runs` times (default 3); its time is the minimum of the
@@ -50,7 +50,9 @@
 //! output of `pollen opt FILE` (no target option) stands in for both variants, compiled
 //! with `gcc -O2 -fopenmp`.
 //!
-//! Everything built goes to `target/bench-gpu/<size>/<operator>/`.
+//! Everything built goes to `target/bench-gpu/<size>/<operator>/`; every program runs in
+//! that directory. On a machine with both PoCL and a GPU's OpenCL driver, the OpenCL
+//! programs run on the platform they pick (the report lists `clinfo -l`'s platforms).
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -130,8 +132,9 @@ impl Target {
     /// The extension of the generated file.
     fn extension(self) -> &'static str {
         match self {
+            Target::OpenCl => "c",
             Target::Cuda => "cu",
-            Target::OpenCl | Target::C => "c",
+            Target::C => "omp.c",
         }
     }
 
@@ -585,6 +588,8 @@ impl Bench<'_> {
                 .collect(),
         };
         let dir = self.out.join(&operator.name);
+        // Nothing of an earlier run may stand in for a step that fails in this one.
+        let _ = std::fs::remove_dir_all(&dir);
         if let Err(e) = std::fs::create_dir_all(&dir) {
             row.cpu = Err(format!("cannot create {}: {e}", dir.display()));
             return row;
@@ -649,9 +654,13 @@ impl Bench<'_> {
         variant: Variant,
         reference: &str,
     ) -> Outcome {
-        let stem = format!("{}_{}", target.key(), variant.suffix());
-        let generated = dir.join(format!("{stem}.{}", target.extension()));
-        let exe = dir.join(&stem);
+        let name = source.file_stem().unwrap_or_default().to_string_lossy();
+        let generated = dir.join(format!(
+            "{name}_{}.{}",
+            variant.suffix(),
+            target.extension()
+        ));
+        let exe = dir.join(format!("{name}_{}_{}", target.key(), variant.suffix()));
         let mut opt = Command::new(self.pollen);
         opt.arg("opt")
             .arg(source)
@@ -723,13 +732,15 @@ fn time_runs(exe: &Path, runs: usize) -> std::result::Result<(f64, Vec<String>),
     Ok((best, outputs))
 }
 
-/// One run: its time and its standard output; stopped after [`RUN_LIMIT`].
+/// One run, in the executable's directory (where a generated program finds any file it
+/// was written with): its time and its standard output; stopped after [`RUN_LIMIT`].
 fn run_once(exe: &Path) -> std::result::Result<(f64, String), String> {
     let stdout_path = exe.with_extension("stdout");
     let stderr_path = exe.with_extension("stderr");
     let open =
         |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
     let mut child = Command::new(exe)
+        .current_dir(exe.parent().unwrap_or(Path::new(".")))
         .stdout(open(&stdout_path)?)
         .stderr(open(&stderr_path)?)
         .spawn()
