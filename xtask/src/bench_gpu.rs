@@ -1155,6 +1155,18 @@ mod tests {
     }
 
     #[test]
+    fn the_root_is_found_from_the_current_directory_when_the_built_in_one_is_gone() {
+        let built_in = crate::workspace_root();
+        assert_eq!(find_root(&built_in).expect("found"), built_in);
+        // `cargo test` runs in xtask/, below the workspace's root.
+        let found = find_root(Path::new("/nonexistent/pollen")).expect("found");
+        assert!(
+            found.join("examples/operators/operators.h").is_file(),
+            "{found:?}"
+        );
+    }
+
+    #[test]
     fn pollen_options_per_target_and_variant() {
         assert_eq!(
             Target::OpenCl.pollen_args(Variant::Plain),
