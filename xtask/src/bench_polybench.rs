@@ -351,7 +351,7 @@ fn define(flags: &[String], name: &str) -> Option<u64> {
 }
 
 /// Builds `pollen` in release mode; returns the executable.
-fn build_pollen(root: &Path) -> Result<PathBuf> {
+pub(crate) fn build_pollen(root: &Path) -> Result<PathBuf> {
     println!("bench: building pollen (release)");
     let status = Command::new(cargo())
         .args(["build", "--release", "--quiet", "-p", "pollen-cli"])
@@ -373,7 +373,7 @@ fn build_pollen(root: &Path) -> Result<PathBuf> {
 }
 
 /// Whether a command runs and succeeds (its output discarded).
-fn works(cmd: &mut Command) -> bool {
+pub(crate) fn works(cmd: &mut Command) -> bool {
     cmd.stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -510,7 +510,7 @@ fn polly_plugin(cc: &str) -> Option<String> {
 }
 
 /// Runs a compiler, failing with its diagnostics' first lines.
-fn compile(mut cmd: Command, what: &str) -> std::result::Result<(), String> {
+pub(crate) fn compile(mut cmd: Command, what: &str) -> std::result::Result<(), String> {
     let o = cmd
         .output()
         .map_err(|e| format!("cannot run {what}: {e}"))?;
@@ -518,7 +518,11 @@ fn compile(mut cmd: Command, what: &str) -> std::result::Result<(), String> {
         return Ok(());
     }
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let first: Vec<&str> = stderr.lines().take(3).collect();
+    let first: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
     Err(format!("{what} failed: {}", first.join(" / ")))
 }
 
@@ -799,7 +803,7 @@ fn time_openblas(
 }
 
 /// The geometric mean of positive values (`None` for none).
-fn geomean(values: &[f64]) -> Option<f64> {
+pub(crate) fn geomean(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }

@@ -11,6 +11,9 @@
 //!   scheduling, of the example kernels (see [`bench_pipeline`]);
 //! - `bench polybench [kernel...]`: the kernels optimized by Pollen timed against
 //!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]);
+//! - `bench gpu [options]`: the deep-learning operators of `examples/operators` as
+//!   Pollen's OpenCL and CUDA programs, plain and with constraint injection (see
+//!   [`bench_gpu`]);
 //! - `random-programs [--count N] [--seed S]`: the scheduler and `pollen opt` on generated
 //!   random affine programs (see [`random_programs`]);
 //! - `explain-shots [--no-install]`: screenshots of `pollen explain`'s pages in headless
@@ -20,6 +23,7 @@
 //! non-zero status when a check fails.
 
 mod bench;
+mod bench_gpu;
 mod bench_pipeline;
 mod bench_polybench;
 mod explain_shots;
@@ -53,6 +57,14 @@ commands:
                             over gcc -O3 on the kernels at their bench sizes, and gemm
                             against OpenBLAS (clang and libopenblas-dev installed with
                             apt-get when missing)
+  bench gpu [--size small|large] [--only NAME]... [--runs N] [--cuda] [--nvcc PATH]
+            [--no-opencl] [--pollen PATH] [--skip-build] [--csv FILE] [--json FILE]
+            [--target-c]
+                            the operators of examples/operators as Pollen's OpenCL
+                            programs (PoCL) and, with --cuda, CUDA programs (nvcc, the
+                            GPU), each without and with constraint injection: times,
+                            checksums against gcc -O3, injected/plain speedups;
+                            --pollen PATH or --skip-build run it without cargo
   random-programs [--count N] [--seed S]
                             schedule N generated random programs (default 5000, seeds
                             from S, default 0) with Pluto and Feautrier, check every

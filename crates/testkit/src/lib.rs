@@ -1,5 +1,6 @@
 //! Test support shared by the test suites of the Pollen crates (a dev-dependency only):
-//! listing and loading the example kernels of `examples/kernels`, the Pluto pipeline
+//! listing and loading the example kernels of `examples/kernels` and the deep-learning
+//! operators of `examples/operators`, the Pluto pipeline
 //! (value-based dependences, default options), small schedule tree helpers, the
 //! loop-nest fragments of `examples/fragments` with the harness that makes a complete C
 //! program of a region ([`fragment_program`]), a generator of random affine programs
@@ -30,17 +31,7 @@ pub fn kernels_dir() -> PathBuf {
 
 /// The names of all example kernels (their `.c` files without the extension), sorted.
 pub fn all_kernel_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(kernels_dir())
-        .expect("kernels directory")
-        .filter_map(|e| {
-            let p = e.expect("directory entry").path();
-            (p.extension().and_then(|x| x.to_str()) == Some("c"))
-                .then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
-                .flatten()
-        })
-        .collect();
-    names.sort();
-    names
+    c_file_stems(&kernels_dir())
 }
 
 /// The names of the example kernels, sorted, or only `$KERNEL` when that is set.
@@ -63,6 +54,43 @@ pub fn kernel_scop(name: &str) -> Scop {
     pollen_frontend::extract(&kernel_source(name))
         .unwrap_or_else(|e| panic!("{name}: extraction: {e}"))
         .scop
+}
+
+/// The directory of the deep-learning operators, `examples/operators` at the repository's
+/// root.
+pub fn operators_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/operators")
+}
+
+/// The names of the operators (their `.c` files without the extension), sorted, or only
+/// `$OPERATOR` when that is set.
+pub fn operator_names() -> Vec<String> {
+    let mut names = c_file_stems(&operators_dir());
+    if let Ok(only) = std::env::var("OPERATOR") {
+        names.retain(|n| *n == only);
+    }
+    names
+}
+
+/// The C source of an operator.
+pub fn operator_source(name: &str) -> String {
+    let path = operators_dir().join(format!("{name}.c"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The names of the `.c` files of a directory without the extension, sorted.
+fn c_file_stems(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| {
+            let p = e.expect("directory entry").path();
+            (p.extension().and_then(|x| x.to_str()) == Some("c"))
+                .then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
+                .flatten()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 /// The value-based dependences of a scop.
