@@ -18,7 +18,8 @@
 //! bounds it by constants on both sides (over all its parts); otherwise it is the unknown
 //! `size(d)`, larger than every constant.
 //!
-//! `cost(W, d) = w1·|V_w| + w2·|V_r| + w3/M + w4·|C| + w5·F·L_s/N`, exactly as printed,
+//! `cost(W, d) = w1·|V_w| + w2·|V_r| + w3/M + w4·|C| + w5·F·L_s/N`, as printed by default
+//! (the last term can be read as `w5·F·N/L_s` instead, see [`ThreadTerm`]),
 //! with the digest's readings: `V_w`/`V_r` are the writes/reads of stride 0 (invariant)
 //! or 1 (contiguous), counted only when the innermost position is being chosen; `M` is
 //! the smallest non-zero stride (without one the `w3/M` term is zero, and so is `|C|`);
@@ -301,6 +302,21 @@ pub struct TreeOptions {
     pub max_dims: usize,
     /// The most alternatives the tree has at its first depth; default 8.
     pub max_scenarios: usize,
+    /// The reading of the thread term; default as printed.
+    pub thread_term: ThreadTerm,
+}
+
+/// The last term of the cost function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThreadTerm {
+    /// `w5·F·L_s/N`, as printed: with constant trip counts well below `L_s` it outweighs
+    /// the other terms and favours the smallest dimension.
+    #[default]
+    AsPrinted,
+    /// `w5·F·N/L_s`: the dimension's share of the thread budget, at most `w5`, a
+    /// tie-breaker favouring the larger dimensions that fit (the text's "high
+    /// contribution to the number of threads not exceeding L").
+    Contribution,
 }
 
 impl Default for TreeOptions {
@@ -310,6 +326,7 @@ impl Default for TreeOptions {
             thread_limit: Rat::from(1024),
             max_dims: 3,
             max_scenarios: 8,
+            thread_term: ThreadTerm::AsPrinted,
         }
     }
 }
@@ -447,9 +464,22 @@ impl StatementInfo {
         })
     }
 
-    /// `cost(W, d, A, L_s, depth)`; `innermost` says whether the innermost position is
-    /// being chosen (`depth = |D|`), where the vectorizable accesses count.
+    /// `cost(W, d, A, L_s, depth)` with the thread term as printed; `innermost` says
+    /// whether the innermost position is being chosen (`depth = |D|`), where the
+    /// vectorizable accesses count.
     pub fn cost(&self, weights: &[Rat; 5], d: usize, threads: &Rat, innermost: bool) -> Cost {
+        self.cost_with(weights, ThreadTerm::AsPrinted, d, threads, innermost)
+    }
+
+    /// [`cost`](StatementInfo::cost) with the given reading of the thread term.
+    pub fn cost_with(
+        &self,
+        weights: &[Rat; 5],
+        thread_term: ThreadTerm,
+        d: usize,
+        threads: &Rat,
+        innermost: bool,
+    ) -> Cost {
         let [w1, w2, w3, w4, w5] = weights;
         let zero = Size::zero();
         let one = Size::constant(1);
@@ -468,8 +498,8 @@ impl StatementInfo {
                     .count();
                 Rat::from(n as i64)
             };
-            value = value + w1 * vectorizable(AccessKind::Write);
-            value = value + w2 * vectorizable(AccessKind::Read);
+            value += w1 * vectorizable(AccessKind::Write);
+            value += w2 * vectorizable(AccessKind::Read);
         }
         let mut min: Option<Size> = None;
         for a in &self.accesses {
@@ -481,17 +511,20 @@ impl StatementInfo {
         let mut vanishing = None;
         if let Some(m) = &min {
             match m.as_constant() {
-                Some(c) => value = value + w3 / &Rat::from(c),
+                Some(c) => value += w3 / &Rat::from(c),
                 None if !w3.is_zero() => vanishing = Some((w3.clone(), m.clone())),
                 None => {}
             }
             let n = self.accesses.iter().filter(|a| &stride(a) == m).count();
-            value = value + w4 * &Rat::from(n as i64);
+            value += w4 * &Rat::from(n as i64);
         }
         if let Some(n) = self.trip_counts.get(d).and_then(Size::as_constant) {
             let n = Rat::from(n);
             if n.is_positive() && &n < threads {
-                value = value + &(w5 * threads) / &n;
+                value += match thread_term {
+                    ThreadTerm::AsPrinted => &(w5 * threads) / &n,
+                    ThreadTerm::Contribution => &(w5 * &n) / threads,
+                };
             }
         }
         Cost { value, vanishing }
@@ -506,12 +539,24 @@ impl StatementInfo {
         threads: &Rat,
         innermost: bool,
     ) -> Option<(usize, Cost)> {
+        self.best_with(weights, ThreadTerm::AsPrinted, chosen, threads, innermost)
+    }
+
+    /// [`best`](StatementInfo::best) with the given reading of the thread term.
+    pub fn best_with(
+        &self,
+        weights: &[Rat; 5],
+        thread_term: ThreadTerm,
+        chosen: &[usize],
+        threads: &Rat,
+        innermost: bool,
+    ) -> Option<(usize, Cost)> {
         let mut best: Option<(usize, Cost)> = None;
         for d in (0..self.iterators.len()).rev() {
             if chosen.contains(&d) {
                 continue;
             }
-            let c = self.cost(weights, d, threads, innermost);
+            let c = self.cost_with(weights, thread_term, d, threads, innermost);
             if best
                 .as_ref()
                 .is_none_or(|(_, b)| c.compare(b) == Ordering::Greater)
@@ -528,8 +573,13 @@ impl StatementInfo {
         let mut threads = options.thread_limit.clone();
         while picks.len() < options.max_dims && picks.len() < self.iterators.len() {
             let chosen: Vec<usize> = picks.iter().map(|p| p.iterator).collect();
-            let Some((d, cost)) = self.best(&options.weights, &chosen, &threads, picks.is_empty())
-            else {
+            let Some((d, cost)) = self.best_with(
+                &options.weights,
+                options.thread_term,
+                &chosen,
+                &threads,
+                picks.is_empty(),
+            ) else {
                 break;
             };
             picks.push(Pick {
@@ -768,7 +818,7 @@ fn fused(scenarios: &[Scenario]) -> Option<Variant> {
             .iter()
             .enumerate()
             .take_while(|(t, p)| {
-                m.iterators.len() >= shared + t + 1
+                m.iterators.len() > shared + t
                     && !leader.iterators.contains(&m.iterators[p.iterator])
             })
             .count();
