@@ -32,6 +32,10 @@
 //! constrained one does not. When a leaf's dimension has been found, influence ends and
 //! the remaining dimensions are scheduled normally; a leaf after which the schedule
 //! cannot be completed counts as failed.
+//!
+//! An [`InjectionReport`] (in [`crate::Outcome::injection`]) gives the path of the leaf
+//! that held, or none when the schedule is the plain one, and the rungs taken, in order.
+//! [`gpu`] builds trees from a scop's accesses with the paper's cost model (Algorithm 2).
 
 pub mod gpu;
 

@@ -15,9 +15,10 @@
 //! ```
 //!
 //! [`schedule`] is the entry point ([`schedule_with_report`] also says which
-//! [`Fallback`]s were taken); [`Options`] chooses the algorithm, the fusion policy,
-//! the wavefront, a coefficient bound, a work budget, and an optional [`ConstraintTree`]
-//! of extra constraints on the coefficients (see [`inject`]).
+//! [`Fallback`]s were taken and what the constraint injection did); [`Options`] chooses
+//! the algorithm, the fusion policy, the wavefront, a coefficient bound, a work budget,
+//! and an optional [`ConstraintTree`] of extra constraints on the coefficients (see
+//! [`inject`]; [`inject::gpu`] builds such trees for GPU vectorization and coalescing).
 
 mod build;
 mod ddg;

@@ -797,3 +797,39 @@ fn feautrier_and_plain_runs_report_no_injection() {
     );
     assert_eq!(report, None);
 }
+
+#[test]
+fn builder_trees_on_the_kernels_give_legal_schedules() {
+    // Every kernel of examples/kernels, scheduled under its builder tree: no error, a
+    // legal schedule, and a report (a leaf that held or the plain schedule).
+    let mut held_somewhere = 0;
+    for name in pollen_testkit::all_kernel_names() {
+        let scop = pollen_testkit::kernel_scop(&name);
+        let deps = pollen_testkit::value_deps(&scop);
+        let (tree, scenarios) = gpu::constraint_tree(&scop, &TreeOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(tree.roots.len() <= 8, "{name}");
+        for s in &scenarios {
+            assert!(s.picks.len() <= 3, "{name}: {s}");
+        }
+        let outcome = schedule_with_report(&scop, &deps, &builder_options(tree, Fuse::Smart))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let report = legality::check(&deps, &outcome.tree).unwrap();
+        assert!(report.is_legal(), "{name}: {:?}", report.violations);
+        let injection = outcome.injection.expect("a report");
+        println!(
+            "{name}: {}",
+            injection.to_string().lines().next().unwrap_or("")
+        );
+        if injection.held.is_some() {
+            held_somewhere += 1;
+        } else {
+            assert_eq!(
+                injection.steps.last(),
+                Some(&InjectionStep::WithoutInfluence),
+                "{name}"
+            );
+        }
+    }
+    assert!(held_somewhere > 0);
+}
