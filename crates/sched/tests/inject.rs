@@ -833,3 +833,27 @@ fn builder_trees_on_the_kernels_give_legal_schedules() {
     }
     assert!(held_somewhere > 0);
 }
+
+#[test]
+fn gemm_is_not_fused_against_its_vector_dimension() {
+    // C[i][j] *= beta (S0) would lead a fused group, but sharing (i, j) with the product
+    // would push the product's innermost pick j outwards: no fused alternative.
+    let scop = scop_of(GEMM);
+    let options = TreeOptions::default();
+    let scenarios = gpu::scenarios(&scop, &options).unwrap();
+    let printed: Vec<String> = scenarios.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        printed,
+        [
+            "S0 [i, j]: j 14 (L 1024), i 201/100 (L 0)",
+            "S1 [k, i, j]: j 21 (L 1024), i 301/100 (L 0), k 2 (L 0)",
+        ]
+    );
+    let variants = gpu::variants(&scenarios, &options);
+    assert_eq!(variants[0].kind, VariantKind::Scenarios);
+    let (tree, _) = gpu::constraint_tree(&scop, &options).unwrap();
+    let (steered, report) = run_with_report(GEMM, &builder_options(tree, Fuse::Smart));
+    assert_eq!(held(&report), Some(vec![0, 0, 0]));
+    same(&steered, "S0", "{ S0[i, j] -> [0, i, j, 0] }");
+    same(&steered, "S1", "{ S1[i, k, j] -> [1, k, i, j] }");
+}

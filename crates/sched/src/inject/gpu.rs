@@ -46,9 +46,12 @@
 //! one node per dimension (dimensions without constraints get empty nodes), in this
 //! priority order, duplicates dropped, at most [`TreeOptions::max_scenarios`] of them:
 //! 1. *fused*: the leader (the statement with the fewest iterators, the first of them)
-//!    and every statement whose iterator names include all of the leader's share their
-//!    first `n_leader` dimensions: per dimension, equal coefficients for the iterators of
-//!    the same name, equal constants, zero for a member's other iterators. The leader
+//!    and its members share their first `n_leader` dimensions: per dimension, equal
+//!    coefficients for the iterators of the same name, equal constants, zero for a
+//!    member's other iterators. The members are the statements whose iterator names
+//!    include all of the leader's and whose innermost pick is none of them (sharing
+//!    would push that pick out of the innermost position: gemm's `C[i][j] += ..` is no
+//!    member of `C[i][j] *= beta`'s group, whose `j` is shared). The leader
 //!    keeps its whole scenario; a member keeps its innermost picks that lie after the
 //!    shared dimensions and are not shared iterators; statements outside the group keep
 //!    their whole scenario (digest Fig. 3(b), branch 1). Emitted only when the group has
@@ -805,6 +808,12 @@ fn fused(scenarios: &[Scenario]) -> Option<Variant> {
         .iter()
         .filter(|s| s.statement != leader.statement)
         .filter(|s| leader.iterators.iter().all(|i| s.iterators.contains(i)))
+        .filter(|s| {
+            // Sharing must leave the innermost pick where the scenario wants it.
+            s.picks.first().is_none_or(|p| {
+                s.iterators.len() > shared && !leader.iterators.contains(&s.iterators[p.iterator])
+            })
+        })
         .collect();
     if members.is_empty() {
         return None;
