@@ -646,6 +646,9 @@ fn subscripts(relation: &Map, n: usize) -> Option<Vec<Vec<Int>>> {
 fn trip_count(domain: &Set, d: usize, name: &str) -> Result<Size> {
     let n = domain.n_dims();
     let unknown = || Size::unknown(&format!("size({name})"));
+    if d >= n {
+        return Ok(unknown());
+    }
     let projected = domain
         .project_out(DimKind::Out, d + 1, n - d - 1)?
         .project_out(DimKind::Out, 0, d)?;
