@@ -279,6 +279,7 @@ fn schedule_and_tile(
     let pollen_sched::Outcome {
         tree: schedule,
         fallbacks,
+        ..
     } = pollen_sched::schedule_with_report(scop, deps, &sched_options)
         .map_err(Error::Scheduling)?;
     let tiling_error = |error| Error::Transform {

@@ -15,9 +15,10 @@
 //! ```
 //!
 //! [`schedule`] is the entry point ([`schedule_with_report`] also says which
-//! [`Fallback`]s were taken); [`Options`] chooses the algorithm, the fusion policy,
-//! the wavefront, a coefficient bound, a work budget, and an optional [`ConstraintTree`]
-//! of extra constraints on the coefficients (see [`inject`]).
+//! [`Fallback`]s were taken and what the constraint injection did); [`Options`] chooses
+//! the algorithm, the fusion policy, the wavefront, a coefficient bound, a work budget,
+//! and an optional [`ConstraintTree`] of extra constraints on the coefficients (see
+//! [`inject`]; [`inject::gpu`] builds such trees for GPU vectorization and coalescing).
 
 mod build;
 mod ddg;
@@ -36,7 +37,9 @@ mod vars;
 
 pub use error::{Error, Result};
 pub use fallback::Fallback;
-pub use inject::{Coefficient, ConstraintNode, ConstraintTree, InjectedConstraint};
+pub use inject::{
+    Coefficient, ConstraintNode, ConstraintTree, InjectedConstraint, InjectionReport, InjectionStep,
+};
 
 use pollen_deps::Dependence;
 use pollen_presburger::Budget;
@@ -125,6 +128,9 @@ pub struct Outcome {
     /// The steps of the fallback ladder taken, in order (empty when the algorithm found
     /// the schedule without them).
     pub fallbacks: Vec<Fallback>,
+    /// What the constraint injection did (the node that held, the rungs of its ladder
+    /// taken); `None` without a constraint tree or with the Feautrier scheduler.
+    pub injection: Option<InjectionReport>,
 }
 
 /// [`schedule`], with the fallbacks taken, within `options.budget`.
@@ -159,7 +165,7 @@ pub fn outcome_with(
 ) -> Result<Outcome> {
     let model = model::Model::new(scop, deps, options.coefficient_bound, budget)?;
     let signed = options.negative_coefficients;
-    let (rows, fallbacks) = match rows(&model, options, signed, None, budget) {
+    let (rows, fallbacks, injection) = match rows(&model, options, signed, None, budget) {
         Err(Error::NoLegalSchedule) => {
             let from_scratch = if signed {
                 Err(Error::NoLegalSchedule)
@@ -167,9 +173,9 @@ pub fn outcome_with(
                 rows(&model, options, true, None, budget)
             };
             match from_scratch {
-                Ok((rows, mut fallbacks)) => {
+                Ok((rows, mut fallbacks, injection)) => {
                     fallbacks.insert(0, Fallback::NegativeCoefficients { level: 0 });
-                    (rows, fallbacks)
+                    (rows, fallbacks, injection)
                 }
                 Err(Error::NoLegalSchedule) => {
                     let original = fallback::original_rows(scop, &model)?;
@@ -185,10 +191,15 @@ pub fn outcome_with(
     if !report.is_legal() {
         return Err(Error::Illegal(Box::new(report)));
     }
-    Ok(Outcome { tree, fallbacks })
+    Ok(Outcome {
+        tree,
+        fallbacks,
+        injection,
+    })
 }
 
-/// The schedule rows of the chosen algorithm and the fallbacks taken; `signed` allows
+/// The schedule rows of the chosen algorithm, the fallbacks taken and what the
+/// constraint injection did; `signed` allows
 /// negative iterator coefficients, `original` (the original schedule's rows) lets the
 /// algorithm fall back to them.
 fn rows(
@@ -197,9 +208,10 @@ fn rows(
     signed: bool,
     original: Option<Vec<model::Row>>,
     budget: &mut Budget,
-) -> Result<(Vec<model::Row>, Vec<Fallback>)> {
+) -> Result<(Vec<model::Row>, Vec<Fallback>, Option<InjectionReport>)> {
     match options.algo {
         Algo::Pluto => inject::schedule_rows(model, options, signed, original, budget),
-        Algo::Feautrier => feautrier::schedule_rows(model, signed, original.as_deref(), budget),
+        Algo::Feautrier => feautrier::schedule_rows(model, signed, original.as_deref(), budget)
+            .map(|(rows, fallbacks)| (rows, fallbacks, None)),
     }
 }

@@ -81,6 +81,18 @@ pub struct State {
     pub fallbacks: Vec<Fallback>,
     /// How many dimensions of the original schedule have been appended.
     original_taken: usize,
+    /// How the last influenced row was found (set by [`Pluto::advance`] when it appends a
+    /// row under influence).
+    pub held: Held,
+}
+
+/// How an influenced row was found: the rungs of the injection ladder it needed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    /// Without progression constraints (every dependence being satisfied already).
+    pub without_progression: bool,
+    /// After the open band was closed early.
+    pub band_broken: bool,
 }
 
 /// The band being built.
@@ -159,6 +171,7 @@ impl<'a> Pluto<'a> {
             iterations: 0,
             fallbacks: Vec::new(),
             original_taken: 0,
+            held: Held::default(),
         };
         if self.options.fuse == Fuse::Smart {
             self.cut_dim_based(&mut st)?;
@@ -250,6 +263,7 @@ impl<'a> Pluto<'a> {
     /// that row), or completes.
     pub fn advance(&mut self, st: &mut State, influence: Option<&Influence>) -> Result<Advance> {
         let max_iterations = 8 * (self.max_dim() + 2) * (self.model.stmts.len() + 2);
+        st.held = Held::default();
         loop {
             st.iterations += 1;
             if st.iterations > max_iterations {
@@ -263,6 +277,7 @@ impl<'a> Pluto<'a> {
                 self.open_band_if_closed(st)?;
                 return Ok(match self.find(st, Some(&inf.rows), false)? {
                     Some(row) => {
+                        st.held.without_progression = true;
                         self.append_loop_row(st, row)?;
                         Advance::Appended
                     }
@@ -286,12 +301,14 @@ impl<'a> Pluto<'a> {
                         }
                         if st.tracker.satisfied.iter().all(|&s| s) {
                             if let Some(row) = self.find(st, Some(&inf.rows), false)? {
+                                st.held.without_progression = true;
                                 self.append_loop_row(st, row)?;
                                 return Ok(Advance::Appended);
                             }
                         }
                         if self.find(st, None, true)?.is_some() {
                             if inf.break_band && self.can_break_band(st) {
+                                st.held.band_broken = true;
                                 st.band = None;
                                 continue;
                             }
