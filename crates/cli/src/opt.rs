@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use pollen_driver::{Algorithm, CacheInfo, Fusion, Options, Tiling, Vectorize};
+use pollen_driver::{
+    Algorithm, CacheInfo, Fusion, GpuOptions, Options, Target, Tiling, Vectorize,
+};
 
 use crate::budget::{BudgetArg, Steps};
 use crate::program::{self, AlgoChoice, FuseChoice};
@@ -40,6 +42,17 @@ not kept (optimize the original file again, not the output).
 
 Compile the result with OpenMP, e.g. `gcc -O3 -fopenmp`.
 
+--target opencl and --target cuda map the schedule to a GPU instead: the scheduler is
+steered by constraint injection (a tree of constraints built from the accesses' strides
+asks for stride-1 innermost loops, which become the threads' x dimension, and for
+fusion; --no-inject for the plain scheduler), bands are tiled (32 per member unless
+--tile-sizes), tile loops become blocks and point loops threads (PPCG's scheme), the
+host copies the arrays in, launches the kernels in schedule order and copies the written
+arrays back. OpenCL output is a C program with the kernels embedded (`gcc out.c
+-lOpenCL -lm`; `$POLLEN_OPENCL_DEVICE` picks a device, else the first GPU, else the
+first device); CUDA output is compiled with `nvcc -x cu`. Every mapped program is
+checked against the dependences by the mapping's tests.
+
 --explain prints what each stage did on standard error: the statements, the dependences,
 the schedule tree, the tiled tree with the tile sizes, the cost model's decisions, and the
 loops with their pragmas.
@@ -52,7 +65,8 @@ Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen opt examples/kernels/jacobi-1d.c --tile-sizes 64,128 --explain
   pollen opt examples/kernels/lu.c --no-tile --no-parallel
-  pollen opt examples/fragments/seidel2d.c --budget 100000000";
+  pollen opt examples/fragments/seidel2d.c --budget 100000000
+  pollen opt examples/operators/softmax.c --target cuda -o softmax.cu --explain";
 
 /// The arguments of `pollen opt`.
 #[derive(clap::Args, Debug)]
@@ -108,11 +122,32 @@ pub struct OptArgs {
     /// order (with its parallel loops marked) to run faster.
     #[arg(long)]
     pub always_transform: bool,
+    /// The language of the output: C with OpenMP, OpenCL (a C host program with the
+    /// kernels embedded; link with -lOpenCL) or CUDA (a .cu file for nvcc).
+    #[arg(long, value_enum, default_value = "c")]
+    pub target: TargetChoice,
+    /// GPU targets: schedule without constraint injection (the plain scheduler).
+    #[arg(long)]
+    pub no_inject: bool,
+    /// GPU targets: threads per block, x first (default: from the tile sizes).
+    #[arg(long, value_delimiter = ',', value_name = "X,Y,Z")]
+    pub block: Option<Vec<u32>>,
     /// Print what each stage did on standard error.
     #[arg(long)]
     pub explain: bool,
     #[command(flatten)]
     pub budget: BudgetArg,
+}
+
+/// The output language, on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TargetChoice {
+    /// C with OpenMP.
+    C,
+    /// OpenCL kernels and a C host program.
+    Opencl,
+    /// CUDA.
+    Cuda,
 }
 
 /// The pragma of vectorisable loops, on the command line.
@@ -184,6 +219,16 @@ fn options(args: &OptArgs) -> Options {
             VectorizeChoice::None => Vectorize::None,
         },
         scalar_replacement: !args.no_scalar_replacement,
+        target: match args.target {
+            TargetChoice::C => Target::C,
+            TargetChoice::Opencl => Target::OpenCl,
+            TargetChoice::Cuda => Target::Cuda,
+        },
+        gpu: GpuOptions {
+            inject: !args.no_inject,
+            block: args.block.clone(),
+            ..GpuOptions::default()
+        },
         cache: machine_cache(),
         budget: match args.budget.budget {
             Steps::Limited(n) => Some(n),

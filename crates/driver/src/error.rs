@@ -21,6 +21,8 @@ pub enum Stage {
     CostModel,
     /// Code generation (`pollen-codegen`).
     CodeGeneration,
+    /// Mapping the loops to GPU blocks and threads (`pollen-gpu`).
+    GpuMapping,
     /// Printing the code in the target language (`pollen-emit-c`).
     Emission,
 }
@@ -35,6 +37,7 @@ impl Stage {
             Stage::Tiling => "tiling",
             Stage::CostModel => "the cost model",
             Stage::CodeGeneration => "code generation",
+            Stage::GpuMapping => "GPU mapping",
             Stage::Emission => "emission",
         }
     }
@@ -66,8 +69,13 @@ pub enum Error {
     },
     /// Code generation failed (or ran out of budget).
     CodeGeneration(pollen_codegen::Error),
+    /// Mapping the loops to GPU blocks and threads failed (an array a kernel needs has
+    /// no known type or extents, say).
+    GpuMapping(pollen_gpu::Error),
     /// Printing the code failed.
     Emission(pollen_emit_c::Error),
+    /// Printing OpenCL or CUDA failed.
+    GpuEmission(pollen_emit_gpu::Error),
     /// A stage failed on one region of a file with `#pragma scop` regions.
     Region {
         /// The region's index in the file, from 0.
@@ -88,7 +96,8 @@ impl Error {
             Error::Scheduling(_) => Stage::Scheduling,
             Error::Transform { stage, .. } => *stage,
             Error::CodeGeneration(_) => Stage::CodeGeneration,
-            Error::Emission(_) => Stage::Emission,
+            Error::GpuMapping(_) => Stage::GpuMapping,
+            Error::Emission(_) | Error::GpuEmission(_) => Stage::Emission,
             Error::Region { error, .. } => error.stage(),
         }
     }
@@ -104,7 +113,7 @@ impl Error {
                     ..
                 }
             ),
-            Error::Emission(_) => false,
+            Error::Emission(_) | Error::GpuEmission(_) => false,
             Error::Dependences(e) => matches!(
                 e,
                 pollen_deps::Error::LimitExceeded | pollen_deps::Error::Presburger(Presburger)
@@ -125,6 +134,7 @@ impl Error {
                 pollen_codegen::Error::LimitExceeded
                     | pollen_codegen::Error::Presburger(Presburger)
             ),
+            Error::GpuMapping(_) => false,
             Error::Region { error, .. } => error.is_limit_exceeded(),
         }
     }
@@ -139,7 +149,9 @@ impl fmt::Display for Error {
             Error::Scheduling(e) => write!(f, "{stage} failed: {e}"),
             Error::Transform { error, .. } => write!(f, "{stage} failed: {error}"),
             Error::CodeGeneration(e) => write!(f, "{stage} failed: {e}"),
+            Error::GpuMapping(e) => write!(f, "{stage} failed: {e}"),
             Error::Emission(e) => write!(f, "{stage} failed: {e}"),
+            Error::GpuEmission(e) => write!(f, "{stage} failed: {e}"),
             Error::Region { index, line, error } => {
                 write!(f, "region {} (line {line}): {error}", index + 1)
             }

@@ -61,7 +61,9 @@ mod pipeline;
 mod report;
 
 pub use error::{Error, Result, Stage};
-pub use options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET};
+pub use options::{
+    Algorithm, Fusion, GpuOptions, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET,
+};
 pub use pipeline::{optimize_scop, optimize_source, Optimized, OptimizedScop};
 pub use pollen_deps::DepKind;
 pub use pollen_sched::Fallback as SchedulerFallback;

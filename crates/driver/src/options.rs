@@ -35,6 +35,8 @@ pub struct Options {
     pub scalar_replacement: bool,
     /// The language the generated code is printed in.
     pub target: Target,
+    /// The choices of the GPU targets (ignored for C).
+    pub gpu: GpuOptions,
     /// The cache sizes the default tile sizes are computed from. The default is the
     /// model's ([`CacheInfo::default`]); the `pollen` tool reads the machine's.
     pub cache: CacheInfo,
@@ -64,6 +66,7 @@ impl Default for Options {
             vectorize: Vectorize::OmpSimd,
             scalar_replacement: true,
             target: Target::C,
+            gpu: GpuOptions::default(),
             cache: CacheInfo::default(),
             budget: Some(DEFAULT_BUDGET),
         }
@@ -144,11 +147,66 @@ pub enum Vectorize {
     None,
 }
 
-/// The language of the generated code. More emitters (OpenCL, CUDA) become variants
-/// here, each mapped to its `pollen-emit-*` crate in the emission stage.
+/// The language of the generated code, each printed by its `pollen-emit-*` crate in the
+/// emission stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Target {
     /// C with OpenMP pragmas (`pollen-emit-c`).
     C,
+    /// OpenCL: the kernels and a host program in C (`pollen-emit-gpu`).
+    OpenCl,
+    /// CUDA: a `.cu` file with the kernels and the host code (`pollen-emit-gpu`).
+    Cuda,
+}
+
+impl Target {
+    /// Whether the target is a GPU language (OpenCL or CUDA): the pipeline maps the
+    /// schedule to blocks and threads ([`GpuOptions`]).
+    pub fn is_gpu(self) -> bool {
+        matches!(self, Target::OpenCl | Target::Cuda)
+    }
+
+    /// The name, in lower case (`c`, `opencl`, `cuda`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::C => "c",
+            Target::OpenCl => "opencl",
+            Target::Cuda => "cuda",
+        }
+    }
+}
+
+/// The choices of the GPU targets ([`Target::OpenCl`], [`Target::Cuda`]).
+///
+/// On a GPU target the pipeline differs from the C one: the scheduler is steered by
+/// constraint injection ([`GpuOptions::inject`]), permutable bands are tiled with
+/// [`GpuOptions::tile_size`] unless [`Options::tiling`] gives sizes or is off, the
+/// point loops keep the scheduler's order (it decides which loop the threads of a warp
+/// share), there is no unroll-and-jam and no comparison with the original order (the
+/// CPU cost model does not apply), and the loops are mapped to blocks and threads by
+/// `pollen-gpu`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// Constraint injection (Bastoul et al., CGO 2022): a tree of constraints built from
+    /// the accesses' strides asks the scheduler for stride-1 innermost loops (mapped to
+    /// the threads' `x` dimension) and for fusion, with the plain schedule as the last
+    /// fallback (default on).
+    pub inject: bool,
+    /// The tile size of every band member when [`Options::tiling`] is
+    /// [`Tiling::FromCache`] (the cache model is a CPU model): default 32, PPCG's.
+    pub tile_size: i64,
+    /// Threads per block, `x` first; `None` (the default) lets the mapping choose from
+    /// the tile sizes.
+    pub block: Option<Vec<u32>>,
+}
+
+impl Default for GpuOptions {
+    fn default() -> GpuOptions {
+        GpuOptions {
+            inject: true,
+            tile_size: 32,
+            block: None,
+        }
+    }
 }

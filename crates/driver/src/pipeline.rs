@@ -20,7 +20,8 @@ use pollen_transform::TileOptions;
 use crate::error::{Error, Result, Stage};
 use crate::options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize};
 use crate::report::{
-    outline, Choice, DependenceSummary, Fallback, FusionDecision, IteratorType, Profitability,
+    outline, Choice, DependenceSummary, Fallback, FusionDecision, GpuReport, IteratorType,
+    Profitability,
     RegionReport, Report, ScopReport, ScopSummary, TileSizes,
 };
 
@@ -55,7 +56,9 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
     let extracted = pollen_frontend::extract_all_with(source, &mut fresh_budget(options))
         .map_err(Error::Frontend)?;
     let mut regions = Vec::with_capacity(extracted.len());
-    let mut replacements = Vec::with_capacity(extracted.len());
+    let mut edits = Vec::new();
+    let mut header = String::new();
+    let several = extracted.len() > 1;
     for (index, region) in extracted.into_iter().enumerate() {
         let line = source[..region.region.start].matches('\n').count() + 1;
         let in_region = |error: Error| Error::Region {
@@ -64,18 +67,41 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
             error: Box::new(error),
         };
         let scop = &region.scop;
-        let optimized = optimize_scop(scop, options).map_err(in_region)?;
+        let mut optimized = optimize_scop(scop, options).map_err(in_region)?;
+        if several {
+            // Kernels of different regions must not share a name (CUDA defines them all
+            // at file scope).
+            if let Some(gpu) = &mut optimized.report.gpu {
+                for kernel in &mut gpu.program.kernels {
+                    kernel.name = format!("region{index}_{}", kernel.name);
+                }
+            }
+        }
         let iterator_type = iterator_type(source, region.region.end, scop);
         let code = emit(
             source,
             &region.region,
             scop,
-            &optimized.ast,
+            &optimized,
             iterator_type,
             options,
         )
         .map_err(in_region)?;
-        replacements.push((region.region.clone(), code));
+        if header.is_empty() {
+            header = code.header;
+        }
+        if let Some((at, text)) = code.declarations {
+            edits.push(Edit {
+                range: at..at,
+                text,
+                order: (index, 0),
+            });
+        }
+        edits.push(Edit {
+            range: region.region.clone(),
+            text: code.replacement,
+            order: (index, 1),
+        });
         regions.push(RegionReport {
             index,
             line,
@@ -84,10 +110,17 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
             iterator_type,
         });
     }
+    // From the end of the file to its start, so that every range still refers to the
+    // original text; of edits at one place, the later region's first, so that the
+    // earlier region's text ends up before it.
+    edits.sort_by(|a, b| {
+        (b.range.start, b.range.end, b.order).cmp(&(a.range.start, a.range.end, a.order))
+    });
     let mut text = source.to_string();
-    for (range, code) in replacements.into_iter().rev() {
-        text.replace_range(range, &code);
+    for edit in edits {
+        text.replace_range(edit.range, &edit.text);
     }
+    text.insert_str(0, &header);
     Ok(Optimized {
         text,
         report: Report {
@@ -97,15 +130,34 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
     })
 }
 
+/// A change of the source: `range` replaced by `text`.
+struct Edit {
+    range: std::ops::Range<usize>,
+    text: String,
+    /// The region and the kind of the edit (declarations before the region's code).
+    order: (usize, usize),
+}
+
+/// The code of one region: what replaces it, and for the GPU targets what goes before
+/// the function that holds it and at the top of the file.
+struct RegionCode {
+    /// Lines for the very top of the file (the OpenCL header), or empty.
+    header: String,
+    /// Declarations (helpers, CUDA kernels) and the offset of the source they go at.
+    declarations: Option<(usize, String)>,
+    /// The code in place of the region.
+    replacement: String,
+}
+
 /// The code of one region in the target language.
 fn emit(
     source: &str,
     region: &std::ops::Range<usize>,
     scop: &Scop,
-    ast: &Ast,
+    optimized: &OptimizedScop,
     iterator_type: IteratorType,
     options: &Options,
-) -> Result<String> {
+) -> Result<RegionCode> {
     match options.target {
         Target::C => {
             let emit_options = pollen_emit_c::EmitOptions {
@@ -119,8 +171,50 @@ fn emit(
                 banner: true,
                 scalar_replacement: options.scalar_replacement,
             };
-            pollen_emit_c::replacement(source, region.clone(), scop, ast, &emit_options)
-                .map_err(Error::Emission)
+            let replacement = pollen_emit_c::replacement(
+                source,
+                region.clone(),
+                scop,
+                &optimized.ast,
+                &emit_options,
+            )
+            .map_err(Error::Emission)?;
+            Ok(RegionCode {
+                header: String::new(),
+                declarations: None,
+                replacement,
+            })
+        }
+        Target::OpenCl | Target::Cuda => {
+            let Some(gpu) = &optimized.report.gpu else {
+                return Err(Error::GpuMapping(pollen_gpu::Error::InvalidProgram(
+                    "the scop was not mapped to the GPU".to_string(),
+                )));
+            };
+            let emit_options = pollen_emit_gpu::EmitOptions::default();
+            let parts = if options.target == Target::OpenCl {
+                pollen_emit_gpu::opencl_parts(
+                    source,
+                    region.clone(),
+                    scop,
+                    &gpu.program,
+                    &emit_options,
+                )
+            } else {
+                pollen_emit_gpu::cuda_parts(
+                    source,
+                    region.clone(),
+                    scop,
+                    &gpu.program,
+                    &emit_options,
+                )
+            }
+            .map_err(Error::GpuEmission)?;
+            Ok(RegionCode {
+                header: parts.header,
+                declarations: Some((parts.insertion, parts.declarations)),
+                replacement: parts.replacement,
+            })
         }
     }
 }
@@ -128,6 +222,9 @@ fn emit(
 /// Optimizes a scop: dependences, schedule, tiling, the cost model's checks and code
 /// generation; the result's tree is the schedule the loops follow.
 pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
+    if options.target.is_gpu() {
+        return optimize_scop_gpu(scop, options);
+    }
     let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
         .map_err(Error::Dependences)?;
     let deps_slice = deps.as_slice();
@@ -232,6 +329,107 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         profitability,
         fallback,
         loops: outline(&ast, options.parallel),
+        gpu: None,
+    };
+    Ok(OptimizedScop { tree, ast, report })
+}
+
+/// [`optimize_scop`] for the GPU targets: the scheduler steered by constraint injection
+/// (with [`crate::GpuOptions::inject`]), bands tiled with the GPU tile sizes and their
+/// point loops in the scheduler's order, no CPU cost model, and the loops mapped to
+/// blocks and threads (`pollen-gpu`); the mapped program is in the report.
+fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
+    let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
+        .map_err(Error::Dependences)?;
+    let injecting = options.gpu.inject && options.algorithm == Algorithm::Pluto;
+    let (constraint_tree, scenarios) = if injecting {
+        let (tree, scenarios) = pollen_sched::inject::gpu::constraint_tree(
+            scop,
+            &pollen_sched::inject::gpu::TreeOptions::default(),
+        )
+        .map_err(Error::Scheduling)?;
+        (Some(tree), scenarios)
+    } else {
+        (None, Vec::new())
+    };
+    let sched_options = pollen_sched::Options {
+        algo: match options.algorithm {
+            Algorithm::Pluto => pollen_sched::Algo::Pluto,
+            Algorithm::Feautrier => pollen_sched::Algo::Feautrier,
+        },
+        fuse: options.fusion.to_sched(),
+        budget: options.budget,
+        constraints: constraint_tree.clone(),
+        ..Default::default()
+    };
+    let outcome = pollen_sched::schedule_with_report(scop, &deps, &sched_options)
+        .map_err(Error::Scheduling)?;
+    let (sizes, tile_sizes) = match &options.tiling {
+        Tiling::Off => (None, TileSizes::Off),
+        Tiling::Sizes(sizes) => (Some(sizes.clone()), TileSizes::Given(sizes.clone())),
+        Tiling::FromCache => (
+            Some(vec![options.gpu.tile_size]),
+            TileSizes::Gpu(options.gpu.tile_size),
+        ),
+    };
+    let tiled = match sizes {
+        None => None,
+        Some(sizes) => {
+            let tile_options = TileOptions {
+                sizes: Some(sizes),
+                wavefront: options.parallel,
+                intra_tile_order: false,
+                unroll_and_jam: false,
+                require_reuse: false,
+                budget: options.budget,
+                ..TileOptions::default()
+            };
+            Some(
+                pollen_transform::tile(scop, &deps, &outcome.tree, &tile_options).map_err(
+                    |error| Error::Transform {
+                        stage: Stage::Tiling,
+                        error,
+                    },
+                )?,
+            )
+        }
+    };
+    let tree = tiled.clone().unwrap_or_else(|| outcome.tree.clone());
+    let codegen_options = pollen_codegen::Options {
+        distribute: true,
+        budget: options.budget,
+        ..Default::default()
+    };
+    let ast =
+        pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    let gpu_options = pollen_gpu::GpuOptions {
+        block: options.gpu.block.clone(),
+        ..Default::default()
+    };
+    let program = pollen_gpu::map(scop, &ast, &gpu_options).map_err(Error::GpuMapping)?;
+    let report = ScopReport {
+        summary: ScopSummary::of(scop),
+        dependences: DependenceSummary::of(&deps),
+        algorithm: options.algorithm,
+        fusion: options.fusion,
+        tile_sizes,
+        schedule: outcome.tree,
+        scheduler_fallbacks: outcome.fallbacks,
+        tiled,
+        fusion_decision: None,
+        profitability: Profitability::Disabled,
+        fallback: Fallback::None,
+        loops: outline(&ast, options.parallel),
+        gpu: Some(GpuReport {
+            target: options.target,
+            scenarios,
+            constraint_tree_text: constraint_tree
+                .as_ref()
+                .map(|tree| tree.named(scop).to_string()),
+            constraint_tree,
+            injection: outcome.injection,
+            program,
+        }),
     };
     Ok(OptimizedScop { tree, ast, report })
 }

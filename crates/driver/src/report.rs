@@ -17,7 +17,7 @@ use pollen_deps::{DepKind, Dependences};
 use pollen_scop::{ScheduleTree, Scop};
 use pollen_transform::profit::Cost;
 
-use crate::options::{Algorithm, Fusion};
+use crate::options::{Algorithm, Fusion, Target};
 
 /// The report of [`crate::optimize_source`]: one entry per region, in file order.
 #[derive(Clone, Debug)]
@@ -73,6 +73,8 @@ pub struct ScopReport {
     /// The generated loops with their pragmas, one line per loop, branch and
     /// statement call.
     pub loops: Vec<LoopLine>,
+    /// The GPU targets' injection and mapping (`None` for C).
+    pub gpu: Option<GpuReport>,
 }
 
 /// The statements, parameters and arrays of a scop.
@@ -128,6 +130,28 @@ pub enum TileSizes {
         /// `(band members, size of each)` for bands of 2, 3 and 4 members.
         by_depth: Vec<(usize, i64)>,
     },
+    /// The GPU targets' size for every band member ([`crate::GpuOptions::tile_size`]).
+    Gpu(i64),
+}
+
+/// What the GPU targets did on top of the common stages: the constraint injection that
+/// steered the scheduler, and the mapping of the loops to blocks and threads.
+#[derive(Clone, Debug)]
+pub struct GpuReport {
+    /// The target language.
+    pub target: Target,
+    /// The per-statement scenarios of the injection's cost model (innermost loops
+    /// wanted, with their costs); empty without injection.
+    pub scenarios: Vec<pollen_sched::inject::gpu::Scenario>,
+    /// The constraint tree given to the scheduler (with injection on).
+    pub constraint_tree: Option<pollen_sched::ConstraintTree>,
+    /// The tree as printed with the statements' iterator names.
+    pub constraint_tree_text: Option<String>,
+    /// What the injection did: the node that held (or the plain schedule), and the
+    /// rungs of its fallback ladder.
+    pub injection: Option<pollen_sched::inject::InjectionReport>,
+    /// The mapped program: host control, kernels, device arrays and transfers.
+    pub program: pollen_gpu::GpuProgram,
 }
 
 /// Which of two schedules was kept.
@@ -316,6 +340,12 @@ impl ScopReport {
                     by_depth.join(", ")
                 )?;
             }
+            TileSizes::Gpu(size) => {
+                writeln!(f, "tiling: size {size} for every band member (GPU target)")?;
+            }
+        }
+        if let Some(gpu) = &self.gpu {
+            gpu.explain_injection(f)?;
         }
         let title = format!(
             "schedule ({}, {} fusion)",
@@ -384,6 +414,12 @@ impl ScopReport {
                 LoopItem::If => writeln!(f, "{indent}if")?,
                 LoopItem::Else => writeln!(f, "{indent}else")?,
                 LoopItem::Statement(name) => writeln!(f, "{indent}{name}")?,
+            }
+        }
+        if let Some(gpu) = &self.gpu {
+            writeln!(f, "gpu mapping ({}):", gpu.target.name())?;
+            for line in gpu.program.to_string().lines() {
+                writeln!(f, "  {line}")?;
             }
         }
         Ok(())
@@ -496,6 +532,39 @@ fn outline_into(
             }
         }
         Ast::User { statement, .. } => out.push(line(LoopItem::Statement(statement.clone()))),
+    }
+}
+
+impl GpuReport {
+    /// The `injection` lines: the scenarios, the tree and the node that held.
+    fn explain_injection(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(text) = &self.constraint_tree_text else {
+            return writeln!(f, "injection: off (the plain scheduler)");
+        };
+        writeln!(f, "injection: scenarios (innermost loop last, with costs):")?;
+        for scenario in &self.scenarios {
+            writeln!(f, "  {scenario}")?;
+        }
+        writeln!(f, "injection: constraint tree (siblings in priority order):")?;
+        for line in text.lines() {
+            writeln!(f, "  {line}")?;
+        }
+        match &self.injection {
+            Some(report) => {
+                match &report.held {
+                    Some(path) => {
+                        let path: Vec<String> = path.iter().map(usize::to_string).collect();
+                        writeln!(f, "injection: node #{} held", path.join("."))?;
+                    }
+                    None => writeln!(f, "injection: no node held: the plain schedule")?,
+                }
+                for step in &report.steps {
+                    writeln!(f, "injection ladder: {step}")?;
+                }
+            }
+            None => writeln!(f, "injection: not run by this scheduler")?,
+        }
+        Ok(())
     }
 }
 
