@@ -6,8 +6,19 @@
 //! and threads, and the arrays with the transfers they need. The OpenCL and CUDA
 //! emitters (`pollen-emit-gpu`) print it.
 
+mod check;
+mod display;
+mod error;
+mod extent;
+mod map;
 mod program;
 
+pub use check::{
+    check, check_with_limit, CheckReport, Instance, Placement, Violation, DEFAULT_CHECK_LIMIT,
+    MAX_LISTED_VIOLATIONS,
+};
+pub use error::{Error, Result};
+pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK};
 pub use program::{
     ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
 };

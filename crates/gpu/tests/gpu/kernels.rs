@@ -1,0 +1,62 @@
+//! Every example kernel, scheduled by Pluto, untiled and tiled by 4, mapped with
+//! several block sizes and checked by the dynamic checker at small parameter values:
+//! every instance runs once and every dependence is ordered.
+
+use pollen_gpu::{check, map, GpuOptions};
+
+use crate::common::{ast, kernel_names, scheduled, tiled, valuations};
+
+#[test]
+fn every_kernel_maps_and_checks() {
+    let options = [
+        GpuOptions::default(),
+        GpuOptions {
+            block: Some(vec![2, 2]),
+            ..GpuOptions::default()
+        },
+        GpuOptions {
+            block: Some(vec![3]),
+            max_grid: 2,
+            ..GpuOptions::default()
+        },
+    ];
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for name in kernel_names() {
+        let (scop, deps, tree) = scheduled(&name);
+        let trees = [
+            ("untiled", tree.clone()),
+            ("tiled", tiled(&scop, &deps, &tree, 4)),
+        ];
+        let values = valuations(&scop);
+        assert!(!values.is_empty(), "{name}: no valuation in the context");
+        for (label, tree) in &trees {
+            let ast = ast(&scop, tree);
+            for (k, o) in options.iter().enumerate() {
+                let program = match map(&scop, &ast, o) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        failures.push(format!("{name} {label} options {k}: {e}"));
+                        continue;
+                    }
+                };
+                if std::env::var("SHOW").is_ok() {
+                    eprintln!("== {name} {label} options {k}\n{program}");
+                }
+                for v in &values {
+                    match check(&scop, &deps, &program, v) {
+                        Ok(r) if r.is_ok() => checked += 1,
+                        Ok(r) => failures.push(format!(
+                            "{name} {label} options {k} at {v:?}: {} violations, first {:?}\n{program}",
+                            r.violation_count,
+                            r.violations.first()
+                        )),
+                        Err(e) => failures.push(format!("{name} {label} options {k} at {v:?}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{checked} checks passed");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
