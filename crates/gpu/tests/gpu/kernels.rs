@@ -1,5 +1,6 @@
-//! Every example kernel, scheduled by Pluto, untiled and tiled by 4, mapped with
-//! several block sizes and checked by the dynamic checker at small parameter values:
+//! Every example kernel, scheduled by Pluto (untiled, and tiled by 4 with wavefronts)
+//! and in its original order with its parallel loops marked, mapped with several block
+//! sizes and grid caps, and checked by the dynamic checker at small parameter values:
 //! every instance runs once and every dependence is ordered.
 
 use pollen_gpu::{check, map, GpuOptions};

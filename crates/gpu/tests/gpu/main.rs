@@ -2,5 +2,7 @@
 //! mapped and checked, the shapes of typical mappings, and wrong programs the checker
 //! must refuse.
 
+mod checker;
 mod common;
 mod kernels;
+mod shapes;
