@@ -593,25 +593,29 @@ impl Sim<'_> {
             }
         };
         // The first iteration's number and the distance between this thread's ones.
+        let int = Int::from;
         let (first, every) = match l.mapping {
-            Mapping::Sequential => (0, 1),
+            Mapping::Sequential => (Int::zero(), Int::one()),
             Mapping::Block(d) => {
                 let d = dim(d)?;
-                (t.block[d], t.grid[d])
+                (int(t.block[d]), int(t.grid[d]))
             }
             Mapping::Thread(d) => {
                 let d = dim(d)?;
-                (t.thread[d], t.dims[d])
+                (int(t.thread[d]), int(t.dims[d]))
             }
             Mapping::Global(d) => {
                 let d = dim(d)?;
-                (t.block[d] * t.dims[d] + t.thread[d], t.grid[d] * t.dims[d])
+                (
+                    &(&int(t.block[d]) * &int(t.dims[d])) + &int(t.thread[d]),
+                    &int(t.grid[d]) * &int(t.dims[d]),
+                )
             }
         };
         let lower = self.eval(&l.lower)?;
         let upper = self.eval(&l.upper)?;
-        let mut v = &lower + &(&Int::from(first) * &l.stride);
-        let jump = &Int::from(every) * &l.stride;
+        let mut v = &lower + &(&first * &l.stride);
+        let jump = &every * &l.stride;
         while v <= upper {
             self.step()?;
             self.env.push((l.iterator.clone(), v.clone()));
