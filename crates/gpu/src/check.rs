@@ -19,6 +19,8 @@
 //!   thread at an earlier position or in an earlier phase; a dependence through a
 //!   [`ArrayKind::Private`] scalar must stay within one thread of one launch;
 //! - every thread of a block must pass the same number of barriers in a launch;
+//! - a kernel sees only the parameters and the host iterators it lists (another name
+//!   is an [`Error::UnboundVariable`]);
 //! - every array a statement accesses must be on the device (a [`ArrayKind::Value`]
 //!   never written) and listed by each kernel that runs the statement.
 //!
@@ -187,6 +189,7 @@ pub fn check_with_limit(
             .iter()
             .map(|(n, v)| (n.clone(), Int::from(*v)))
             .collect(),
+        n_params: params.len(),
         steps: 0,
         limit,
         launches: 0,
@@ -360,6 +363,8 @@ struct Sim<'a> {
     program: &'a GpuProgram,
     /// The bindings of parameters, host iterators and kernel iterators, innermost last.
     env: Vec<(String, Int)>,
+    /// The number of parameters at the start of `env`.
+    n_params: usize,
     steps: u64,
     limit: u64,
     launches: usize,
@@ -453,6 +458,23 @@ impl Sim<'_> {
                 kernel.name, kernel.block
             )));
         }
+        // The kernel sees the parameters and the host iterators it lists, no others.
+        let mut env: Vec<(String, Int)> = self.env[..self.n_params].to_vec();
+        for h in &kernel.host_iterators {
+            env.push((h.clone(), self.eval(&Expr::Var(h.clone()))?));
+        }
+        let host_env = std::mem::replace(&mut self.env, env);
+        let result = self.run_launch(k);
+        self.env = host_env;
+        result
+    }
+
+    /// Runs every thread of every block of a launch of kernel `k`.
+    fn run_launch(&mut self, k: usize) -> Result<()> {
+        let program = self.program;
+        let Some(kernel) = program.kernels.get(k) else {
+            return Ok(());
+        };
         let mut grid = [1i64; 3];
         for (d, g) in kernel.grid.iter().enumerate() {
             let v = self.eval(g)?.max(Int::one());

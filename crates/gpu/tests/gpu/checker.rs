@@ -237,3 +237,18 @@ fn errors_of_the_checker() {
         Err(Error::InvalidProgram(_))
     ));
 }
+
+#[test]
+fn kernels_see_only_the_host_iterators_they_list() {
+    let scop = crate::common::kernel_scop("jacobi-1d");
+    let deps = crate::common::value_deps(&scop);
+    let tree = pollen_transform::parallelize(&deps, &scop.schedule, None).expect("flags");
+    let mut p = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    let v = values(&scop, 5);
+    assert!(check(&scop, &deps, &p, &v).expect("check").is_ok());
+    let host = p.kernels[0].host_iterators.pop().expect("a host iterator");
+    assert_eq!(
+        check(&scop, &deps, &p, &v),
+        Err(Error::UnboundVariable(host))
+    );
+}
