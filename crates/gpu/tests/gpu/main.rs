@@ -4,5 +4,6 @@
 
 mod checker;
 mod common;
+mod flags;
 mod kernels;
 mod shapes;
