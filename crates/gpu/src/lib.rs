@@ -53,8 +53,10 @@
 //! The arrays ([`DeviceArray`]): every array or scalar some statement accesses, in
 //! scop order. Arrays with dimensions are buffers; scalars only read are passed by
 //! value; written scalars are one-element buffers, except a scalar the region declares
-//! ([`pollen_scop::Array::local`]) whose every access runs in one single-thread kernel,
-//! which becomes a variable of that kernel ([`ArrayKind::Private`]). What the kernels
+//! ([`pollen_scop::Array::local`]) whose every access runs in one single-thread kernel
+//! launched once, which becomes a variable of that kernel ([`ArrayKind::Private`]; a
+//! local scalar that threads or launches share stays a buffer, since its value could
+//! cross them). What the kernels
 //! write is copied out; what they read or write is copied in (a kernel may write an
 //! array only in part, and the copy keeps the elements it does not write). An array or
 //! scalar without a known element type or extent is an error

@@ -153,7 +153,8 @@ struct Mapper<'a> {
     /// The host loops around the current point, outermost first.
     host_iterators: Vec<String>,
     kernels: Vec<Kernel>,
-    /// Per kernel: whether it runs on one thread (grid 1, block 1).
+    /// Per kernel: whether it runs on one thread (grid 1, block 1) and is launched once
+    /// (outside every host loop).
     single: Vec<bool>,
     /// Every name of the AST and the scop, for fresh iterator names.
     taken: BTreeSet<String>,
@@ -564,7 +565,7 @@ impl Mapper<'_> {
             arrays,
             body,
         });
-        self.single.push(single);
+        self.single.push(single && self.host_iterators.is_empty());
         Ok(index)
     }
 
@@ -633,8 +634,9 @@ impl Mapper<'_> {
     }
 
     /// Whether the local scalar `name` can be a variable of one kernel: every
-    /// statement that accesses it runs in the same single-thread kernel (one thread
-    /// runs every access, in the original order of the subtree it came from).
+    /// statement that accesses it runs in the same single-thread kernel, launched once
+    /// (one thread runs every access, in the original order of the subtree it came
+    /// from, so no value has to cross threads or launches).
     fn private(&self, name: &str, runs: &BTreeMap<&str, BTreeSet<usize>>) -> bool {
         let mut kernels = BTreeSet::new();
         for s in &self.scop.statements {

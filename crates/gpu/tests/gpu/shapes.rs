@@ -359,3 +359,37 @@ fn the_block_model() {
     assert_eq!(block_model(&[Some(Int::from(5000))]), vec![1024]);
     assert_eq!(block_model(&[Some(Int::from(0))]), vec![1]);
 }
+
+const ROW_SUMS: &str = "
+void row_sums(int n, int m, double A[100][100], double out[100]) {
+#pragma scop
+  for (int t = 0; t < m; t++) {
+    for (int i = 0; i < n; i++)
+      A[t][i] = A[t][i] * 2;
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+      s = s + A[t][i];
+    out[t] = s;
+  }
+#pragma endscop
+}
+";
+
+#[test]
+fn a_local_scalar_shared_by_launches_stays_a_buffer() {
+    // In the original order, the time loop stays on the host around a parallel kernel
+    // and a single-thread kernel: the latter runs once per iteration, so its declared
+    // scalar is not made private.
+    let scop = scop_of(ROW_SUMS);
+    let deps = value_deps(&scop);
+    let tree = pollen_transform::parallelize(&deps, &scop.schedule, None).expect("flags");
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    assert!(
+        host_shape(&program.host).starts_with("for[launch0 launch1"),
+        "{program}"
+    );
+    assert_eq!(program.kernels[1].block, vec![1]);
+    let s = program.arrays.iter().find(|a| a.name == "s").expect("s");
+    assert_eq!(s.kind, ArrayKind::ScalarBuffer);
+    assert_checks(&scop, &program, 5);
+}
