@@ -108,15 +108,33 @@ fn operands(e: &Expr, max: bool) -> Vec<&Expr> {
     }
 }
 
+/// The range of an enclosing loop's iterator: its name and its bounds.
+pub(crate) struct Range<'a> {
+    /// The iterator.
+    pub name: &'a str,
+    /// Its lower bound (a maximum of operands).
+    pub lower: &'a Expr,
+    /// Its upper bound (a minimum of operands).
+    pub upper: &'a Expr,
+}
+
 /// A bound on the number of iterations of the loop `lower ..= upper` step `stride`
 /// (positive) that mentions only variables `allowed` accepts, or `None`. Constant
 /// bounds are preferred (the smallest, at least 0); otherwise the minimum of the
 /// usable symbolic bounds.
+///
+/// The iterators of the enclosing loops `ranges` (outermost first) may be eliminated
+/// from a difference `u - l`: innermost first, an iterator with a positive coefficient
+/// is replaced by an operand of its loop's upper bound, one with a negative
+/// coefficient by an operand of its lower bound (the first operand that leaves only
+/// allowed variables and iterators of loops further out), which can only increase
+/// the difference.
 pub(crate) fn trip_bound(
     lower: &Expr,
     upper: &Expr,
     stride: &Int,
     allowed: &dyn Fn(&str) -> bool,
+    ranges: &[Range<'_>],
 ) -> Option<Expr> {
     if !stride.is_positive() {
         return None;
@@ -127,9 +145,9 @@ pub(crate) fn trip_bound(
         for u in operands(upper, false) {
             let mut d = Linear::of(u);
             d.add(l, &-Int::one());
-            if !d.vars().iter().all(|v| allowed(v)) {
+            let Some(mut d) = eliminate(d, allowed, ranges) else {
                 continue;
-            }
+            };
             if d.terms.is_empty() {
                 let n = &d.constant.floor_div(stride) + &Int::one();
                 let n = n.max(Int::zero());
@@ -161,9 +179,42 @@ pub(crate) fn trip_bound(
     }
 }
 
+/// `d` bounded from above without the iterators of `ranges` (see [`trip_bound`]), if
+/// it then mentions only allowed variables.
+fn eliminate(
+    mut d: Linear,
+    allowed: &dyn Fn(&str) -> bool,
+    ranges: &[Range<'_>],
+) -> Option<Linear> {
+    for (k, r) in ranges.iter().enumerate().rev() {
+        let var = Expr::var(r.name);
+        let Some(c) = d
+            .terms
+            .iter()
+            .find(|(a, _)| *a == var)
+            .map(|(_, c)| c.clone())
+        else {
+            continue;
+        };
+        let further_out = |v: &str| allowed(v) || ranges[..k].iter().any(|o| o.name == v);
+        let bound = if c.is_positive() {
+            operands(r.upper, false)
+        } else {
+            operands(r.lower, true)
+        };
+        let replacement = bound
+            .into_iter()
+            .map(Linear::of)
+            .find(|b| b.vars().iter().all(|v| further_out(v)))?;
+        d.add(&var, &-&c);
+        d.add(&replacement.to_expr(), &c);
+    }
+    d.vars().iter().all(|v| allowed(v)).then_some(d)
+}
+
 /// A constant bound on the trip count of a loop whatever the values of the variables.
 pub(crate) fn constant_trip(lower: &Expr, upper: &Expr, stride: &Int) -> Option<Int> {
-    match trip_bound(lower, upper, stride, &|_| false) {
+    match trip_bound(lower, upper, stride, &|_| false, &[]) {
         Some(Expr::Int(c)) => Some(c),
         _ => None,
     }
@@ -196,7 +247,7 @@ mod tests {
         // Only N allowed: no pair is free of c0 but the constant one.
         let n_only = |s: &str| s == "N";
         assert_eq!(
-            trip_bound(&lower, &upper, &Int::one(), &n_only),
+            trip_bound(&lower, &upper, &Int::one(), &n_only, &[]),
             Some(Expr::int(4))
         );
     }
@@ -209,13 +260,16 @@ mod tests {
             Int::from(4),
         );
         let n_only = |s: &str| s == "N";
-        let e = trip_bound(&Expr::int(0), &upper, &Int::one(), &n_only);
+        let e = trip_bound(&Expr::int(0), &upper, &Int::one(), &n_only, &[]);
         assert_eq!(e, Some(Expr::Add(vec![upper.clone(), Expr::int(1)])));
         // A triangular loop c1 = c0 .. N - 1 has no bound over N alone.
         let upper = Expr::Add(vec![v("N"), Expr::int(-1)]);
-        assert_eq!(trip_bound(&v("c0"), &upper, &Int::one(), &n_only), None);
+        assert_eq!(
+            trip_bound(&v("c0"), &upper, &Int::one(), &n_only, &[]),
+            None
+        );
         // With a stride: floor((N - 1 - 1) / 3) + 1.
-        let e = trip_bound(&Expr::int(1), &upper, &Int::from(3), &n_only);
+        let e = trip_bound(&Expr::int(1), &upper, &Int::from(3), &n_only, &[]);
         assert_eq!(
             e,
             Some(Expr::Add(vec![
@@ -225,6 +279,35 @@ mod tests {
                 ),
                 Expr::int(1)
             ]))
+        );
+        // With the range of c0 known (0 .. N - 1), c0 is replaced by its lower bound:
+        // at most N iterations.
+        let zero = Expr::int(0);
+        let ranges = [Range {
+            name: "c0",
+            lower: &zero,
+            upper: &upper,
+        }];
+        assert_eq!(
+            trip_bound(&v("c0"), &upper, &Int::one(), &n_only, &ranges),
+            Some(v("N"))
+        );
+        // c2 in c1 .. c0 with c1 in 0 .. c0 and c0 in 0 .. N - 1: c0 - c1 + 1 <= N.
+        let ranges = [
+            Range {
+                name: "c0",
+                lower: &zero,
+                upper: &upper,
+            },
+            Range {
+                name: "c1",
+                lower: &zero,
+                upper: &v("c0"),
+            },
+        ];
+        assert_eq!(
+            trip_bound(&v("c1"), &v("c0"), &Int::one(), &n_only, &ranges),
+            Some(v("N"))
         );
         // An empty constant loop runs no iteration.
         assert_eq!(

@@ -44,8 +44,10 @@
 //! that the host can compute: for a lower operand `l` and an upper operand `u` of its
 //! `max`/`min` bounds whose difference, once linear terms are collected, mentions only
 //! parameters and host iterators, `floor((u - l) / stride) + 1` (divided by the block
-//! size, rounding up, for a global mapping); the minimum of the usable pairs, a
-//! constant where one is; capped by [`GpuOptions::max_grid`], and
+//! size, rounding up, for a global mapping), where the iterators of outer block loops
+//! may first be replaced by the bounds of their loops that maximise the difference
+//! (a triangular loop `c1 = c0 .. N - 1` under `c0 = 0 .. N - 1` gets `N`); the minimum
+//! of the usable pairs, a constant where one is; capped by [`GpuOptions::max_grid`], and
 //! [`GpuOptions::default_grid`] where no pair is usable. Block sizes are
 //! [`GpuOptions::block`] when given, else [`block_model`]: the thread loops' constant
 //! trip counts (the tile sizes), else `256`, `32 × 8` or `32 × 4 × 2`.

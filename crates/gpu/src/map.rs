@@ -8,7 +8,7 @@ use pollen_codegen::{Ast, Expr, Loop};
 use pollen_scop::{AccessKind, Scop};
 
 use crate::error::{Error, Result};
-use crate::extent::{cond_vars, constant_trip, expr_vars, trip_bound};
+use crate::extent::{cond_vars, constant_trip, expr_vars, trip_bound, Range};
 use crate::program::{
     ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
 };
@@ -282,7 +282,7 @@ impl Mapper<'_> {
             let mut grid = vec![Expr::int(1); p];
             for (k, c) in blocks.iter().enumerate().rev() {
                 let d = p - 1 - k;
-                grid[d] = self.grid_extent(c, None);
+                grid[d] = self.grid_extent(c, &blocks[..k], None);
                 body = mapped(c, Mapping::Block(d as u8), body);
             }
             return self.finish(grid, block, body, false);
@@ -293,14 +293,14 @@ impl Mapper<'_> {
         let mut body = sequential(&innermost.body)?;
         if p == 1 {
             body = mapped(innermost, Mapping::Global(0), body);
-            let grid = vec![self.grid_extent(innermost, Some(block[0]))];
+            let grid = vec![self.grid_extent(innermost, &[], Some(block[0]))];
             return self.finish(grid, block, body, false);
         }
         body = mapped(innermost, Mapping::Thread(0), body);
         let mut grid = vec![Expr::int(1); p - 1];
         for (k, c) in blocks[..p - 1].iter().enumerate().rev() {
             let d = p - 2 - k;
-            grid[d] = self.grid_extent(c, None);
+            grid[d] = self.grid_extent(c, &blocks[..k], None);
             body = mapped(c, Mapping::Block(d as u8), body);
         }
         self.finish(grid, block, body, false)
@@ -505,13 +505,22 @@ impl Mapper<'_> {
         name
     }
 
-    /// The number of blocks for the block- or globally mapped loop `l` (`threads`
-    /// threads per block for a global mapping), capped by the options.
-    fn grid_extent(&self, l: &Loop, threads: Option<u32>) -> Expr {
+    /// The number of blocks for the block- or globally mapped loop `l` inside the
+    /// block loops `outer` (`threads` threads per block for a global mapping), capped
+    /// by the options.
+    fn grid_extent(&self, l: &Loop, outer: &[&Loop], threads: Option<u32>) -> Expr {
         let allowed =
             |v: &str| self.params.contains(v) || self.host_iterators.iter().any(|h| h == v);
+        let ranges: Vec<Range<'_>> = outer
+            .iter()
+            .map(|o| Range {
+                name: &o.iterator,
+                lower: &o.lower,
+                upper: &o.upper,
+            })
+            .collect();
         let cap = Int::from(self.options.max_grid);
-        let Some(trips) = trip_bound(&l.lower, &l.upper, &l.stride, &allowed) else {
+        let Some(trips) = trip_bound(&l.lower, &l.upper, &l.stride, &allowed, &ranges) else {
             return Expr::Int(Int::from(self.options.default_grid).min(cap));
         };
         let blocks = match (threads, trips) {
