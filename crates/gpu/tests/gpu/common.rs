@@ -34,6 +34,16 @@ pub fn ast(scop: &Scop, tree: &ScheduleTree) -> Ast {
     pollen_codegen::generate(scop, tree, &pollen_codegen::Options::default()).expect("codegen")
 }
 
+/// The loop AST of a tree as the pipeline generates it: parallel innermost loops of
+/// guarded statements distributed.
+pub fn distributed_ast(scop: &Scop, tree: &ScheduleTree) -> Ast {
+    let options = pollen_codegen::Options {
+        distribute: true,
+        ..Default::default()
+    };
+    pollen_codegen::generate(scop, tree, &options).expect("codegen")
+}
+
 /// Parameter valuations inside the context: every parameter in 5..7.
 pub fn valuations(scop: &Scop) -> Vec<Vec<(String, i64)>> {
     let n = scop.params.len();

@@ -1,11 +1,12 @@
 //! Every example kernel, scheduled by Pluto (untiled, and tiled by 4 with wavefronts)
-//! and in its original order with its parallel loops marked, mapped with several block
+//! (also generated with distributed innermost loops, as the pipeline does) and in its
+//! original order with its parallel loops marked, mapped with several block
 //! sizes and grid caps, and checked by the dynamic checker at small parameter values:
 //! every instance runs once and every dependence is ordered.
 
 use pollen_gpu::{check, map, GpuOptions};
 
-use crate::common::{ast, kernel_names, scheduled, tiled, valuations};
+use crate::common::{ast, distributed_ast, kernel_names, scheduled, tiled, valuations};
 
 #[test]
 fn every_kernel_maps_and_checks() {
@@ -25,16 +26,20 @@ fn every_kernel_maps_and_checks() {
     let mut checked = 0;
     for name in kernel_names() {
         let (scop, deps, tree) = scheduled(&name);
-        let trees = [
-            ("untiled", tree.clone()),
-            ("tiled", tiled(&scop, &deps, &tree, 4)),
+        let original =
+            pollen_transform::parallelize(&deps, &scop.schedule, None).expect("parallel flags");
+        let tiled = tiled(&scop, &deps, &tree, 4);
+        let asts = [
+            ("untiled", ast(&scop, &tree)),
+            ("tiled", ast(&scop, &tiled)),
+            ("distributed", distributed_ast(&scop, &tiled)),
+            ("original", ast(&scop, &original)),
         ];
         let values = valuations(&scop);
         assert!(!values.is_empty(), "{name}: no valuation in the context");
-        for (label, tree) in &trees {
-            let ast = ast(&scop, tree);
+        for (label, ast) in &asts {
             for (k, o) in options.iter().enumerate() {
-                let program = match map(&scop, &ast, o) {
+                let program = match map(&scop, ast, o) {
                     Ok(p) => p,
                     Err(e) => {
                         failures.push(format!("{name} {label} options {k}: {e}"));
