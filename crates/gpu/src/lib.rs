@@ -5,9 +5,91 @@
 //! control flow around kernel launches, the kernels with their loops mapped to blocks
 //! and threads, and the arrays with the transfers they need. The OpenCL and CUDA
 //! emitters (`pollen-emit-gpu`) print it.
+//!
+//! # The mapping ([`map`])
+//!
+//! [`map`] walks the AST from the top, on the host:
+//!
+//! - A loop marked parallel starts a kernel. Its *block loops* P are the chain of
+//!   perfectly nested parallel loops from there (through blocks of one child), up to a
+//!   suffix of loops whose trip counts are bounded by constants (the point loops of a
+//!   tile), at most three. Under P, the code is *block-uniform* as long as its bounds
+//!   and conditions mention only parameters, host iterators, iterators of P and of
+//!   uniform sequential loops; the parallel loops reached through uniform code are the
+//!   *thread loops*, each starting a chain of at most three perfectly nested parallel
+//!   loops.
+//!   - With thread loops: P → [`Mapping::Block`] (innermost `x` = 0), each thread
+//!     chain → [`Mapping::Thread`] (innermost `x`), everything inside a thread chain
+//!     [`Mapping::Sequential`]. Uniform sequential loops and guards stay around them
+//!     (run by every thread of the block); uniform code without parallel loops runs in
+//!     one thread ([`KernelAst::SingleThread`]). A [`KernelAst::Barrier`] follows every
+//!     thread chain and every single-thread part, so that consecutive parts, and the
+//!     iterations of a uniform loop around them, are ordered; the barriers at the end
+//!     of the kernel's code are dropped. A chain of fewer thread dimensions than the
+//!     kernel's block is wrapped in one-iteration loops mapped to the missing thread
+//!     dimensions (`for (pad1 = 0; pad1 <= 0; pad1++) // thread y`), so that only the
+//!     threads of index 0 along them run it.
+//!     This is the tile-loops-to-blocks, point-loops-to-threads structure of a tiled
+//!     band: for tiled gemm, the i and j tile loops go to blocks, the k tile loop runs
+//!     in every thread with a barrier after each iteration, the i point loop goes to
+//!     threads and the k and j point loops run inside each thread.
+//!   - Without: the innermost loop of P goes to [`Mapping::Thread`] `x` and the
+//!     others to blocks; a single loop goes to [`Mapping::Global`] `x`.
+//! - A sequential loop, a guard or a block that holds a parallel loop stays on the host
+//!   ([`Host::For`], [`Host::If`], [`Host::Block`]); consecutive host-level parts
+//!   without a parallel loop become one kernel of one thread (grid 1, block 1).
+//!
+//! Mapped loops are stride loops (see [`KernelLoop`]), so the sizes decide speed only.
+//! The grid size of a block- or globally mapped loop is a bound on its trip count
+//! that the host can compute: for a lower operand `l` and an upper operand `u` of its
+//! `max`/`min` bounds whose difference, once linear terms are collected, mentions only
+//! parameters and host iterators, `floor((u - l) / stride) + 1` (divided by the block
+//! size, rounding up, for a global mapping), where the iterators of outer block loops
+//! may first be replaced by the bounds of their loops that maximise the difference
+//! (a triangular loop `c1 = c0 .. N - 1` under `c0 = 0 .. N - 1` gets `N`); the minimum
+//! of the usable pairs, a constant where one is; capped by [`GpuOptions::max_grid`], and
+//! [`GpuOptions::default_grid`] where no pair is usable. Block sizes are
+//! [`GpuOptions::block`] when given, else [`block_model`]: the thread loops' constant
+//! trip counts (the tile sizes), else `256`, `32 × 8` or `32 × 4 × 2`.
+//!
+//! The arrays ([`DeviceArray`]): every array or scalar some statement accesses, in
+//! scop order. Arrays with dimensions are buffers; scalars only read are passed by
+//! value; written scalars are one-element buffers, except a scalar the region declares
+//! ([`pollen_scop::Array::local`]) whose every access runs in one single-thread kernel
+//! launched once, which becomes a variable of that kernel ([`ArrayKind::Private`]; a
+//! local scalar that threads or launches share stays a buffer, since its value could
+//! cross them). What the kernels
+//! write is copied out; what they read or write is copied in (a kernel may write an
+//! array only in part, and the copy keeps the elements it does not write). An array or
+//! scalar without a known element type or extent is an error
+//! ([`Error::UnsupportedArray`]). `Display` prints a program as pseudo-code.
+//!
+//! # The checker ([`check`])
+//!
+//! An independent dynamic check that shares no logic with the mapping: the program is
+//! simulated at concrete parameter values (host control, launches in order, every
+//! block and thread of each launch with the stride-loop semantics of each mapping), each
+//! statement instance recorded with its launch, block, thread, barrier phase and
+//! position in its thread's order; then every domain instance must run exactly once,
+//! every pair of every dependence must be ordered (an earlier launch, or the same
+//! block with the same thread and an earlier position, or the same block and an
+//! earlier phase), and the threads of a block must pass the same number of barriers.
+//! Violations come back as data ([`CheckReport`]); the simulation and the enumerations
+//! run under a step limit.
 
+mod check;
+mod display;
+mod error;
+mod extent;
+mod map;
 mod program;
 
+pub use check::{
+    check, check_with_limit, CheckReport, Instance, Placement, Violation, DEFAULT_CHECK_LIMIT,
+    MAX_LISTED_VIOLATIONS,
+};
+pub use error::{Error, Result};
+pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK};
 pub use program::{
     ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
 };

@@ -1,0 +1,870 @@
+//! The mapping of a loop AST to host control and kernels (see the crate documentation
+//! for the scheme).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pollen_arith::Int;
+use pollen_codegen::{Ast, Expr, Loop};
+use pollen_scop::{AccessKind, Scop};
+
+use crate::error::{Error, Result};
+use crate::extent::{cond_vars, constant_trip, expr_vars, trip_bound, Range};
+use crate::program::{
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
+};
+
+/// The most threads one block may hold.
+pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+
+/// The options of [`map`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuOptions {
+    /// Threads per block, `x` first (one to three entries, each at least 1, product at
+    /// most [`MAX_THREADS_PER_BLOCK`]); `None` (the default) chooses them from the
+    /// kernel (see [`block_model`]). A kernel uses as many block dimensions as it maps
+    /// thread dimensions: extra entries are dropped and missing ones are 1.
+    pub block: Option<Vec<u32>>,
+    /// The most blocks along one grid dimension (default 65535, CUDA's limit for `y`
+    /// and `z`): grid sizes are capped by it. Mapped loops are stride loops, so the
+    /// cap costs speed, never correctness.
+    pub max_grid: u32,
+    /// The number of blocks along a grid dimension whose mapped loop has no trip-count
+    /// bound that the host can compute (a triangular loop whose bounds mention an outer
+    /// block-mapped iterator): default 32.
+    pub default_grid: u32,
+}
+
+impl Default for GpuOptions {
+    fn default() -> GpuOptions {
+        GpuOptions {
+            block: None,
+            max_grid: 65535,
+            default_grid: 32,
+        }
+    }
+}
+
+impl GpuOptions {
+    fn validate(&self) -> Result<()> {
+        if self.max_grid == 0 || self.default_grid == 0 {
+            return Err(Error::InvalidOptions(
+                "grid sizes must be at least 1".to_string(),
+            ));
+        }
+        if let Some(b) = &self.block {
+            if b.is_empty() || b.len() > 3 {
+                return Err(Error::InvalidOptions(format!(
+                    "a block has one to three dimensions, not {}",
+                    b.len()
+                )));
+            }
+            if b.contains(&0) {
+                return Err(Error::InvalidOptions(
+                    "block sizes must be at least 1".to_string(),
+                ));
+            }
+            let product = b.iter().try_fold(1u32, |p, &x| p.checked_mul(x));
+            if !matches!(product, Some(p) if p <= MAX_THREADS_PER_BLOCK) {
+                return Err(Error::InvalidOptions(format!(
+                    "a block holds at most {MAX_THREADS_PER_BLOCK} threads"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The block sizes chosen when [`GpuOptions::block`] is `None`, for a kernel with
+/// `extents.len()` (one to three) thread dimensions, `x` first, each with a constant
+/// bound on the trip counts of its thread loops where there is one (the tile sizes of
+/// a tiled band).
+///
+/// A dimension with a known extent `c` gets `c` threads (between 1 and 1024); the
+/// others get the defaults `256` (one dimension), `32 × 8` (two) or `32 × 4 × 2`
+/// (three), whose `x` is a multiple of the 32-thread warp. While the product exceeds
+/// 1024, the outermost dimension above 1 is halved (rounding up).
+pub fn block_model(extents: &[Option<Int>]) -> Vec<u32> {
+    let defaults: &[u32] = match extents.len() {
+        0 | 1 => &[256],
+        2 => &[32, 8],
+        _ => &[32, 4, 2],
+    };
+    let mut sizes: Vec<u32> = defaults
+        .iter()
+        .enumerate()
+        .map(|(d, &default)| match extents.get(d).cloned().flatten() {
+            Some(c) => {
+                let c = c.max(Int::one()).min(Int::from(MAX_THREADS_PER_BLOCK));
+                c.to_i64().and_then(|x| u32::try_from(x).ok()).unwrap_or(1)
+            }
+            None => default,
+        })
+        .collect();
+    while sizes.iter().map(|&x| u64::from(x)).product::<u64>() > u64::from(MAX_THREADS_PER_BLOCK) {
+        match sizes.iter().rposition(|&x| x > 1) {
+            Some(d) => sizes[d] = sizes[d].div_ceil(2),
+            None => break,
+        }
+    }
+    sizes
+}
+
+/// Maps the loop AST of a scop to a GPU program (see the crate documentation).
+///
+/// Fails on an array or scalar the kernels must hold without a known element type or
+/// extent, a statement the scop does not have, an access to an undeclared array, a loop
+/// with a non-positive stride, or options outside their ranges; never panics.
+pub fn map(scop: &Scop, ast: &Ast, options: &GpuOptions) -> Result<GpuProgram> {
+    options.validate()?;
+    let mut taken = BTreeSet::new();
+    collect_names(ast, &mut taken);
+    taken.extend(scop.params.iter().cloned());
+    taken.extend(scop.arrays.iter().map(|a| a.name.clone()));
+    let mut m = Mapper {
+        scop,
+        options,
+        params: scop.params.iter().cloned().collect(),
+        host_iterators: Vec::new(),
+        kernels: Vec::new(),
+        single: Vec::new(),
+        taken,
+    };
+    let host = m.host(ast)?;
+    let arrays = m.arrays()?;
+    for k in &mut m.kernels {
+        k.arrays = arrays
+            .iter()
+            .filter(|a| k.arrays.contains(&a.name))
+            .map(|a| a.name.clone())
+            .collect();
+    }
+    Ok(GpuProgram {
+        arrays,
+        host,
+        kernels: m.kernels,
+    })
+}
+
+/// The state of one mapping.
+struct Mapper<'a> {
+    scop: &'a Scop,
+    options: &'a GpuOptions,
+    params: BTreeSet<String>,
+    /// The host loops around the current point, outermost first.
+    host_iterators: Vec<String>,
+    kernels: Vec<Kernel>,
+    /// Per kernel: whether it runs on one thread (grid 1, block 1) and is launched once
+    /// (outside every host loop).
+    single: Vec<bool>,
+    /// Every name of the AST and the scop, for fresh iterator names.
+    taken: BTreeSet<String>,
+}
+
+/// One thread dimension's mapped loops: constant trip bounds (`None` where unknown).
+type ThreadExtents = Vec<Vec<Option<Int>>>;
+
+impl Mapper<'_> {
+    /// The host code of `ast`.
+    fn host(&mut self, ast: &Ast) -> Result<Host> {
+        if !has_parallel(ast) {
+            return Ok(self
+                .single_kernel(&[ast])?
+                .map_or(Host::Block(vec![]), Host::Launch));
+        }
+        match ast {
+            Ast::Block(children) => {
+                let mut out = Vec::new();
+                let mut pending: Vec<&Ast> = Vec::new();
+                for c in children {
+                    if has_parallel(c) {
+                        if let Some(k) = self.single_kernel(&pending)? {
+                            out.push(Host::Launch(k));
+                        }
+                        pending.clear();
+                        out.push(self.host(c)?);
+                    } else {
+                        pending.push(c);
+                    }
+                }
+                if let Some(k) = self.single_kernel(&pending)? {
+                    out.push(Host::Launch(k));
+                }
+                Ok(if out.len() == 1 {
+                    out.remove(0)
+                } else {
+                    Host::Block(out)
+                })
+            }
+            Ast::For(l) if l.parallel => Ok(Host::Launch(self.parallel_kernel(l)?)),
+            Ast::For(l) => {
+                check_stride(l)?;
+                self.host_iterators.push(l.iterator.clone());
+                let body = self.host(&l.body);
+                self.host_iterators.pop();
+                Ok(Host::For {
+                    iterator: l.iterator.clone(),
+                    lower: l.lower.clone(),
+                    upper: l.upper.clone(),
+                    stride: l.stride.clone(),
+                    body: Box::new(body?),
+                })
+            }
+            Ast::If {
+                cond,
+                then,
+                otherwise,
+            } => Ok(Host::If {
+                cond: cond.clone(),
+                then: Box::new(self.host(then)?),
+                otherwise: match otherwise {
+                    Some(o) => Some(Box::new(self.host(o)?)),
+                    None => None,
+                },
+            }),
+            Ast::User { .. } => Ok(self
+                .single_kernel(&[ast])?
+                .map_or(Host::Block(vec![]), Host::Launch)),
+        }
+    }
+
+    /// A kernel of one thread running `parts` in order, or `None` when they run no
+    /// statement.
+    fn single_kernel(&mut self, parts: &[&Ast]) -> Result<Option<usize>> {
+        if !parts.iter().any(|p| has_statement(p)) {
+            return Ok(None);
+        }
+        let body = parts
+            .iter()
+            .map(|p| sequential(p))
+            .collect::<Result<Vec<_>>>()?;
+        let body = if body.len() == 1 {
+            body.into_iter().next().unwrap_or(KernelAst::Block(vec![]))
+        } else {
+            KernelAst::Block(body)
+        };
+        Ok(Some(self.finish(
+            vec![Expr::int(1)],
+            vec![1],
+            body,
+            true,
+        )?))
+    }
+
+    /// The kernel that starts at the host-level parallel loop `l`.
+    fn parallel_kernel(&mut self, l: &Loop) -> Result<usize> {
+        let chain = parallel_chain(l, usize::MAX);
+        for c in &chain {
+            check_stride(c)?;
+        }
+        // Block loops: the chain up to a suffix of loops with constant trip counts
+        // (the point loops of a tile), at most three.
+        let constant = |k: usize| {
+            chain[k..]
+                .iter()
+                .all(|c| constant_trip(&c.lower, &c.upper, &c.stride).is_some())
+        };
+        let split = (1..chain.len())
+            .find(|&k| constant(k))
+            .unwrap_or(chain.len());
+        let p = split.min(3);
+        let blocks = &chain[..p];
+        let inner = &blocks[p - 1].body;
+        let mut names: Vec<String> = blocks.iter().map(|c| c.iterator.clone()).collect();
+        if self.has_thread_loop(inner, &mut names) {
+            let mut extents: ThreadExtents = Vec::new();
+            let mut items = Vec::new();
+            self.uniform(inner, &mut names, &mut items, &mut extents)?;
+            strip_trailing_barriers(&mut items);
+            let block = self.block_sizes(&extents);
+            let nd = block.len();
+            let mut body = KernelAst::Block(items);
+            self.pad_thread_chains(&mut body, nd);
+            let mut grid = vec![Expr::int(1); p];
+            for (k, c) in blocks.iter().enumerate().rev() {
+                let d = p - 1 - k;
+                grid[d] = self.grid_extent(c, &blocks[..k], None);
+                body = mapped(c, Mapping::Block(d as u8), body);
+            }
+            return self.finish(grid, block, body, false);
+        }
+        let innermost = blocks[p - 1];
+        let extent = constant_trip(&innermost.lower, &innermost.upper, &innermost.stride);
+        let block = self.block_sizes(&vec![vec![extent]]);
+        let mut body = sequential(&innermost.body)?;
+        if p == 1 {
+            body = mapped(innermost, Mapping::Global(0), body);
+            let grid = vec![self.grid_extent(innermost, &[], Some(block[0]))];
+            return self.finish(grid, block, body, false);
+        }
+        body = mapped(innermost, Mapping::Thread(0), body);
+        let mut grid = vec![Expr::int(1); p - 1];
+        for (k, c) in blocks[..p - 1].iter().enumerate().rev() {
+            let d = p - 2 - k;
+            grid[d] = self.grid_extent(c, &blocks[..k], None);
+            body = mapped(c, Mapping::Block(d as u8), body);
+        }
+        self.finish(grid, block, body, false)
+    }
+
+    /// Whether a parallel loop is reached from `ast` through block-uniform code only.
+    fn has_thread_loop(&self, ast: &Ast, names: &mut Vec<String>) -> bool {
+        if !self.uniform_header(ast, names) {
+            return false;
+        }
+        match ast {
+            Ast::Block(v) => v.iter().any(|c| self.has_thread_loop(c, names)),
+            Ast::For(l) if l.parallel => true,
+            Ast::For(l) => {
+                names.push(l.iterator.clone());
+                let found = self.has_thread_loop(&l.body, names);
+                names.pop();
+                found
+            }
+            Ast::If {
+                then, otherwise, ..
+            } => {
+                self.has_thread_loop(then, names)
+                    || otherwise
+                        .as_ref()
+                        .is_some_and(|o| self.has_thread_loop(o, names))
+            }
+            Ast::User { .. } => false,
+        }
+    }
+
+    /// Whether the bounds or the condition at the head of `ast` mention only
+    /// parameters, host iterators and `names` (block-mapped and uniform iterators).
+    fn uniform_header(&self, ast: &Ast, names: &[String]) -> bool {
+        let mut vars = BTreeSet::new();
+        match ast {
+            Ast::For(l) => {
+                expr_vars(&l.lower, &mut vars);
+                expr_vars(&l.upper, &mut vars);
+            }
+            Ast::If { cond, .. } => cond_vars(cond, &mut vars),
+            Ast::Block(_) | Ast::User { .. } => {}
+        }
+        vars.iter().all(|v| {
+            self.params.contains(v) || self.host_iterators.contains(v) || names.contains(v)
+        })
+    }
+
+    /// The block-uniform code `ast` under the block loops, appended to `out`: thread
+    /// chains for its parallel loops, sequential loops and guards around them, and
+    /// the rest run by one thread; a barrier after each thread chain and each
+    /// single-thread part.
+    fn uniform(
+        &mut self,
+        ast: &Ast,
+        names: &mut Vec<String>,
+        out: &mut Vec<KernelAst>,
+        extents: &mut ThreadExtents,
+    ) -> Result<()> {
+        if !has_parallel(ast) || !self.uniform_header(ast, names) {
+            if has_statement(ast) {
+                out.push(KernelAst::SingleThread(Box::new(sequential(ast)?)));
+                out.push(KernelAst::Barrier);
+            }
+            return Ok(());
+        }
+        match ast {
+            Ast::Block(children) => {
+                let mut pending: Vec<&Ast> = Vec::new();
+                for c in children {
+                    if has_parallel(c) && self.uniform_header(c, names) {
+                        single_thread(&pending, out)?;
+                        pending.clear();
+                        self.uniform(c, names, out, extents)?;
+                    } else {
+                        pending.push(c);
+                    }
+                }
+                single_thread(&pending, out)?;
+            }
+            Ast::For(l) if l.parallel => {
+                out.push(self.thread_chain(l, extents)?);
+                out.push(KernelAst::Barrier);
+            }
+            Ast::For(l) => {
+                check_stride(l)?;
+                names.push(l.iterator.clone());
+                let mut items = Vec::new();
+                let r = self.uniform(&l.body, names, &mut items, extents);
+                names.pop();
+                r?;
+                out.push(mapped(l, Mapping::Sequential, KernelAst::Block(items)));
+            }
+            Ast::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let mut t = Vec::new();
+                self.uniform(then, names, &mut t, extents)?;
+                let o = match otherwise {
+                    Some(o) => {
+                        let mut items = Vec::new();
+                        self.uniform(o, names, &mut items, extents)?;
+                        Some(Box::new(KernelAst::Block(items)))
+                    }
+                    None => None,
+                };
+                out.push(KernelAst::If {
+                    cond: cond.clone(),
+                    then: Box::new(KernelAst::Block(t)),
+                    otherwise: o,
+                });
+            }
+            Ast::User { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// The thread loops of the chain of parallel loops starting at `l` (at most three,
+    /// innermost `x`), everything inside them sequential.
+    fn thread_chain(&mut self, l: &Loop, extents: &mut ThreadExtents) -> Result<KernelAst> {
+        let chain = parallel_chain(l, 3);
+        for c in &chain {
+            check_stride(c)?;
+        }
+        let n = chain.len();
+        let mut body = sequential(&chain[n - 1].body)?;
+        for (k, c) in chain.iter().enumerate().rev() {
+            let d = n - 1 - k;
+            if extents.len() <= d {
+                extents.resize(d + 1, Vec::new());
+            }
+            extents[d].push(constant_trip(&c.lower, &c.upper, &c.stride));
+            body = mapped(c, Mapping::Thread(d as u8), body);
+        }
+        Ok(body)
+    }
+
+    /// The block sizes of a kernel whose thread loops have these extents per dimension.
+    fn block_sizes(&self, extents: &ThreadExtents) -> Vec<u32> {
+        let nd = extents.len().clamp(1, 3);
+        match &self.options.block {
+            Some(b) => (0..nd).map(|d| b.get(d).copied().unwrap_or(1)).collect(),
+            None => {
+                let dims: Vec<Option<Int>> = (0..nd)
+                    .map(|d| {
+                        let known: Option<Vec<Int>> = extents
+                            .get(d)
+                            .map_or(Some(Vec::new()), |v| v.iter().cloned().collect());
+                        known.and_then(|v| v.into_iter().max())
+                    })
+                    .collect();
+                block_model(&dims)
+            }
+        }
+    }
+
+    /// Wraps every thread chain of fewer than `nd` dimensions in one-iteration loops
+    /// mapped to the missing thread dimensions, so that only the threads whose index
+    /// is zero along them run it.
+    fn pad_thread_chains(&mut self, ast: &mut KernelAst, nd: usize) {
+        match ast {
+            KernelAst::Block(v) => v.iter_mut().for_each(|c| self.pad_thread_chains(c, nd)),
+            KernelAst::If {
+                then, otherwise, ..
+            } => {
+                self.pad_thread_chains(then, nd);
+                if let Some(o) = otherwise {
+                    self.pad_thread_chains(o, nd);
+                }
+            }
+            KernelAst::For(l) => {
+                let Mapping::Thread(d) = l.mapping else {
+                    self.pad_thread_chains(&mut l.body, nd);
+                    return;
+                };
+                for e in usize::from(d) + 1..nd {
+                    let inner = std::mem::replace(ast, KernelAst::Block(vec![]));
+                    *ast = KernelAst::For(KernelLoop {
+                        iterator: self.fresh(&format!("pad{e}")),
+                        lower: Expr::int(0),
+                        upper: Expr::int(0),
+                        stride: Int::one(),
+                        mapping: Mapping::Thread(e as u8),
+                        body: Box::new(inner),
+                    });
+                }
+            }
+            KernelAst::User { .. } | KernelAst::SingleThread(_) | KernelAst::Barrier => {}
+        }
+    }
+
+    /// A name that clashes with nothing in the AST or the scop.
+    fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut k = 0;
+        while self.taken.contains(&name) {
+            k += 1;
+            name = format!("{base}_{k}");
+        }
+        name
+    }
+
+    /// The number of blocks for the block- or globally mapped loop `l` inside the
+    /// block loops `outer` (`threads` threads per block for a global mapping), capped
+    /// by the options.
+    fn grid_extent(&self, l: &Loop, outer: &[&Loop], threads: Option<u32>) -> Expr {
+        let allowed =
+            |v: &str| self.params.contains(v) || self.host_iterators.iter().any(|h| h == v);
+        let ranges: Vec<Range<'_>> = outer
+            .iter()
+            .map(|o| Range {
+                name: &o.iterator,
+                lower: &o.lower,
+                upper: &o.upper,
+            })
+            .collect();
+        let cap = Int::from(self.options.max_grid);
+        let Some(trips) = trip_bound(&l.lower, &l.upper, &l.stride, &allowed, &ranges) else {
+            return Expr::Int(Int::from(self.options.default_grid).min(cap));
+        };
+        let blocks = match (threads, trips) {
+            (Some(t), Expr::Int(c)) => Expr::Int(c.ceil_div(&Int::from(t))),
+            (Some(t), e) if t > 1 => Expr::CeilDiv(Box::new(e), Int::from(t)),
+            (_, e) => e,
+        };
+        match blocks {
+            Expr::Int(c) => Expr::Int(c.max(Int::one()).min(cap)),
+            e => Expr::Min(vec![e, Expr::Int(cap)]),
+        }
+    }
+
+    /// Records a kernel and returns its index.
+    fn finish(
+        &mut self,
+        grid: Vec<Expr>,
+        block: Vec<u32>,
+        body: KernelAst,
+        single: bool,
+    ) -> Result<usize> {
+        let mut vars = BTreeSet::new();
+        kernel_vars(&body, &mut vars);
+        grid.iter().for_each(|g| expr_vars(g, &mut vars));
+        let host_iterators = self
+            .host_iterators
+            .iter()
+            .filter(|h| vars.contains(*h))
+            .cloned()
+            .collect();
+        let mut statements = BTreeSet::new();
+        kernel_statements(&body, &mut statements);
+        let mut arrays = Vec::new();
+        for s in &statements {
+            let stmt = self
+                .scop
+                .statement(s)
+                .ok_or_else(|| Error::UnknownStatement(s.clone()))?;
+            for a in &stmt.accesses {
+                if !arrays.contains(&a.array) {
+                    arrays.push(a.array.clone());
+                }
+            }
+        }
+        let index = self.kernels.len();
+        self.kernels.push(Kernel {
+            name: format!("kernel{index}"),
+            grid,
+            block,
+            host_iterators,
+            arrays,
+            body,
+        });
+        self.single.push(single && self.host_iterators.is_empty());
+        Ok(index)
+    }
+
+    /// The device arrays: every array or scalar some statement accesses.
+    fn arrays(&self) -> Result<Vec<DeviceArray>> {
+        let mut read = BTreeSet::new();
+        let mut written = BTreeSet::new();
+        for s in &self.scop.statements {
+            for a in &s.accesses {
+                if self.scop.array(&a.array).is_none() {
+                    return Err(Error::UnknownArray(a.array.clone()));
+                }
+                match a.kind {
+                    AccessKind::Read => read.insert(a.array.clone()),
+                    AccessKind::Write => written.insert(a.array.clone()),
+                };
+            }
+        }
+        // The kernels that run each statement.
+        let mut runs: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        for (k, kernel) in self.kernels.iter().enumerate() {
+            let mut statements = BTreeSet::new();
+            kernel_statements(&kernel.body, &mut statements);
+            for s in statements {
+                if let Some(stmt) = self.scop.statement(&s) {
+                    runs.entry(stmt.name.as_str()).or_default().insert(k);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for a in &self.scop.arrays {
+            let (r, w) = (read.contains(&a.name), written.contains(&a.name));
+            if !r && !w {
+                continue;
+            }
+            let unsupported = |reason: String| Error::UnsupportedArray {
+                name: a.name.clone(),
+                reason,
+            };
+            if a.element_type.trim().is_empty() {
+                return Err(unsupported("unknown element type".to_string()));
+            }
+            if let Some(d) = a.extents.iter().position(|e| e.trim().is_empty()) {
+                return Err(unsupported(format!("unknown extent {}", d + 1)));
+            }
+            let kind = if !a.extents.is_empty() {
+                ArrayKind::Buffer
+            } else if !w {
+                ArrayKind::Value
+            } else if a.local && self.private(&a.name, &runs) {
+                ArrayKind::Private
+            } else {
+                ArrayKind::ScalarBuffer
+            };
+            let transferred = !matches!(kind, ArrayKind::Private);
+            out.push(DeviceArray {
+                name: a.name.clone(),
+                element_type: a.element_type.clone(),
+                extents: a.extents.clone(),
+                kind,
+                copy_in: transferred && (r || w),
+                copy_out: transferred && w,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Whether the local scalar `name` can be a variable of one kernel: every
+    /// statement that accesses it runs in the same single-thread kernel, launched once
+    /// (one thread runs every access, in the original order of the subtree it came
+    /// from, so no value has to cross threads or launches).
+    fn private(&self, name: &str, runs: &BTreeMap<&str, BTreeSet<usize>>) -> bool {
+        let mut kernels = BTreeSet::new();
+        for s in &self.scop.statements {
+            if s.accesses.iter().any(|a| a.array == name) {
+                match runs.get(s.name.as_str()) {
+                    Some(ks) => kernels.extend(ks.iter().copied()),
+                    None => return false,
+                }
+            }
+        }
+        kernels.len() == 1
+            && kernels
+                .iter()
+                .all(|&k| self.single.get(k).copied().unwrap_or(false))
+    }
+}
+
+/// The loop `l` with another body and a mapping.
+fn mapped(l: &Loop, mapping: Mapping, body: KernelAst) -> KernelAst {
+    KernelAst::For(KernelLoop {
+        iterator: l.iterator.clone(),
+        lower: l.lower.clone(),
+        upper: l.upper.clone(),
+        stride: l.stride.clone(),
+        mapping,
+        body: Box::new(body),
+    })
+}
+
+/// The chain of perfectly nested parallel loops from `l` (through blocks of one child),
+/// at most `cap` long.
+fn parallel_chain(l: &Loop, cap: usize) -> Vec<&Loop> {
+    let mut chain = vec![l];
+    let mut current = l;
+    while chain.len() < cap {
+        match only_child(&current.body) {
+            Ast::For(n) if n.parallel => {
+                chain.push(n);
+                current = n;
+            }
+            _ => break,
+        }
+    }
+    chain
+}
+
+/// `ast` without the blocks of one child around it.
+fn only_child(ast: &Ast) -> &Ast {
+    match ast {
+        Ast::Block(v) if v.len() == 1 => only_child(&v[0]),
+        a => a,
+    }
+}
+
+/// Appends a single-thread part running `parts` and its barrier, when they run a
+/// statement.
+fn single_thread(parts: &[&Ast], out: &mut Vec<KernelAst>) -> Result<()> {
+    if !parts.iter().any(|p| has_statement(p)) {
+        return Ok(());
+    }
+    let body = parts
+        .iter()
+        .map(|p| sequential(p))
+        .collect::<Result<Vec<_>>>()?;
+    out.push(KernelAst::SingleThread(Box::new(KernelAst::Block(body))));
+    out.push(KernelAst::Barrier);
+    Ok(())
+}
+
+/// Drops the barriers at the end of the kernel's uniform code (after its last part,
+/// nothing waits for them).
+fn strip_trailing_barriers(items: &mut Vec<KernelAst>) {
+    loop {
+        match items.last_mut() {
+            Some(KernelAst::Barrier) => {
+                items.pop();
+            }
+            Some(KernelAst::Block(inner)) => {
+                strip_trailing_barriers(inner);
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
+/// `ast` with every loop sequential.
+fn sequential(ast: &Ast) -> Result<KernelAst> {
+    Ok(match ast {
+        Ast::Block(v) => KernelAst::Block(v.iter().map(sequential).collect::<Result<_>>()?),
+        Ast::For(l) => {
+            check_stride(l)?;
+            mapped(l, Mapping::Sequential, sequential(&l.body)?)
+        }
+        Ast::If {
+            cond,
+            then,
+            otherwise,
+        } => KernelAst::If {
+            cond: cond.clone(),
+            then: Box::new(sequential(then)?),
+            otherwise: match otherwise {
+                Some(o) => Some(Box::new(sequential(o)?)),
+                None => None,
+            },
+        },
+        Ast::User { statement, args } => KernelAst::User {
+            statement: statement.clone(),
+            args: args.clone(),
+        },
+    })
+}
+
+fn check_stride(l: &Loop) -> Result<()> {
+    if l.stride.is_positive() {
+        Ok(())
+    } else {
+        Err(Error::InvalidAst(format!(
+            "the loop over {} has stride {}",
+            l.iterator, l.stride
+        )))
+    }
+}
+
+/// Whether `ast` holds a parallel loop.
+fn has_parallel(ast: &Ast) -> bool {
+    match ast {
+        Ast::Block(v) => v.iter().any(has_parallel),
+        Ast::For(l) => l.parallel || has_parallel(&l.body),
+        Ast::If {
+            then, otherwise, ..
+        } => has_parallel(then) || otherwise.as_deref().is_some_and(has_parallel),
+        Ast::User { .. } => false,
+    }
+}
+
+/// Whether `ast` runs a statement somewhere.
+fn has_statement(ast: &Ast) -> bool {
+    match ast {
+        Ast::Block(v) => v.iter().any(has_statement),
+        Ast::For(l) => has_statement(&l.body),
+        Ast::If {
+            then, otherwise, ..
+        } => has_statement(then) || otherwise.as_deref().is_some_and(has_statement),
+        Ast::User { .. } => true,
+    }
+}
+
+/// Every name `ast` mentions or binds.
+fn collect_names(ast: &Ast, out: &mut BTreeSet<String>) {
+    match ast {
+        Ast::Block(v) => v.iter().for_each(|c| collect_names(c, out)),
+        Ast::For(l) => {
+            out.insert(l.iterator.clone());
+            expr_vars(&l.lower, out);
+            expr_vars(&l.upper, out);
+            collect_names(&l.body, out);
+        }
+        Ast::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            cond_vars(cond, out);
+            collect_names(then, out);
+            if let Some(o) = otherwise {
+                collect_names(o, out);
+            }
+        }
+        Ast::User { statement, args } => {
+            out.insert(statement.clone());
+            args.iter().for_each(|a| expr_vars(a, out));
+        }
+    }
+}
+
+/// The variables a kernel's code mentions.
+fn kernel_vars(ast: &KernelAst, out: &mut BTreeSet<String>) {
+    match ast {
+        KernelAst::Block(v) => v.iter().for_each(|c| kernel_vars(c, out)),
+        KernelAst::For(l) => {
+            expr_vars(&l.lower, out);
+            expr_vars(&l.upper, out);
+            kernel_vars(&l.body, out);
+        }
+        KernelAst::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            cond_vars(cond, out);
+            kernel_vars(then, out);
+            if let Some(o) = otherwise {
+                kernel_vars(o, out);
+            }
+        }
+        KernelAst::User { args, .. } => args.iter().for_each(|a| expr_vars(a, out)),
+        KernelAst::SingleThread(b) => kernel_vars(b, out),
+        KernelAst::Barrier => {}
+    }
+}
+
+/// The statements a kernel's code runs.
+fn kernel_statements(ast: &KernelAst, out: &mut BTreeSet<String>) {
+    match ast {
+        KernelAst::Block(v) => v.iter().for_each(|c| kernel_statements(c, out)),
+        KernelAst::For(l) => kernel_statements(&l.body, out),
+        KernelAst::If {
+            then, otherwise, ..
+        } => {
+            kernel_statements(then, out);
+            if let Some(o) = otherwise {
+                kernel_statements(o, out);
+            }
+        }
+        KernelAst::User { statement, .. } => {
+            out.insert(statement.clone());
+        }
+        KernelAst::SingleThread(b) => kernel_statements(b, out),
+        KernelAst::Barrier => {}
+    }
+}
