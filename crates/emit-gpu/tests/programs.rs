@@ -361,8 +361,11 @@ fn trisolv_in_a_single_thread() {
     check("trisolv", "trisolv", &program);
 }
 
-/// atax in one block: `y` cleared by the threads; then per row a single thread computes
-/// `tmp[i]` while the others wait at a barrier, and the threads update `y` by columns.
+/// atax in one block: `y` cleared by the threads (in reverse, so that the thread that
+/// clears an element is not the one that updates it: without the first barrier a
+/// late thread would clear what another already accumulated); then per row a single
+/// thread computes `tmp[i]` while the others wait at a barrier, and the threads update
+/// `y` by columns.
 #[test]
 fn atax_sequential_loop_with_barriers_and_single_thread_parts() {
     let (_, extracted) = extract("atax");
@@ -373,7 +376,7 @@ fn atax_sequential_loop_with_barriers_and_single_thread_parts() {
             int(0),
             last("_PB_N"),
             Mapping::Thread(0),
-            vec![user("S0", vec![v("c0")])],
+            vec![user("S0", vec![add(vec![last("_PB_N"), times(-1, v("c0"))])])],
         ),
         KernelAst::Barrier,
         lp(
