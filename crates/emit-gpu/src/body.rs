@@ -10,6 +10,7 @@
 //!   kernel (a one-dimensional reference keeps its subscript); the subscripts are
 //!   rewritten first, so references inside subscripts are flattened too;
 //! - a scalar held in a one-element buffer by `name[0]`;
+//! - an array or scalar of the program that the kernel does not receive is an error;
 //! - a parameter by the kernel argument that holds its value.
 //!
 //! Names after `.` or `->` are members and stay; so do string and character literals,
@@ -31,6 +32,8 @@ pub(crate) enum Rename {
     Flat(Vec<String>),
     /// A scalar in a one-element buffer: `name[0]`.
     Deref,
+    /// An array or scalar of the program that the kernel does not receive: an error.
+    Missing,
 }
 
 /// The statement's C text as one line: without its final `;`, comments removed and line
@@ -109,6 +112,10 @@ impl Rewriter<'_> {
             Some(Rename::Text(t)) => Ok((t.clone(), k + 1)),
             Some(Rename::Deref) => Ok((format!("{s}[0]"), k + 1)),
             Some(Rename::Flat(extents)) => self.flat(k, end, extents),
+            Some(Rename::Missing) => Err(Error::UnsupportedStatement {
+                statement: self.statement.to_string(),
+                reason: format!("it uses {s}, which the kernel does not receive"),
+            }),
         }
     }
 

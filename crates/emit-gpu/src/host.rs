@@ -2,7 +2,8 @@
 //! that holds it.
 //!
 //! Both host programs have the same shape, inside one block:
-//! 1. declarations: device buffers, the parameters' and extents' values as `long`
+//! 1. declarations: the scalars that the region declared itself and that the host
+//!    transfers or passes, device buffers, the parameters' and extents' values as `long`
 //!    (`cl_long` for OpenCL) in the variables that the launches pass, copies of the
 //!    scalars passed by value, the host iterators;
 //! 2. setup (OpenCL: device, context, queue, program built from the embedded source,
@@ -260,6 +261,13 @@ impl<'a> HostPrinter<'a> {
     pub fn declarations(&mut self, iterators: &BTreeSet<String>) {
         let long = self.long();
         let plan = self.plan;
+        // The scalars the region declared itself, where the host needs them.
+        for a in &plan.program.arrays {
+            let local = plan.scop.array(&a.name).is_some_and(|s| s.local);
+            if local && a.kind != ArrayKind::Private {
+                self.line(1, &format!("{} {};", a.element_type, a.name));
+            }
+        }
         for a in self.buffers() {
             let size = std::iter::once(format!("sizeof({})", a.element_type))
                 .chain(a.extents.iter().map(|e| format!("(size_t) ({e})")))

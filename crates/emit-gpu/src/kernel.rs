@@ -143,12 +143,17 @@ pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Pr
         });
     }
     let mut renames = BTreeMap::new();
+    // Every array of the scop and the program is an error unless the kernel receives it.
+    let all = plan.scop.arrays.iter().map(|a| &a.name);
+    for name in all.chain(plan.program.arrays.iter().map(|a| &a.name)) {
+        renames.insert(name.clone(), Rename::Missing);
+    }
     for name in &kernel.arrays {
         let Some(a) = plan.arrays.get(name.as_str()) else {
             return Err(Error::UnknownArray(name.clone()));
         };
         match a.kind {
-            ArrayKind::Buffer if a.extents.len() > 1 => {
+            ArrayKind::Buffer => {
                 let extents = (1..a.extents.len())
                     .map(|d| plan.extent(&a.name, d))
                     .collect();
@@ -157,7 +162,9 @@ pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Pr
             ArrayKind::ScalarBuffer => {
                 renames.insert(a.name.clone(), Rename::Deref);
             }
-            _ => {}
+            ArrayKind::Value | ArrayKind::Private => {
+                renames.remove(&a.name);
+            }
         }
     }
     for p in &plan.scop.params {

@@ -376,7 +376,10 @@ fn atax_sequential_loop_with_barriers_and_single_thread_parts() {
             int(0),
             last("_PB_N"),
             Mapping::Thread(0),
-            vec![user("S0", vec![add(vec![last("_PB_N"), times(-1, v("c0"))])])],
+            vec![user(
+                "S0",
+                vec![add(vec![last("_PB_N"), times(-1, v("c0"))])],
+            )],
         ),
         KernelAst::Barrier,
         lp(
