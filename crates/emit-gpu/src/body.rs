@@ -1,7 +1,7 @@
 //! Statement bodies printed inside kernels.
 //!
-//! A statement's C text (comments removed, joined into one line, module functions
-//! [`statement_text`]) is split into C tokens ([`tokens`]) and rebuilt with every
+//! A statement's C text (comments removed, joined into one line: [`statement_text`])
+//! is split into C tokens ([`tokens`]) and rebuilt with every
 //! identifier token that names something the kernel holds differently replaced
 //! ([`kernel_statement`]):
 //! - a statement iterator by its value, parenthesised unless it is an atom;
@@ -380,4 +380,79 @@ fn punctuator_len(rest: &str) -> usize {
         .iter()
         .find(|p| rest.starts_with(*p))
         .map_or(1, |p| p.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[(&str, Rename)]) -> BTreeMap<String, Rename> {
+        list.iter()
+            .map(|(n, r)| (n.to_string(), r.clone()))
+            .collect()
+    }
+
+    fn text(s: &str) -> Rename {
+        Rename::Text(s.to_string())
+    }
+
+    fn flat(extents: &[&str]) -> Rename {
+        Rename::Flat(extents.iter().map(|e| e.to_string()).collect())
+    }
+
+    #[test]
+    fn arrays_are_flattened_row_major() {
+        let n = names(&[
+            ("i", text("c0")),
+            ("j", text("(c1 + 1)")),
+            ("A", flat(&["A_d1"])),
+            ("B", flat(&["B_d1", "B_d2"])),
+            ("x", flat(&[])),
+        ]);
+        assert_eq!(
+            kernel_statement("S0", "A[i][j] += B[i][ j ][i - 1] * x[j];", &n),
+            Ok("A[(c0) * A_d1 + ((c1 + 1))] += B[((c0) * B_d1 + ((c1 + 1))) * B_d2 + (c0 - 1)] * x[(c1 + 1)];".to_string())
+        );
+        // References inside subscripts are flattened too.
+        let n = names(&[
+            ("i", text("c0")),
+            ("A", flat(&["A_d1"])),
+            ("idx", flat(&[])),
+        ]);
+        assert_eq!(
+            kernel_statement("S0", "A[idx[i]][i] = 1;", &n),
+            Ok("A[(idx[c0]) * A_d1 + (c0)] = 1;".to_string())
+        );
+    }
+
+    #[test]
+    fn only_whole_names_outside_literals_and_members_are_replaced() {
+        let n = names(&[("i", text("c0")), ("s", Rename::Deref), ("N", text("p_N"))]);
+        assert_eq!(
+            kernel_statement(
+                "S1",
+                "s = p.i + q->s + ii + i_1 + \"i s\" + 'i' + i * N; // i\n",
+                &n
+            ),
+            Ok("s[0] = p.i + q->s + ii + i_1 + \"i s\" + 'i' + c0 * p_N;".to_string())
+        );
+        assert_eq!(
+            kernel_statement("S1", "s += SQRT_FUN(s) /* s */\n  * i;", &n),
+            Ok("s[0] += SQRT_FUN(s[0]) * c0;".to_string())
+        );
+    }
+
+    #[test]
+    fn unreadable_or_partial_uses_are_errors() {
+        let n = names(&[("A", flat(&["A_d1"])), ("B", Rename::Missing)]);
+        let reason = |r: Result<String>| match r {
+            Err(Error::UnsupportedStatement { reason, .. }) => reason,
+            other => panic!("not an unsupported statement: {other:?}"),
+        };
+        assert!(reason(kernel_statement("S0", "x = A[0];", &n)).contains("A is used without"));
+        assert!(reason(kernel_statement("S0", "f(A);", &n)).contains("A is used without"));
+        assert!(reason(kernel_statement("S0", "x = A[0][1 + B];", &n)).contains("uses B"));
+        assert!(reason(kernel_statement("S0", "x = #y;", &n)).contains("tokens"));
+        assert!(reason(kernel_statement("S0", "x = \"open;", &n)).contains("tokens"));
+    }
 }

@@ -158,8 +158,8 @@ impl<'a> Plan<'a> {
         out
     }
 
-    /// The name of a host iterator, a parameter or a kernel loop iterator, for the
-    /// expressions of the host: parameters as written, iterators renamed.
+    /// The fixed names of the host's expressions: the parameters, as written (the host
+    /// loops' iterators come into scope as their loops are printed).
     pub fn host_fixed(&self) -> BTreeMap<String, String> {
         self.scop
             .params

@@ -156,9 +156,33 @@ fn the_scale_program_runs_with_macro_parameters_and_prefixed_names() {
         .expect("the OpenCL program compiles");
     let expected = cc::run(&dir.join("scale"), 1).expect("the original runs");
     let actual = cc::run(&dir.join("scale-opencl"), 1).expect("the OpenCL program runs");
+    let compiled = match gpu::nvcc() {
+        Some(nvcc) => {
+            let (scop, region) = scale_scop();
+            let cuda = emit_cuda(SCALE, region, &scop, &program, &EmitOptions::default())
+                .expect("emits CUDA");
+            let cu = dir.join("scale.cu");
+            std::fs::write(&cu, &cuda).expect("write");
+            let object = dir.join("scale.o");
+            let args = [
+                "-c",
+                cu.to_str().expect("a UTF-8 path"),
+                "-o",
+                object.to_str().expect("a UTF-8 path"),
+            ];
+            Some(gpu::run_nvcc(&nvcc, &args))
+        }
+        None => {
+            eprintln!("scale: nvcc not found (set POLLEN_NVCC): the CUDA check is skipped");
+            None
+        }
+    };
     let _ = std::fs::remove_dir_all(&dir);
     assert!(expected.starts_with("a word of the file "), "{expected}");
     assert_eq!(expected, actual);
+    if let Some(compiled) = compiled {
+        compiled.expect("the CUDA file compiles");
+    }
 }
 
 #[test]
@@ -343,5 +367,63 @@ fn regions_and_sources_that_do_not_fit_are_errors() {
     assert_eq!(
         emit_opencl(&outside, 0..region.len(), &scop, &program, &options),
         Err(Error::NoEnclosingDefinition)
+    );
+}
+
+/// Runs `binary` with `$POLLEN_OPENCL_DEVICE` set to `device` (unset when `None`): its
+/// exit status and standard error.
+fn run_on(binary: &std::path::Path, device: Option<&str>) -> (bool, String) {
+    let mut command = std::process::Command::new(binary);
+    command.env_remove("POLLEN_OPENCL_DEVICE");
+    if let Some(d) = device {
+        command.env("POLLEN_OPENCL_DEVICE", d);
+    }
+    let output = command.output().expect("the program starts");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+    )
+}
+
+#[test]
+fn the_host_reports_device_choices_and_build_failures() {
+    cc::require_gcc();
+    gpu::require_opencl();
+    let (scop, region) = scale_scop();
+    let program = scale_program(&scop);
+    let mut broken = scop.clone();
+    broken.statements[0].body = "A[i][j] = pollen_undefined_function(A[i][j]);".to_string();
+    let options = EmitOptions::default();
+    let dir = cc::scratch("emit-gpu-host-errors");
+    let flags = ["-O2", "-Wno-unknown-pragmas"];
+    let build = |scop: &pollen_scop::Scop, name: &str| {
+        let text = emit_opencl(SCALE, region.clone(), scop, &program, &options).expect("emits");
+        let source = dir.join(format!("{name}.c"));
+        std::fs::write(&source, text).expect("write");
+        let binary = dir.join(name);
+        gpu::compile_opencl(&source, &binary, &flags).expect("the host program compiles");
+        binary
+    };
+    let good = build(&scop, "good");
+    let bad = build(&broken, "bad");
+    let first = run_on(&good, Some("0"));
+    let missing = run_on(&good, Some("999"));
+    let failed_build = run_on(&bad, None);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(first.0, "device 0 runs: {}", first.1);
+    assert!(!missing.0);
+    assert!(
+        missing
+            .1
+            .contains("there is no OpenCL device 999 (POLLEN_OPENCL_DEVICE)"),
+        "{}",
+        missing.1
+    );
+    assert!(!failed_build.0);
+    assert!(
+        failed_build.1.contains("the OpenCL kernels do not build")
+            && failed_build.1.contains("pollen_undefined_function"),
+        "{}",
+        failed_build.1
     );
 }
