@@ -1,5 +1,6 @@
 //! Where the declarations go: right before the top-level definition that holds the
-//! region.
+//! region; and where the OpenCL header goes: after the last `#include` line before
+//! that definition.
 //!
 //! The source is scanned from its start to the region with a small C lexer that skips
 //! comments, string and character literals and preprocessor lines. At brace depth zero,
@@ -10,16 +11,34 @@
 //! their own. So a function's leading comment stays before the declarations, and
 //! everything the file defines before the function (macros, types, includes) is in
 //! scope for them.
+//!
+//! The OpenCL header goes after the file's own includes rather than at its very top:
+//! a file that defines a feature-test macro (`_POSIX_C_SOURCE`, `_GNU_SOURCE`) before
+//! its includes, or in its first header as PolyBench-style headers do, would lose it if
+//! a system header came first; and after the includes, the macros that files usually
+//! define next (sizes such as `N`) are not yet defined when the header is read.
 
 use crate::error::{Error, Result};
 
-/// Where declarations are put for a region starting at byte `region_start`, and
-/// whether they must start with a line break (the insertion point is inside a line).
-pub(crate) fn insertion_point(source: &str, region_start: usize) -> Result<(usize, bool)> {
+/// Where the generated text goes for one region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Points {
+    /// Where the declarations go.
+    pub declarations: usize,
+    /// Whether they must start with a line break (the point is inside a line).
+    pub newline: bool,
+    /// Where a header goes: the start of the line after the last top-level `#include`
+    /// before the region, or 0.
+    pub header: usize,
+}
+
+/// The insertion points for a region starting at byte `region_start`.
+pub(crate) fn insertion_point(source: &str, region_start: usize) -> Result<Points> {
     let bytes = source.as_bytes();
     let end = region_start.min(bytes.len());
     let mut depth = 0usize;
     let mut boundary = 0usize;
+    let mut header = 0usize;
     let mut line_start = true;
     let mut k = 0;
     while k < end {
@@ -31,6 +50,8 @@ pub(crate) fn insertion_point(source: &str, region_start: usize) -> Result<(usiz
         }
         if line_start && c == b'#' {
             // A preprocessor line, with its continuations.
+            let directive = source[k + 1..end].trim_start_matches([' ', '\t']);
+            let include = directive.starts_with("include");
             while k < end && bytes[k] != b'\n' {
                 if bytes[k] == b'\\' && k + 1 < end && bytes[k + 1] == b'\n' {
                     k += 1;
@@ -39,6 +60,9 @@ pub(crate) fn insertion_point(source: &str, region_start: usize) -> Result<(usiz
             }
             if depth == 0 {
                 boundary = (k + 1).min(end);
+                if include {
+                    header = boundary;
+                }
             }
             continue;
         }
@@ -91,13 +115,18 @@ pub(crate) fn insertion_point(source: &str, region_start: usize) -> Result<(usiz
         .map_or(source.len(), |n| boundary + n);
     let rest = &source[boundary..rest_end];
     let blank = rest.trim().is_empty() || rest.trim_start().starts_with("//");
-    if boundary == 0 || source[..boundary].ends_with('\n') {
-        Ok((boundary, false))
+    let (declarations, newline) = if boundary == 0 || source[..boundary].ends_with('\n') {
+        (boundary, false)
     } else if blank && rest_end < source.len() && rest_end < end {
-        Ok((rest_end + 1, false))
+        (rest_end + 1, false)
     } else {
-        Ok((boundary, true))
-    }
+        (boundary, true)
+    };
+    Ok(Points {
+        declarations,
+        newline,
+        header,
+    })
 }
 
 #[cfg(test)]
@@ -106,7 +135,25 @@ mod tests {
 
     fn point(source: &str) -> (usize, bool) {
         let region = source.find("#pragma scop").expect("a region");
-        insertion_point(source, region).expect("inside a function")
+        let p = insertion_point(source, region).expect("inside a function");
+        (p.declarations, p.newline)
+    }
+
+    fn header(source: &str) -> usize {
+        let region = source.find("#pragma scop").expect("a region");
+        insertion_point(source, region)
+            .expect("inside a function")
+            .header
+    }
+
+    #[test]
+    fn the_header_goes_after_the_last_include() {
+        let source = "#define _GNU_SOURCE\n#include <a.h>\n  # include \"b.h\"\n#define N 4\nvoid f(void) {\n#include \"inner.h\"\n#pragma scop\n#pragma endscop\n}\n";
+        assert!(source[header(source)..].starts_with("#define N 4\n"));
+        assert_eq!(
+            header("void f(void) {\n#pragma scop\n#pragma endscop\n}\n"),
+            0
+        );
     }
 
     #[test]

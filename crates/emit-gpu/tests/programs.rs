@@ -136,7 +136,11 @@ fn check(name: &str, label: &str, program: &GpuProgram) {
     std::fs::write(&translated, &opencl).expect("write the OpenCL program");
     std::fs::write(dir.join(format!("{name}.cu")), &cuda).expect("write the CUDA program");
 
+    // Strict C99: the feature-test macro of kernel.h must still reach the system
+    // headers, so the OpenCL header may not come first.
     let flags = [
+        "-std=c99",
+        "-pedantic",
         "-O2",
         "-Wall",
         "-Werror",
