@@ -4,13 +4,15 @@
 //! (value-based dependences, default options), small schedule tree helpers, the
 //! loop-nest fragments of `examples/fragments` with the harness that makes a complete C
 //! program of a region ([`fragment_program`]), a generator of random affine programs
-//! ([`random`]), and compiling and running C programs ([`cc`]).
+//! ([`random`]), compiling and running C programs ([`cc`]), and the OpenCL and CUDA
+//! toolchains ([`gpu`]).
 //!
 //! Every function panics on failure, naming the kernel where there is one: these are
 //! helpers for tests, where a panic is the failure report.
 
 pub mod cc;
 mod fragments;
+pub mod gpu;
 
 pub use fragments::{
     fragment_program, fragment_source, fragments, fragments_dir, region_text, Fragment,

@@ -1,0 +1,335 @@
+//! Kernels printed as OpenCL C or CUDA functions.
+//!
+//! ```c
+//! __kernel void kernel0(__global double *C, long C_d1, double beta, long p_ni, long p_nj)
+//! {
+//!   long c0, c1;
+//!   for (c0 = (long)get_global_id(1); c0 <= p_ni - 1; c0 += (long)get_global_size(1)) {
+//!     for (c1 = (long)get_global_id(0); c1 <= p_nj - 1; c1 += (long)get_global_size(0)) {
+//!       C[(c0) * C_d1 + (c1)] *= beta;
+//!     }
+//!   }
+//! }
+//! ```
+//! - The arguments come in [`Plan::args`] order; buffers are `__global` pointers in
+//!   OpenCL and plain pointers in CUDA; extents, parameters and host iterators are
+//!   `long`. The loop iterators are `long` variables declared first, then the private
+//!   scalars with their element types.
+//! - A mapped loop is a stride loop: the thread's first iteration is `lower + index *
+//!   stride` and it steps by `count * stride`, where index and count are the block, the
+//!   thread or the global thread index and number along the mapped dimension
+//!   (OpenCL: `get_group_id`/`get_num_groups`, `get_local_id`/`get_local_size`,
+//!   `get_global_id`/`get_global_size`; CUDA: `blockIdx`/`gridDim`,
+//!   `threadIdx`/`blockDim`, and `blockIdx * blockDim + threadIdx`/`gridDim * blockDim`).
+//! - Every loop and branch body is braced. A single-thread part is guarded by every
+//!   thread index of the block being zero; a barrier is
+//!   `barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)` or `__syncthreads()`.
+//! - Statement instances are printed inline (module `body`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pollen_arith::Int;
+use pollen_gpu::{ArrayKind, Kernel, KernelAst, KernelLoop, Mapping};
+
+use crate::body::{self, Rename};
+use crate::error::{Error, Result};
+use crate::expr::{ExprPrinter, Helper};
+use crate::plan::{kernel_iterators, Arg, Plan};
+
+/// The language a kernel is printed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// OpenCL C.
+    OpenCl,
+    /// CUDA C++.
+    Cuda,
+}
+
+/// The CUDA name of a dimension.
+fn axis(d: u8) -> &'static str {
+    match d {
+        0 => "x",
+        1 => "y",
+        _ => "z",
+    }
+}
+
+impl Dialect {
+    /// The index and count of the threads along a mapped loop's dimension.
+    fn spread(self, mapping: Mapping) -> Option<(String, String)> {
+        Some(match (self, mapping) {
+            (_, Mapping::Sequential) => return None,
+            (Dialect::OpenCl, Mapping::Block(d)) => (
+                format!("(long)get_group_id({d})"),
+                format!("(long)get_num_groups({d})"),
+            ),
+            (Dialect::OpenCl, Mapping::Thread(d)) => (
+                format!("(long)get_local_id({d})"),
+                format!("(long)get_local_size({d})"),
+            ),
+            (Dialect::OpenCl, Mapping::Global(d)) => (
+                format!("(long)get_global_id({d})"),
+                format!("(long)get_global_size({d})"),
+            ),
+            (Dialect::Cuda, Mapping::Block(d)) => (
+                format!("(long)blockIdx.{}", axis(d)),
+                format!("(long)gridDim.{}", axis(d)),
+            ),
+            (Dialect::Cuda, Mapping::Thread(d)) => (
+                format!("(long)threadIdx.{}", axis(d)),
+                format!("(long)blockDim.{}", axis(d)),
+            ),
+            (Dialect::Cuda, Mapping::Global(d)) => {
+                let a = axis(d);
+                (
+                    format!("((long)blockIdx.{a} * blockDim.{a} + threadIdx.{a})"),
+                    format!("((long)gridDim.{a} * blockDim.{a})"),
+                )
+            }
+        })
+    }
+
+    /// The thread index of the block along dimension `d`.
+    fn local_id(self, d: usize) -> String {
+        match self {
+            Dialect::OpenCl => format!("get_local_id({d})"),
+            Dialect::Cuda => format!("threadIdx.{}", axis(d as u8)),
+        }
+    }
+
+    /// A barrier of the block.
+    fn barrier(self) -> &'static str {
+        match self {
+            Dialect::OpenCl => "barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);",
+            Dialect::Cuda => "__syncthreads();",
+        }
+    }
+
+    /// A pointer to device memory of `element` elements, named `name`.
+    fn pointer(self, element: &str, name: &str) -> String {
+        match self {
+            Dialect::OpenCl => format!("__global {element} *{name}"),
+            Dialect::Cuda => format!("{element} *{name}"),
+        }
+    }
+
+    /// The start of a kernel's definition.
+    fn qualifier(self) -> &'static str {
+        match self {
+            Dialect::OpenCl => "__kernel void",
+            Dialect::Cuda => "__global__ void",
+        }
+    }
+}
+
+/// One printed kernel and the helpers it uses.
+pub(crate) struct Printed {
+    /// The definition, lines ending with line breaks.
+    pub text: String,
+    /// The helpers its expressions call.
+    pub helpers: BTreeSet<Helper>,
+}
+
+/// Prints a kernel's definition.
+pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Printed> {
+    let mut params = Vec::new();
+    for arg in plan.args(kernel) {
+        params.push(match arg {
+            Arg::Array(a) if a.kind == ArrayKind::Value => format!("{} {}", a.element_type, a.name),
+            Arg::Array(a) => dialect.pointer(&a.element_type, &a.name),
+            Arg::Extent(a, d) => format!("long {}", plan.extent(&a.name, d)),
+            Arg::Param(p) => format!("long {}", plan.param(p)),
+            Arg::HostIterator(h) => format!("long {}", plan.iterator(h)),
+        });
+    }
+    let mut renames = BTreeMap::new();
+    // Every array of the scop and the program is an error unless the kernel receives it.
+    let all = plan.scop.arrays.iter().map(|a| &a.name);
+    for name in all.chain(plan.program.arrays.iter().map(|a| &a.name)) {
+        renames.insert(name.clone(), Rename::Missing);
+    }
+    for name in &kernel.arrays {
+        let Some(a) = plan.arrays.get(name.as_str()) else {
+            return Err(Error::UnknownArray(name.clone()));
+        };
+        match a.kind {
+            ArrayKind::Buffer => {
+                let extents = (1..a.extents.len())
+                    .map(|d| plan.extent(&a.name, d))
+                    .collect();
+                renames.insert(a.name.clone(), Rename::Flat(extents));
+            }
+            ArrayKind::ScalarBuffer => {
+                renames.insert(a.name.clone(), Rename::Deref);
+            }
+            ArrayKind::Value | ArrayKind::Private => {
+                renames.remove(&a.name);
+            }
+        }
+    }
+    for p in &plan.scop.params {
+        renames.insert(p.clone(), Rename::Text(plan.param(p)));
+    }
+    let mut printer = KernelPrinter {
+        plan,
+        dialect,
+        exprs: ExprPrinter::new(plan.kernel_fixed(kernel)),
+        renames,
+        block_dims: kernel.block.len(),
+        out: String::new(),
+    };
+    printer.line(
+        0,
+        &format!(
+            "{} {}({})",
+            dialect.qualifier(),
+            plan.kernel(kernel),
+            params.join(", ")
+        ),
+    );
+    printer.line(0, "{");
+    let mut iterators = BTreeSet::new();
+    kernel_iterators(&kernel.body, &mut iterators)?;
+    if !iterators.is_empty() {
+        let declared: Vec<String> = iterators.iter().map(|i| plan.iterator(i)).collect();
+        printer.line(1, &format!("long {};", declared.join(", ")));
+    }
+    for name in &kernel.arrays {
+        if let Some(a) = plan.arrays.get(name.as_str()) {
+            if a.kind == ArrayKind::Private {
+                printer.line(1, &format!("{} {};", a.element_type, a.name));
+            }
+        }
+    }
+    printer.ast(&kernel.body, 1)?;
+    printer.line(0, "}");
+    Ok(Printed {
+        text: printer.out,
+        helpers: printer.exprs.helpers,
+    })
+}
+
+/// Prints the body of one kernel.
+struct KernelPrinter<'a> {
+    plan: &'a Plan<'a>,
+    dialect: Dialect,
+    exprs: ExprPrinter,
+    /// How the names of statement bodies are printed (arrays, scalars, parameters).
+    renames: BTreeMap<String, Rename>,
+    /// The number of block dimensions.
+    block_dims: usize,
+    out: String,
+}
+
+impl KernelPrinter<'_> {
+    /// Writes one line at `depth` levels.
+    fn line(&mut self, depth: usize, text: &str) {
+        for _ in 0..depth {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// Prints `ast` as statements at `depth`.
+    fn ast(&mut self, ast: &KernelAst, depth: usize) -> Result<()> {
+        match ast {
+            KernelAst::Block(children) => {
+                for c in children {
+                    self.ast(c, depth)?;
+                }
+                Ok(())
+            }
+            KernelAst::For(l) => self.for_loop(l, depth),
+            KernelAst::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.exprs.cond(cond)?;
+                self.line(depth, &format!("if ({cond}) {{"));
+                self.ast(then, depth + 1)?;
+                if let Some(otherwise) = otherwise {
+                    self.line(depth, "} else {");
+                    self.ast(otherwise, depth + 1)?;
+                }
+                self.line(depth, "}");
+                Ok(())
+            }
+            KernelAst::User { statement, args } => self.user(statement, args, depth),
+            KernelAst::SingleThread(inner) => {
+                let first: Vec<String> = (0..self.block_dims)
+                    .map(|d| format!("{} == 0", self.dialect.local_id(d)))
+                    .collect();
+                self.line(depth, &format!("if ({}) {{", first.join(" && ")));
+                self.ast(inner, depth + 1)?;
+                self.line(depth, "}");
+                Ok(())
+            }
+            KernelAst::Barrier => {
+                self.line(depth, self.dialect.barrier());
+                Ok(())
+            }
+        }
+    }
+
+    /// A loop, sequential or a stride loop over the mapped dimension.
+    fn for_loop(&mut self, l: &KernelLoop, depth: usize) -> Result<()> {
+        if !l.stride.is_positive() {
+            return Err(Error::NonPositiveStride(l.stride.to_string()));
+        }
+        let lower = self.exprs.expr(&l.lower)?;
+        let upper = self.exprs.expr(&l.upper)?;
+        let c = self.plan.iterator(&l.iterator);
+        let times = |s: &Int| {
+            if s.is_one() {
+                String::new()
+            } else {
+                format!(" * {s}")
+            }
+        };
+        let header = match self.dialect.spread(l.mapping) {
+            None if l.stride.is_one() => format!("for ({c} = {lower}; {c} <= {upper}; {c}++)"),
+            None => format!("for ({c} = {lower}; {c} <= {upper}; {c} += {})", l.stride),
+            Some((index, count)) => {
+                let start = if lower == "0" {
+                    format!("{index}{}", times(&l.stride))
+                } else {
+                    format!("{lower} + {index}{}", times(&l.stride))
+                };
+                format!(
+                    "for ({c} = {start}; {c} <= {upper}; {c} += {count}{})",
+                    times(&l.stride)
+                )
+            }
+        };
+        self.line(depth, &format!("{header} {{"));
+        self.exprs.enter(&l.iterator, &c);
+        let body = self.ast(&l.body, depth + 1);
+        self.exprs.leave();
+        body?;
+        self.line(depth, "}");
+        Ok(())
+    }
+
+    /// A statement instance, inline.
+    fn user(&mut self, statement: &str, args: &[pollen_codegen::Expr], depth: usize) -> Result<()> {
+        let Some(s) = self.plan.scop.statement(statement) else {
+            return Err(Error::UnknownStatement(statement.to_string()));
+        };
+        if s.iterators.len() != args.len() {
+            return Err(Error::ArityMismatch {
+                statement: statement.to_string(),
+                expected: s.iterators.len(),
+                found: args.len(),
+            });
+        }
+        let mut renames = self.renames.clone();
+        for (iterator, value) in s.iterators.iter().zip(args) {
+            renames.insert(iterator.clone(), Rename::Text(self.exprs.argument(value)?));
+        }
+        let text = body::kernel_statement(statement, &s.body, &renames)?;
+        self.line(depth, &text);
+        Ok(())
+    }
+}
