@@ -76,6 +76,32 @@
 //! earlier phase), and the threads of a block must pass the same number of barriers.
 //! Violations come back as data ([`CheckReport`]); the simulation and the enumerations
 //! run under a step limit.
+//!
+//! # Example
+//!
+//! ```
+//! use pollen_gpu::{check, map, GpuOptions, Mapping};
+//!
+//! let source = "
+//! void scale(int n, double A[100][100], double B[100][100]) {
+//! #pragma scop
+//!   for (int i = 0; i < n; i++)
+//!     for (int j = 0; j < n; j++)
+//!       A[i][j] = 2 * B[i][j];
+//! #pragma endscop
+//! }";
+//! let scop = pollen_frontend::extract(source).unwrap().scop;
+//! let deps = pollen_deps::analyze(&scop, pollen_deps::Analysis::ValueBased).unwrap();
+//! let tree = pollen_sched::schedule(&scop, deps.as_slice(), &Default::default()).unwrap();
+//! let ast = pollen_codegen::generate(&scop, &tree, &Default::default()).unwrap();
+//! let program = map(&scop, &ast, &GpuOptions::default()).unwrap();
+//! // i on blocks, j on the threads of each block.
+//! let text = program.to_string();
+//! assert!(text.contains("// block x") && text.contains("// thread x"));
+//! let report = check(&scop, deps.as_slice(), &program, &[("n".to_string(), 7)]).unwrap();
+//! assert!(report.is_ok());
+//! assert_eq!(report.instances, 49);
+//! ```
 
 mod check;
 mod display;
