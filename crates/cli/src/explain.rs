@@ -515,6 +515,7 @@ fn tile_sizes_text(sizes: &TileSizes) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        TileSizes::Gpu(size) => format!("{size} for every band member (GPU target)"),
     }
 }
 

@@ -362,7 +362,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         constraints: constraint_tree.clone(),
         ..Default::default()
     };
-    let outcome = pollen_sched::schedule_with_report(scop, &deps, &sched_options)
+    let outcome = pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
         .map_err(Error::Scheduling)?;
     let (sizes, tile_sizes) = match &options.tiling {
         Tiling::Off => (None, TileSizes::Off),
@@ -385,7 +385,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
                 ..TileOptions::default()
             };
             Some(
-                pollen_transform::tile(scop, &deps, &outcome.tree, &tile_options).map_err(
+                pollen_transform::tile(scop, deps.as_slice(), &outcome.tree, &tile_options).map_err(
                     |error| Error::Transform {
                         stage: Stage::Tiling,
                         error,

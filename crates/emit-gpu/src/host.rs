@@ -181,14 +181,46 @@ fn helper_definitions() -> String {
     Helper::ALL.iter().map(|h| h.definition()).collect()
 }
 
+/// The single-precision functions of C's `<math.h>` that OpenCL C spells without the
+/// `f` (its math functions are overloaded on the argument type), as `(C name, OpenCL
+/// name)`.
+const FLOAT_FUNCTIONS: [(&str, &str); 22] = [
+    ("sqrtf", "sqrt"),
+    ("expf", "exp"),
+    ("exp2f", "exp2"),
+    ("logf", "log"),
+    ("log2f", "log2"),
+    ("log10f", "log10"),
+    ("powf", "pow"),
+    ("fabsf", "fabs"),
+    ("fmaxf", "fmax"),
+    ("fminf", "fmin"),
+    ("floorf", "floor"),
+    ("ceilf", "ceil"),
+    ("tanhf", "tanh"),
+    ("sinf", "sin"),
+    ("cosf", "cos"),
+    ("tanf", "tan"),
+    ("erff", "erf"),
+    ("atanf", "atan"),
+    ("sinhf", "sinh"),
+    ("coshf", "cosh"),
+    ("fmodf", "fmod"),
+    ("roundf", "round"),
+];
+
 /// The OpenCL source's lines that precede the kernels, as C string literals: double
 /// precision enabled, contraction into fused multiply-adds disabled (so that results
-/// are those of the C program), and the helpers used.
+/// are those of the C program), C's single-precision math functions (`expf`, ...)
+/// defined as OpenCL's overloaded ones, and the helpers used.
 pub(crate) fn opencl_source_preamble(helpers: &BTreeSet<Helper>) -> Vec<String> {
     let mut lines = vec![
         "\"#pragma OPENCL EXTENSION cl_khr_fp64 : enable\\n\"".to_string(),
         "\"#pragma OPENCL FP_CONTRACT OFF\\n\"".to_string(),
     ];
+    for (c, opencl) in FLOAT_FUNCTIONS {
+        lines.push(format!("\"#define {c} {opencl}\\n\""));
+    }
     for h in helpers {
         lines.push(format!("\"#ifndef {}\\n\"", h.name()));
         lines.push(format!("\"{}\\n\"", h.define()));
