@@ -286,6 +286,10 @@ fn programs_that_do_not_fit_are_errors() {
         error_of(|p| p.host = Host::Launch(1)),
         Error::UnknownKernel(1)
     );
+    assert_eq!(
+        error_of(|p| p.kernels[0].host_iterators.push("t".to_string())),
+        Error::UnknownName("t".to_string())
+    );
     for block in [vec![], vec![0], vec![64, 32], vec![1, 1, 1, 1]] {
         assert_eq!(
             error_of(|p| p.kernels[0].block = block.clone()),
