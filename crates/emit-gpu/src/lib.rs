@@ -175,6 +175,7 @@ mod kernel;
 mod names;
 mod place;
 mod plan;
+mod types;
 
 pub use error::{Error, Result};
 
@@ -308,20 +309,28 @@ pub fn opencl_parts(
     let source_name = plan.host("source");
     host.line(0, "{");
     host.line(1, &format!("static const char {source_name}[] ="));
-    let preamble = host::opencl_source_preamble(&helpers);
-    let pieces = preamble.len() + kernels.len();
-    if pieces == 0 {
-        host.line(2, "\"\";");
+    // The source's lines: the preamble, the type aliases the kernels need, the kernels;
+    // the last one ends the declaration.
+    let mut lines: Vec<(usize, String)> = host::opencl_source_preamble(&helpers)
+        .into_iter()
+        .map(|l| (2, l))
+        .collect();
+    let aliases = types::aliases(source, region.start);
+    let mut named: Vec<&str> = kernels.iter().map(String::as_str).collect();
+    named.extend(scop.statements.iter().map(|s| s.body.as_str()));
+    for alias in types::needed(&aliases, &named) {
+        lines.push((2, format!("POLLEN_XSTR({}) \"\\n\"", alias.declaration)));
     }
-    for (k, line) in preamble.iter().enumerate() {
-        let end = if k + 1 == pieces { ";" } else { "" };
-        host.line(2, &format!("{line}{end}"));
+    for text in &kernels {
+        lines.push((2, "POLLEN_XSTR(".to_string()));
+        lines.push((3, text.clone()));
+        lines.push((2, ") \"\\n\"".to_string()));
     }
-    for (k, text) in kernels.iter().enumerate() {
-        let end = if k + 1 == kernels.len() { ";" } else { "" };
-        host.line(2, "POLLEN_XSTR(");
-        host.line(3, text);
-        host.line(2, &format!(") \"\\n\"{end}"));
+    if let Some((_, last)) = lines.last_mut() {
+        last.push(';');
+    }
+    for (depth, line) in &lines {
+        host.line(*depth, line);
     }
     let context = plan.host("context");
     let queue = plan.host("queue");
