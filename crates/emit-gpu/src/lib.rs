@@ -147,7 +147,9 @@
 //! host iterators are `long` arguments, parameters under generated names (`p_N` for
 //! `N`) so that a parameter that is a macro of the host still works. Statement bodies
 //! are printed inline with their iterators replaced by the values of the instance.
-//! Loops follow their [`Mapping`](pollen_gpu::Mapping) as stride loops; see module
+//! The simple top-level `typedef`s of the file that the kernels name (nussinov's
+//! `typedef char base;`) go into the OpenCL source before the kernels: the host's
+//! macros reach that source, its declarations do not. Loops follow their [`Mapping`](pollen_gpu::Mapping) as stride loops; see module
 //! `kernel` for the exact shapes.
 //!
 //! # Names

@@ -1,5 +1,6 @@
 //! Every example kernel as one single-thread kernel: the loop AST of its original
-//! schedule, every loop sequential, run on OpenCL and compared with the C program.
+//! schedule, every loop sequential, run on OpenCL and compared with the C program, and
+//! compiled as CUDA (host and device code) when nvcc is found.
 //!
 //! This puts every statement text of the thirty kernels through the rewriting of
 //! statement bodies (flattened references, scalars in buffers, by value and private,
@@ -10,7 +11,7 @@
 //! library's (reported, compared to ten significant digits).
 
 use pollen_codegen::{Ast, Options};
-use pollen_emit_gpu::{emit_opencl, EmitOptions};
+use pollen_emit_gpu::{emit_cuda, emit_opencl, EmitOptions};
 use pollen_gpu::{
     ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
 };
@@ -108,8 +109,9 @@ fn rounded(output: &str) -> String {
         .join("\n")
 }
 
-/// Emits, compiles and runs one kernel; the failure, if any.
-fn check(name: &str, dir: &std::path::Path) -> Result<(), String> {
+/// Emits, compiles and runs one kernel, and compiles its CUDA form with `nvcc` when
+/// given; the failure, if any.
+fn check(name: &str, dir: &std::path::Path, nvcc: Option<&std::path::Path>) -> Result<(), String> {
     let source = kernel_source(name);
     let extracted = pollen_frontend::extract(&source).map_err(|e| format!("{name}: {e}"))?;
     let scop = &extracted.scop;
@@ -122,6 +124,14 @@ fn check(name: &str, dir: &std::path::Path) -> Result<(), String> {
         &EmitOptions::default(),
     )
     .map_err(|e| format!("{name}: emission: {e}"))?;
+    let cuda = emit_cuda(
+        &source,
+        extracted.region.clone(),
+        scop,
+        &program,
+        &EmitOptions::default(),
+    )
+    .map_err(|e| format!("{name}: CUDA emission: {e}"))?;
     let original = dir.join(format!("{name}.c"));
     let translated = dir.join(format!("{name}-opencl.c"));
     std::fs::write(&original, &source).map_err(|e| e.to_string())?;
@@ -132,6 +142,21 @@ fn check(name: &str, dir: &std::path::Path) -> Result<(), String> {
     let device = dir.join(format!("{name}-opencl"));
     cc::compile(&original, &reference, &flags)?;
     gpu::compile_opencl(&translated, &device, &flags)?;
+    if let Some(nvcc) = nvcc {
+        let cu = dir.join(format!("{name}.cu"));
+        std::fs::write(&cu, &cuda).map_err(|e| e.to_string())?;
+        let object = dir.join(format!("{name}.o"));
+        let path = |p: &std::path::Path| p.to_str().map(str::to_string).ok_or("a non-UTF-8 path");
+        let args = [
+            "-c".to_string(),
+            include.clone(),
+            path(&cu)?,
+            "-o".to_string(),
+            path(&object)?,
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        gpu::run_nvcc(nvcc, &args).map_err(|e| format!("{name}: {e}"))?;
+    }
     let expected = cc::run(&reference, 1)?;
     let actual = cc::run(&device, 1)?;
     if expected == actual {
@@ -159,6 +184,10 @@ fn every_example_kernel_runs_in_one_thread_exactly() {
     cc::require_gcc();
     gpu::require_opencl();
     let names = kernel_names();
+    let nvcc = gpu::nvcc();
+    if nvcc.is_none() {
+        eprintln!("nvcc not found (set POLLEN_NVCC): the CUDA compilations are skipped");
+    }
     let dir = cc::scratch("emit-gpu-all");
     // Two workers: the machines that run the tests have few cores.
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -172,7 +201,7 @@ fn every_example_kernel_runs_in_one_thread_exactly() {
                         let Some(name) = names.get(k) else {
                             return failures;
                         };
-                        if let Err(e) = check(name, &dir) {
+                        if let Err(e) = check(name, &dir, nvcc.as_deref()) {
                             failures.push(e);
                         }
                     }
