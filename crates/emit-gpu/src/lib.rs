@@ -194,7 +194,8 @@ use crate::plan::Plan;
 /// What the emitters print besides the kernels and host code.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmitOptions {
-    /// Whether comment lines announce the generated code (default on).
+    /// Whether comment lines announce the generated code (default on): before the
+    /// prelude, each CUDA kernel and the host code.
     pub banner: bool,
     /// The options of `clBuildProgram` in the OpenCL host code (default none). The
     /// kernels' source disables contraction itself; options such as
@@ -412,7 +413,7 @@ pub fn opencl_parts(
         header: "#ifndef CL_TARGET_OPENCL_VERSION\n# define CL_TARGET_OPENCL_VERSION 120\n#endif\n#include <CL/cl.h>\n".to_string(),
         header_insertion: insertion.header,
         insertion: insertion.declarations,
-        declarations: declarations(insertion.newline, &host::opencl_prelude()),
+        declarations: declarations(insertion.newline, &host::opencl_prelude(options.banner)),
         replacement,
     })
 }
@@ -457,7 +458,7 @@ pub fn cuda_parts(
     }
     replacement.push_str(&host.out);
     trim_final_newline(&mut replacement);
-    let mut text = host::cuda_prelude();
+    let mut text = host::cuda_prelude(options.banner);
     text.push_str(&kernels);
     Ok(Parts {
         header: String::new(),

@@ -75,7 +75,12 @@ impl<'a> Plan<'a> {
                     return Err(Error::UnknownName(h.clone()));
                 }
             }
-            kernel_iterators(&k.body, &mut iterators)?;
+            let mut own = BTreeSet::new();
+            kernel_iterators(&k.body, &mut own)?;
+            if let Some(both) = k.host_iterators.iter().find(|h| own.contains(*h)) {
+                return Err(Error::DuplicateName(both.clone()));
+            }
+            iterators.extend(own);
         }
 
         let mut generated: Vec<String> = iterators.iter().cloned().collect();
