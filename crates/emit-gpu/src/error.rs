@@ -25,7 +25,8 @@ pub enum Error {
         found: usize,
     },
     /// An expression names neither an enclosing loop's iterator, a host iterator passed
-    /// to the kernel, nor a parameter.
+    /// to the kernel, nor a parameter; or a kernel receives a host iterator that is no
+    /// host loop's.
     UnknownName(String),
     /// A launch or a kernel names an array, or an index, that the program does not have.
     UnknownArray(String),

@@ -204,7 +204,10 @@ impl ExprPrinter {
             };
             return Ok(if holds { "1" } else { "0" }.to_string());
         }
-        if let Some(pivot) = self.pivot(&terms) {
+        let pivot = self
+            .pivot(&terms)
+            .and_then(|p| Some((p, terms[p].factor.clone()?)));
+        if let Some((pivot, factor)) = pivot {
             let mut rest: Vec<Term> = terms
                 .iter()
                 .enumerate()
@@ -215,8 +218,7 @@ impl ExprPrinter {
             if positive {
                 negate(&mut rest);
             }
-            let variable =
-                self.atom(terms[pivot].factor.as_ref().expect("a pivot is a variable"))?;
+            let variable = self.atom(&factor)?;
             let right = self.print_terms(&rest)?.0;
             let op = if positive { op } else { flipped };
             return Ok(format!("{variable} {op} {right}"));

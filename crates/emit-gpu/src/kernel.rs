@@ -1,11 +1,11 @@
 //! Kernels printed as OpenCL C or CUDA functions.
 //!
 //! ```c
-//! __kernel void kernel0(__global double *C, long C_d1, double beta, long p_ni, long p_nj)
+//! __kernel void kernel0(DATA_TYPE beta, __global DATA_TYPE *C, long C_d1, long p__PB_NI, long p__PB_NJ, long p__PB_NK)
 //! {
 //!   long c0, c1;
-//!   for (c0 = (long)get_global_id(1); c0 <= p_ni - 1; c0 += (long)get_global_size(1)) {
-//!     for (c1 = (long)get_global_id(0); c1 <= p_nj - 1; c1 += (long)get_global_size(0)) {
+//!   for (c0 = (long)get_global_id(1); c0 <= p__PB_NI - 1; c0 += (long)get_global_size(1)) {
+//!     for (c1 = (long)get_global_id(0); c1 <= p__PB_NJ - 1; c1 += (long)get_global_size(0)) {
 //!       C[(c0) * C_d1 + (c1)] *= beta;
 //!     }
 //!   }

@@ -147,8 +147,11 @@
 //! host iterators are `long` arguments, parameters under generated names (`p_N` for
 //! `N`) so that a parameter that is a macro of the host still works. Statement bodies
 //! are printed inline with their iterators replaced by the values of the instance.
-//! Loops follow their [`Mapping`](pollen_gpu::Mapping) as stride loops; see module
-//! `kernel` for the exact shapes.
+//! The simple top-level `typedef`s of the file that the kernels name (nussinov's
+//! `typedef char base;`) go into the OpenCL source before the kernels: the host's
+//! macros reach that source, its declarations do not. Loops follow their
+//! [`Mapping`](pollen_gpu::Mapping) as stride loops; see module `kernel` for the exact
+//! shapes.
 //!
 //! # Names
 //! The generated iterators, kernel arguments and kernels get a common prefix (none,
@@ -164,8 +167,12 @@
 //! multiply-add. OpenCL C allows contraction by default, and PoCL on an x86 CPU with
 //! FMA does contract (trisolv's and durbin's checksums then differ in the last digits),
 //! so the OpenCL source turns it off with `#pragma OPENCL FP_CONTRACT OFF`; with it
-//! the tests' programs print the C program's checksums exactly. For CUDA compile with
-//! `nvcc --fmad=false` to get the same guarantee.
+//! the tests' programs print the C program's checksums exactly (on PoCL, and on an
+//! NVIDIA H100 through NVIDIA's OpenCL). nvcc contracts by default too and has no
+//! pragma against it: compile with `nvcc --fmad=false` for the same guarantee (on the
+//! H100, trisolv and durbin differ in the last digits without it and match with it).
+//! Kernels that call `exp` or `pow` may still differ in the last digits, as the
+//! device's math library rounds differently from the host's.
 
 mod body;
 pub mod error;
@@ -175,6 +182,7 @@ mod kernel;
 mod names;
 mod place;
 mod plan;
+mod types;
 
 pub use error::{Error, Result};
 
@@ -191,7 +199,8 @@ use crate::plan::Plan;
 /// What the emitters print besides the kernels and host code.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmitOptions {
-    /// Whether comment lines announce the generated code (default on).
+    /// Whether comment lines announce the generated code (default on): before the
+    /// prelude, each CUDA kernel and the host code.
     pub banner: bool,
     /// The options of `clBuildProgram` in the OpenCL host code (default none). The
     /// kernels' source disables contraction itself; options such as
@@ -308,20 +317,28 @@ pub fn opencl_parts(
     let source_name = plan.host("source");
     host.line(0, "{");
     host.line(1, &format!("static const char {source_name}[] ="));
-    let preamble = host::opencl_source_preamble(&helpers);
-    let pieces = preamble.len() + kernels.len();
-    if pieces == 0 {
-        host.line(2, "\"\";");
+    // The source's lines: the preamble, the type aliases the kernels need, the kernels;
+    // the last one ends the declaration.
+    let mut lines: Vec<(usize, String)> = host::opencl_source_preamble(&helpers)
+        .into_iter()
+        .map(|l| (2, l))
+        .collect();
+    let aliases = types::aliases(source, region.start);
+    let mut named: Vec<&str> = kernels.iter().map(String::as_str).collect();
+    named.extend(scop.statements.iter().map(|s| s.body.as_str()));
+    for alias in types::needed(&aliases, &named) {
+        lines.push((2, format!("POLLEN_XSTR({}) \"\\n\"", alias.declaration)));
     }
-    for (k, line) in preamble.iter().enumerate() {
-        let end = if k + 1 == pieces { ";" } else { "" };
-        host.line(2, &format!("{line}{end}"));
+    for text in &kernels {
+        lines.push((2, "POLLEN_XSTR(".to_string()));
+        lines.push((3, text.clone()));
+        lines.push((2, ") \"\\n\"".to_string()));
     }
-    for (k, text) in kernels.iter().enumerate() {
-        let end = if k + 1 == kernels.len() { ";" } else { "" };
-        host.line(2, "POLLEN_XSTR(");
-        host.line(3, text);
-        host.line(2, &format!(") \"\\n\"{end}"));
+    if let Some((_, last)) = lines.last_mut() {
+        last.push(';');
+    }
+    for (depth, line) in &lines {
+        host.line(*depth, line);
     }
     let context = plan.host("context");
     let queue = plan.host("queue");
@@ -401,7 +418,7 @@ pub fn opencl_parts(
         header: "#ifndef CL_TARGET_OPENCL_VERSION\n# define CL_TARGET_OPENCL_VERSION 120\n#endif\n#include <CL/cl.h>\n".to_string(),
         header_insertion: insertion.header,
         insertion: insertion.declarations,
-        declarations: declarations(insertion.newline, &host::opencl_prelude()),
+        declarations: declarations(insertion.newline, &host::opencl_prelude(options.banner)),
         replacement,
     })
 }
@@ -446,7 +463,7 @@ pub fn cuda_parts(
     }
     replacement.push_str(&host.out);
     trim_final_newline(&mut replacement);
-    let mut text = host::cuda_prelude();
+    let mut text = host::cuda_prelude(options.banner);
     text.push_str(&kernels);
     Ok(Parts {
         header: String::new(),

@@ -61,6 +61,7 @@ impl<'a> Plan<'a> {
         }
         let mut iterators = BTreeSet::new();
         host_iterators(&program.host, program.kernels.len(), &mut iterators)?;
+        let host_loops = iterators.clone();
         for k in &program.kernels {
             identifier(&k.name)?;
             check_geometry(k)?;
@@ -70,10 +71,16 @@ impl<'a> Plan<'a> {
                 }
             }
             for h in &k.host_iterators {
-                identifier(h)?;
-                iterators.insert(h.clone());
+                if !host_loops.contains(h) {
+                    return Err(Error::UnknownName(h.clone()));
+                }
             }
-            kernel_iterators(&k.body, &mut iterators)?;
+            let mut own = BTreeSet::new();
+            kernel_iterators(&k.body, &mut own)?;
+            if let Some(both) = k.host_iterators.iter().find(|h| own.contains(*h)) {
+                return Err(Error::DuplicateName(both.clone()));
+            }
+            iterators.extend(own);
         }
 
         let mut generated: Vec<String> = iterators.iter().cloned().collect();
