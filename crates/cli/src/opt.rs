@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use pollen_driver::{
-    Algorithm, CacheInfo, Fusion, GpuOptions, Options, Target, Tiling, Vectorize,
-};
+use pollen_driver::{Algorithm, CacheInfo, Fusion, GpuOptions, Options, Target, Tiling, Vectorize};
 
 use crate::budget::{BudgetArg, Steps};
 use crate::program::{self, AlgoChoice, FuseChoice};

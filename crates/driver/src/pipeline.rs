@@ -21,8 +21,7 @@ use crate::error::{Error, Result, Stage};
 use crate::options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize};
 use crate::report::{
     outline, Choice, DependenceSummary, Fallback, FusionDecision, GpuReport, IteratorType,
-    Profitability,
-    RegionReport, Report, ScopReport, ScopSummary, TileSizes,
+    Profitability, RegionReport, Report, ScopReport, ScopSummary, TileSizes,
 };
 
 /// The optimized text of a C source and the report of every decision.
@@ -57,7 +56,7 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
         .map_err(Error::Frontend)?;
     let mut regions = Vec::with_capacity(extracted.len());
     let mut edits = Vec::new();
-    let mut header = String::new();
+    let mut header_placed = false;
     let several = extracted.len() > 1;
     for (index, region) in extracted.into_iter().enumerate() {
         let line = source[..region.region.start].matches('\n').count() + 1;
@@ -87,20 +86,28 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
             options,
         )
         .map_err(in_region)?;
-        if header.is_empty() {
-            header = code.header;
+        if let Some((at, text)) = code.header {
+            // Once per file (the OpenCL header), where the first region asks for it.
+            if !header_placed {
+                header_placed = true;
+                edits.push(Edit {
+                    range: at..at,
+                    text,
+                    order: (index, 0),
+                });
+            }
         }
         if let Some((at, text)) = code.declarations {
             edits.push(Edit {
                 range: at..at,
                 text,
-                order: (index, 0),
+                order: (index, 1),
             });
         }
         edits.push(Edit {
             range: region.region.clone(),
             text: code.replacement,
-            order: (index, 1),
+            order: (index, 2),
         });
         regions.push(RegionReport {
             index,
@@ -120,7 +127,6 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
     for edit in edits {
         text.replace_range(edit.range, &edit.text);
     }
-    text.insert_str(0, &header);
     Ok(Optimized {
         text,
         report: Report {
@@ -134,15 +140,16 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
 struct Edit {
     range: std::ops::Range<usize>,
     text: String,
-    /// The region and the kind of the edit (declarations before the region's code).
+    /// The region and the kind of the edit (header, declarations, the region's code:
+    /// of edits at one place, in this order).
     order: (usize, usize),
 }
 
 /// The code of one region: what replaces it, and for the GPU targets what goes before
 /// the function that holds it and at the top of the file.
 struct RegionCode {
-    /// Lines for the very top of the file (the OpenCL header), or empty.
-    header: String,
+    /// Lines the file needs once (the OpenCL header) and the offset they go at.
+    header: Option<(usize, String)>,
     /// Declarations (helpers, CUDA kernels) and the offset of the source they go at.
     declarations: Option<(usize, String)>,
     /// The code in place of the region.
@@ -180,7 +187,7 @@ fn emit(
             )
             .map_err(Error::Emission)?;
             Ok(RegionCode {
-                header: String::new(),
+                header: None,
                 declarations: None,
                 replacement,
             })
@@ -211,7 +218,8 @@ fn emit(
             }
             .map_err(Error::GpuEmission)?;
             Ok(RegionCode {
-                header: parts.header,
+                header: (!parts.header.is_empty())
+                    .then_some((parts.header_insertion, parts.header)),
                 declarations: Some((parts.insertion, parts.declarations)),
                 replacement: parts.replacement,
             })
@@ -385,12 +393,11 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
                 ..TileOptions::default()
             };
             Some(
-                pollen_transform::tile(scop, deps.as_slice(), &outcome.tree, &tile_options).map_err(
-                    |error| Error::Transform {
+                pollen_transform::tile(scop, deps.as_slice(), &outcome.tree, &tile_options)
+                    .map_err(|error| Error::Transform {
                         stage: Stage::Tiling,
                         error,
-                    },
-                )?,
+                    })?,
             )
         }
     };

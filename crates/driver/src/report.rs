@@ -545,7 +545,10 @@ impl GpuReport {
         for scenario in &self.scenarios {
             writeln!(f, "  {scenario}")?;
         }
-        writeln!(f, "injection: constraint tree (siblings in priority order):")?;
+        writeln!(
+            f,
+            "injection: constraint tree (siblings in priority order):"
+        )?;
         for line in text.lines() {
             writeln!(f, "  {line}")?;
         }

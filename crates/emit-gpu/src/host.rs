@@ -46,6 +46,7 @@ pub(crate) fn opencl_prelude(banner: bool) -> String {
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 /* The text of the arguments, macros expanded, as a string literal. */
 #define POLLEN_STR(...) #__VA_ARGS__
 #define POLLEN_XSTR(...) POLLEN_STR(__VA_ARGS__)
@@ -112,12 +113,30 @@ static cl_device_id pollen_cl_device(void)
 }
 
 /* A context and a queue on the chosen device, and the program built from source;
-   exits with the build log when the program does not build. */
-static void pollen_cl_open(const char *source, const char *options, cl_context *context,
-                           cl_command_queue *queue, cl_program *program)
+   exits with the build log when the program does not build. PoCL 3 miscompiles some
+   kernels whose loops hold several barriers when it optimizes them (a region between
+   two barriers runs twice); such programs (barriers_in_loops) are built without
+   optimization there. */
+static void pollen_cl_open(const char *source, const char *options, int barriers_in_loops,
+                           cl_context *context, cl_command_queue *queue, cl_program *program)
 {
   cl_int status;
   cl_device_id device = pollen_cl_device();
+  char adjusted[1024];
+
+  if (barriers_in_loops) {
+    cl_platform_id platform;
+    char name[256] = "";
+    if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL)
+            == CL_SUCCESS
+        && clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL)
+            == CL_SUCCESS
+        && strstr(name, "Portable Computing Language") != NULL
+        && strlen(options) + 20 < sizeof adjusted) {
+      snprintf(adjusted, sizeof adjusted, "%s -cl-opt-disable", options);
+      options = adjusted;
+    }
+  }
 
   *context = clCreateContext(NULL, 1, &device, NULL, NULL, &status);
   pollen_cl_check(status, "clCreateContext");

@@ -63,7 +63,7 @@
 //!     cl_long C_d1 = (cl_long) (NJ);
 //!     cl_long p__PB_NI = (cl_long) (_PB_NI);
 //!     ...
-//!     pollen_cl_open(pollen_source, "", &pollen_context, &pollen_queue, &pollen_program);
+//!     pollen_cl_open(pollen_source, "", 0, &pollen_context, &pollen_queue, &pollen_program);
 //!     pollen_k_kernel0 = clCreateKernel(pollen_program, "kernel0", &pollen_status);
 //!     pollen_cl_check(pollen_status, "creating the kernel kernel0");
 //!     ...                               /* buffers, copies in */
@@ -257,6 +257,26 @@ impl Parts {
     }
 }
 
+/// Whether a barrier of `ast` is inside a loop (`in_loop`: `ast` itself is).
+fn barrier_in_loop(ast: &pollen_gpu::KernelAst, in_loop: bool) -> bool {
+    use pollen_gpu::KernelAst;
+    match ast {
+        KernelAst::Barrier => in_loop,
+        KernelAst::User { .. } => false,
+        KernelAst::Block(children) => children.iter().any(|c| barrier_in_loop(c, in_loop)),
+        KernelAst::For(l) => barrier_in_loop(&l.body, true),
+        KernelAst::If {
+            then, otherwise, ..
+        } => {
+            barrier_in_loop(then, in_loop)
+                || otherwise
+                    .as_ref()
+                    .is_some_and(|o| barrier_in_loop(o, in_loop))
+        }
+        KernelAst::SingleThread(body) => barrier_in_loop(body, in_loop),
+    }
+}
+
 /// The source with `region` replaced by OpenCL host code running `program`, whose
 /// statements are those of `scop`: a complete C program with its kernels embedded.
 ///
@@ -365,8 +385,14 @@ pub fn opencl_parts(
     host.line(
         1,
         &format!(
-            "pollen_cl_open({source_name}, {}, &{context}, &{queue}, &{cl_program});",
-            c_string(&options.opencl_build_options)
+            "pollen_cl_open({source_name}, {}, {}, &{context}, &{queue}, &{cl_program});",
+            c_string(&options.opencl_build_options),
+            u8::from(
+                program
+                    .kernels
+                    .iter()
+                    .any(|k| barrier_in_loop(&k.body, false))
+            )
         ),
     );
     for k in &program.kernels {

@@ -1,0 +1,213 @@
+//! The GPU targets end to end: every example kernel and every operator optimized for
+//! OpenCL ([`Target::OpenCl`], constraint injection on; the operators also without
+//! it), compiled with gcc, run on the machine's OpenCL (PoCL on the CPU), and its
+//! printed checksums compared with the original C program's; and every one optimized
+//! for CUDA and compiled by `nvcc --ptx` when nvcc is installed (the test says so and
+//! goes on without it).
+//!
+//! The outputs are equal digit for digit: each thread runs its statement instances in
+//! the order of the schedule, no reduction is split, and the kernels are built with
+//! contraction into fused multiply-adds off. The one exception is a statement that
+//! calls a transcendental function (`exp`, `pow`, `tanh`, ...): OpenCL's and the C
+//! library's are not correctly rounded and differ in the last place, so those programs'
+//! checksums must agree to one part in 10^7 (the operators are single precision).
+
+use std::path::{Path, PathBuf};
+
+use pollen_driver::{optimize_source, GpuOptions, Options, Target};
+use pollen_presburger::Int;
+use pollen_testkit::cc::{self, first_difference};
+use pollen_testkit::{gpu, kernel_names, kernel_source, kernels_dir};
+use pollen_testkit::{operator_names, operator_source, operators_dir};
+
+/// The words of a statement that call a function that is not correctly rounded.
+const TRANSCENDENTAL: [&str; 8] = [
+    "EXP_FUN", "POW_FUN", "TANH_FUN", "exp", "pow", "tanh", "erf", "log",
+];
+
+/// A printed decimal number as an exact mantissa and power of ten.
+fn decimal(text: &str) -> Option<(Int, i64)> {
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let value: Int = format!("{whole}{fraction}").parse().ok()?;
+    Some((value, exponent - fraction.len() as i64))
+}
+
+/// Whether two printed numbers differ by at most one part in 10^7 of the first.
+fn close(a: &str, b: &str) -> bool {
+    let (Some((ma, ea)), Some((mb, eb))) = (decimal(a), decimal(b)) else {
+        return false;
+    };
+    let low = ea.min(eb);
+    let scale = |m: Int, from: i64| m * Int::from(10).pow((from - low) as u32);
+    let (a, b) = (scale(ma, ea), scale(mb, eb));
+    (a.clone() - b).abs() * Int::from(10).pow(7) <= a.abs()
+}
+
+#[test]
+fn close_numbers() {
+    assert!(close("6000.5045619267039", "6000.5045537161641"));
+    assert!(close("-1.5e-07", "-1.50000001e-07"));
+    assert!(!close("6000.50", "6000.51"));
+    assert!(!close("75.885135222567314", "-245.81763716351799"));
+}
+
+/// Whether two outputs print the same names with close values, line by line.
+fn close_outputs(expected: &str, actual: &str) -> bool {
+    expected.lines().count() == actual.lines().count()
+        && expected.lines().zip(actual.lines()).all(|(e, a)| {
+            match (e.rsplit_once(' '), a.rsplit_once(' ')) {
+                (Some((ne, ve)), Some((na, va))) => ne == na && close(ve, va),
+                _ => e == a,
+            }
+        })
+}
+
+/// One program to check: its name, source and include directory.
+struct Case {
+    name: String,
+    source: String,
+    include: PathBuf,
+}
+
+fn cases() -> Vec<Case> {
+    let kernels = kernel_names().into_iter().map(|name| Case {
+        source: kernel_source(&name),
+        name,
+        include: kernels_dir(),
+    });
+    let operators = operator_names().into_iter().map(|name| Case {
+        source: operator_source(&name),
+        name,
+        include: operators_dir(),
+    });
+    kernels.chain(operators).collect()
+}
+
+fn options(target: Target, inject: bool) -> Options {
+    Options {
+        target,
+        gpu: GpuOptions {
+            inject,
+            ..GpuOptions::default()
+        },
+        ..Options::default()
+    }
+}
+
+/// Optimizes one program for OpenCL, runs it and compares its output with the
+/// original's; the failure, if any.
+fn check_opencl(case: &Case, inject: bool, dir: &Path) -> Result<(), String> {
+    let name = &case.name;
+    let tag = if inject { "injected" } else { "plain" };
+    let optimized = optimize_source(&case.source, &options(Target::OpenCl, inject))
+        .map_err(|e| format!("{name} ({tag}): {e}"))?;
+    let original = dir.join(format!("{name}.c"));
+    let translated = dir.join(format!("{name}-{tag}.c"));
+    std::fs::write(&original, &case.source).map_err(|e| e.to_string())?;
+    std::fs::write(&translated, &optimized.text).map_err(|e| e.to_string())?;
+    let include = format!("-I{}", case.include.display());
+    let flags = ["-O2", "-Wno-unknown-pragmas", include.as_str()];
+    let reference = dir.join(format!("{name}-reference"));
+    let device = dir.join(format!("{name}-{tag}"));
+    cc::compile(&original, &reference, &flags).map_err(|e| format!("{name}: {e}"))?;
+    gpu::compile_opencl(&translated, &device, &flags)
+        .map_err(|e| format!("{name} ({tag}): {e}"))?;
+    let expected = cc::run(&reference, 1)?;
+    let actual = cc::run(&device, 1).map_err(|e| format!("{name} ({tag}): {e}"))?;
+    if expected == actual {
+        return Ok(());
+    }
+    let region = pollen_testkit::region_text(&case.source).unwrap_or("");
+    let transcendental = TRANSCENDENTAL.iter().any(|f| {
+        region
+            .split(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+            .any(|w| w == *f || w.strip_suffix('f') == Some(f))
+    });
+    if transcendental && close_outputs(&expected, &actual) {
+        return Ok(());
+    }
+    Err(format!(
+        "{name} ({tag}): the output differs: {}",
+        first_difference(&expected, &actual)
+    ))
+}
+
+/// Runs `work` on every item with two workers (the test machines have few cores).
+fn in_parallel<T: Sync>(items: &[T], work: impl Fn(&T) -> Vec<String> + Sync) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut failures = Vec::new();
+                    while let Some(item) =
+                        items.get(next.fetch_add(1, std::sync::atomic::Ordering::SeqCst))
+                    {
+                        failures.extend(work(item));
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+#[test]
+fn every_kernel_and_operator_runs_on_opencl_with_the_original_results() {
+    cc::require_gcc();
+    gpu::require_opencl();
+    let cases = cases();
+    assert!(cases.len() >= 44, "{} programs", cases.len());
+    let dir = cc::scratch("driver-opencl");
+    let failures = in_parallel(&cases, |case| {
+        let operator = case.include == operators_dir();
+        let mut failures = Vec::new();
+        for inject in [true, false] {
+            if inject || operator {
+                failures.extend(check_opencl(case, inject, &dir).err());
+            }
+        }
+        failures
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_kernel_and_operator_compiles_as_cuda() {
+    let Some(nvcc) = gpu::nvcc() else {
+        eprintln!("nvcc not found (set POLLEN_NVCC): no CUDA file is compiled");
+        return;
+    };
+    let cases = cases();
+    let dir = cc::scratch("driver-cuda");
+    let failures = in_parallel(&cases, |case| {
+        let name = &case.name;
+        let optimized = match optimize_source(&case.source, &options(Target::Cuda, true)) {
+            Ok(o) => o,
+            Err(e) => return vec![format!("{name}: {e}")],
+        };
+        let cu = dir.join(format!("{name}.cu"));
+        let ptx = dir.join(format!("{name}.ptx"));
+        if let Err(e) = std::fs::write(&cu, &optimized.text) {
+            return vec![e.to_string()];
+        }
+        let include = format!("-I{}", case.include.display());
+        let (Some(cu), Some(ptx)) = (cu.to_str(), ptx.to_str()) else {
+            return vec!["a non-UTF-8 scratch path".to_string()];
+        };
+        gpu::run_nvcc(&nvcc, &["--ptx", include.as_str(), cu, "-o", ptx])
+            .err()
+            .map(|e| format!("{name}: {e}"))
+            .into_iter()
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
