@@ -387,6 +387,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
                 sizes: Some(sizes),
                 wavefront: options.parallel,
                 intra_tile_order: false,
+                coincident_first: true,
                 unroll_and_jam: false,
                 require_reuse: false,
                 budget: options.budget,

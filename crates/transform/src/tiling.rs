@@ -71,6 +71,13 @@ pub struct TileOptions {
     pub wavefront: bool,
     /// Choose the innermost point loop for stride-1 accesses (default on).
     pub intra_tile_order: bool,
+    /// Order the members of every permutable band, tile and point bands alike, with
+    /// the coincident (parallel) members first, each group in the band's order
+    /// (default off; overrides [`TileOptions::intra_tile_order`]). The GPU mapping's
+    /// order: the parallel tile loops become blocks, the parallel point loops threads
+    /// (the innermost of them, the scheduler's innermost parallel member, the threads'
+    /// `x`), and the sequential members run inside them.
+    pub coincident_first: bool,
     /// Register tiling: mark point bands whose loops gain from unroll-and-jam
     /// ([`crate::order::register_tiling`]) for code generation (default off).
     pub unroll_and_jam: bool,
@@ -93,6 +100,7 @@ impl Default for TileOptions {
             second_level: None,
             wavefront: false,
             intra_tile_order: true,
+            coincident_first: false,
             unroll_and_jam: false,
             require_reuse: false,
             min_band_depth: 2,
@@ -198,6 +206,14 @@ pub fn parallelize_with(
     Ok(out)
 }
 
+/// The members' order with the coincident ones first, each group in its order.
+fn coincident_first(coincident: &[bool]) -> Vec<usize> {
+    let (mut first, rest): (Vec<usize>, Vec<usize>) =
+        (0..coincident.len()).partition(|&k| coincident[k]);
+    first.extend(rest);
+    first
+}
+
 /// Rejects an empty size list and non-positive sizes.
 fn check_sizes(sizes: &[i64]) -> Result<()> {
     if sizes.is_empty() {
@@ -297,6 +313,9 @@ impl Tiler<'_, '_> {
     /// The order of a permutable band's members with the best stride-1 member innermost
     /// ([`intra_tile_order`]), or the identity when that choice is off.
     fn member_order(&mut self, band: &Band) -> Result<Vec<usize>> {
+        if self.options.coincident_first {
+            return Ok(coincident_first(&band.coincident));
+        }
         if !self.options.intra_tile_order || band.n_members() < 2 {
             return Ok((0..band.n_members()).collect());
         }
@@ -346,11 +365,22 @@ impl Tiler<'_, '_> {
                 child: Box::new(node),
             };
         }
+        // With `coincident_first`, the tile loops are ordered as the point loops.
+        let tile_order: Vec<usize> = if self.options.coincident_first {
+            order.clone()
+        } else {
+            (0..band.n_members()).collect()
+        };
         for (level, sizes) in levels.iter().enumerate().rev() {
             let tile_band = Band {
-                schedule: map_each(&band.schedule, |m| compose(m, &tile_map(sizes)))?,
+                schedule: map_each(&band.schedule, |m| {
+                    compose(
+                        &compose(m, &tile_map(sizes))?,
+                        &permutation_map(&tile_order),
+                    )
+                })?,
                 permutable: true,
-                coincident: band.coincident.clone(),
+                coincident: tile_order.iter().map(|&k| band.coincident[k]).collect(),
                 child: Box::new(node),
             };
             if level == 0 {
