@@ -388,6 +388,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
                 wavefront: options.parallel,
                 intra_tile_order: false,
                 coincident_first: true,
+                parallel_tiled: Some(2),
                 unroll_and_jam: false,
                 require_reuse: false,
                 budget: options.budget,

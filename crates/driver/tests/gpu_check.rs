@@ -52,7 +52,7 @@ fn check(name: &str, scop: &Scop) -> Vec<String> {
                 }
             };
             let program = &optimized.report.gpu.as_ref().expect("GPU report").program;
-            for base in [5, 7] {
+            for base in [5] {
                 let Some(params) = valuation(scop, base) else {
                     continue;
                 };

@@ -197,6 +197,16 @@ static void pollen_cuda_check(cudaError_t status, const char *what)
     exit(1);
   }
 }
+
+/* With $POLLEN_KERNEL_TIME set, the CUDA context is created when the program starts
+   (not inside the first region's run), and each run of a region prints the time from
+   its first launch to the end of its last kernel on standard error. */
+static void pollen_cuda_start(void) __attribute__((constructor));
+static void pollen_cuda_start(void)
+{
+  if (getenv("POLLEN_KERNEL_TIME") != NULL)
+    pollen_cuda_check(cudaFree(0), "creating the CUDA context");
+}
 #endif
 "#,
     );
@@ -402,10 +412,61 @@ impl<'a> HostPrinter<'a> {
         }
     }
 
+    /// CUDA: the start of the kernels' timing (with `$POLLEN_KERNEL_TIME`), after the
+    /// copies to the device (depth 1).
+    pub fn start_timing(&mut self) {
+        if self.dialect != Dialect::Cuda {
+            return;
+        }
+        let plan = self.plan;
+        let (timing, start, end) = (plan.host("timing"), plan.host("start"), plan.host("end"));
+        self.line(1, &format!("cudaEvent_t {start}, {end};"));
+        self.line(
+            1,
+            &format!("const int {timing} = getenv(\"POLLEN_KERNEL_TIME\") != NULL;"),
+        );
+        self.line(1, &format!("if ({timing}) {{"));
+        self.line(
+            2,
+            &format!("pollen_cuda_check(cudaEventCreate(&{start}), \"creating an event\");"),
+        );
+        self.line(
+            2,
+            &format!("pollen_cuda_check(cudaEventCreate(&{end}), \"creating an event\");"),
+        );
+        self.line(
+            2,
+            &format!("pollen_cuda_check(cudaEventRecord({start}, 0), \"recording an event\");"),
+        );
+        self.line(1, "}");
+    }
+
     /// Copies back and releases the buffers (depth 1).
     pub fn copy_out_and_free(&mut self) {
         let plan = self.plan;
         if self.dialect == Dialect::Cuda {
+            let (timing, start, end) = (plan.host("timing"), plan.host("start"), plan.host("end"));
+            let ms = plan.host("milliseconds");
+            self.line(1, &format!("if ({timing}) {{"));
+            self.line(2, &format!("float {ms} = 0;"));
+            self.line(
+                2,
+                &format!("pollen_cuda_check(cudaEventRecord({end}, 0), \"recording an event\");"),
+            );
+            self.line(
+                2,
+                &format!(
+                    "pollen_cuda_check(cudaEventSynchronize({end}), \"waiting for the kernels\");"
+                ),
+            );
+            self.line(2, &format!("pollen_cuda_check(cudaEventElapsedTime(&{ms}, {start}, {end}), \"timing the kernels\");"));
+            self.line(
+                2,
+                &format!("fprintf(stderr, \"POLLEN_KERNEL_TIME %.6f\\n\", {ms} / 1000.0);"),
+            );
+            self.line(2, &format!("cudaEventDestroy({start});"));
+            self.line(2, &format!("cudaEventDestroy({end});"));
+            self.line(1, "}");
             self.line(
                 1,
                 "pollen_cuda_check(cudaDeviceSynchronize(), \"running the kernels\");",

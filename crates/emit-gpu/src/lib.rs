@@ -409,6 +409,7 @@ pub fn opencl_parts(
         );
     }
     host.allocate();
+    host.start_timing();
     host.control(&program.host, 1)?;
     host.copy_out_and_free();
     for k in &program.kernels {
@@ -478,6 +479,7 @@ pub fn cuda_parts(
     host.line(0, "{");
     host.declarations(&host_iterators(&program.host));
     host.allocate();
+    host.start_timing();
     host.control(&program.host, 1)?;
     host.copy_out_and_free();
     host.line(0, "}");

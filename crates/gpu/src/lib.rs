@@ -115,7 +115,7 @@ pub use check::{
     MAX_LISTED_VIOLATIONS,
 };
 pub use error::{Error, Result};
-pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK};
+pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK, MODEL_THREADS_PER_BLOCK};
 pub use program::{
     ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
 };

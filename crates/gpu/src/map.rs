@@ -74,6 +74,12 @@ impl GpuOptions {
     }
 }
 
+/// The most threads per block that [`block_model`] chooses: a block of 1024 threads may
+/// not launch when each thread needs many registers (CUDA's "too many resources
+/// requested"), while 256 threads with their thread loops striding over a 32 × 32 tile
+/// still keep every warp's `x` contiguous.
+pub const MODEL_THREADS_PER_BLOCK: u32 = 256;
+
 /// The block sizes chosen when [`GpuOptions::block`] is `None`, for a kernel with
 /// `extents.len()` (one to three) thread dimensions, `x` first, each with a constant
 /// bound on the trip counts of its thread loops where there is one (the tile sizes of
@@ -82,7 +88,8 @@ impl GpuOptions {
 /// A dimension with a known extent `c` gets `c` threads (between 1 and 1024); the
 /// others get the defaults `256` (one dimension), `32 × 8` (two) or `32 × 4 × 2`
 /// (three), whose `x` is a multiple of the 32-thread warp. While the product exceeds
-/// 1024, the outermost dimension above 1 is halved (rounding up).
+/// [`MODEL_THREADS_PER_BLOCK`], the outermost dimension above 1 is halved (rounding up):
+/// the threads then stride over the rest of the tile.
 pub fn block_model(extents: &[Option<Int>]) -> Vec<u32> {
     let defaults: &[u32] = match extents.len() {
         0 | 1 => &[256],
@@ -100,7 +107,8 @@ pub fn block_model(extents: &[Option<Int>]) -> Vec<u32> {
             None => default,
         })
         .collect();
-    while sizes.iter().map(|&x| u64::from(x)).product::<u64>() > u64::from(MAX_THREADS_PER_BLOCK) {
+    while sizes.iter().map(|&x| u64::from(x)).product::<u64>() > u64::from(MODEL_THREADS_PER_BLOCK)
+    {
         match sizes.iter().rposition(|&x| x > 1) {
             Some(d) => sizes[d] = sizes[d].div_ceil(2),
             None => break,
@@ -266,10 +274,21 @@ impl Mapper<'_> {
         let split = (1..chain.len())
             .find(|&k| constant(k))
             .unwrap_or(chain.len());
-        let p = split.min(3);
-        let blocks = &chain[..p];
+        // The innermost three loops before the split go to blocks; outer ones (a deep
+        // band's batch dimensions) run in every block, before the block loops: the
+        // chain's loops are all parallel, so any order of its points is the program's.
+        let first = split.saturating_sub(3);
+        let outer = &chain[..first];
+        let p = split - first;
+        let blocks = &chain[first..split];
         let inner = &blocks[p - 1].body;
-        let mut names: Vec<String> = blocks.iter().map(|c| c.iterator.clone()).collect();
+        let mut names: Vec<String> = chain[..split].iter().map(|c| c.iterator.clone()).collect();
+        let wrap = |mut body: KernelAst| {
+            for c in outer.iter().rev() {
+                body = mapped(c, Mapping::Sequential, body);
+            }
+            body
+        };
         if self.has_thread_loop(inner, &mut names) {
             let mut extents: ThreadExtents = Vec::new();
             let mut items = Vec::new();
@@ -282,10 +301,10 @@ impl Mapper<'_> {
             let mut grid = vec![Expr::int(1); p];
             for (k, c) in blocks.iter().enumerate().rev() {
                 let d = p - 1 - k;
-                grid[d] = self.grid_extent(c, &blocks[..k], None);
+                grid[d] = self.grid_extent(c, &chain[..first + k], None);
                 body = mapped(c, Mapping::Block(d as u8), body);
             }
-            return self.finish(grid, block, body, false);
+            return self.finish(grid, block, wrap(body), false);
         }
         let innermost = blocks[p - 1];
         let extent = constant_trip(&innermost.lower, &innermost.upper, &innermost.stride);
@@ -293,17 +312,17 @@ impl Mapper<'_> {
         let mut body = sequential(&innermost.body)?;
         if p == 1 {
             body = mapped(innermost, Mapping::Global(0), body);
-            let grid = vec![self.grid_extent(innermost, &[], Some(block[0]))];
-            return self.finish(grid, block, body, false);
+            let grid = vec![self.grid_extent(innermost, &chain[..first], Some(block[0]))];
+            return self.finish(grid, block, wrap(body), false);
         }
         body = mapped(innermost, Mapping::Thread(0), body);
         let mut grid = vec![Expr::int(1); p - 1];
         for (k, c) in blocks[..p - 1].iter().enumerate().rev() {
             let d = p - 2 - k;
-            grid[d] = self.grid_extent(c, &blocks[..k], None);
+            grid[d] = self.grid_extent(c, &chain[..first + k], None);
             body = mapped(c, Mapping::Block(d as u8), body);
         }
-        self.finish(grid, block, body, false)
+        self.finish(grid, block, wrap(body), false)
     }
 
     /// Whether a parallel loop is reached from `ast` through block-uniform code only.
@@ -381,11 +400,13 @@ impl Mapper<'_> {
                 }
                 single_thread(&pending, out)?;
             }
-            Ast::For(l) if l.parallel => {
+            Ast::For(l) if l.parallel && !tile_loop_above_points(l) => {
                 out.push(self.thread_chain(l, extents)?);
                 out.push(KernelAst::Barrier);
             }
             Ast::For(l) => {
+                // A sequential loop, or a parallel tile loop above the point loops that
+                // go to threads: every thread of the block runs its iterations.
                 check_stride(l)?;
                 names.push(l.iterator.clone());
                 let mut items = Vec::new();
@@ -420,22 +441,29 @@ impl Mapper<'_> {
         Ok(())
     }
 
-    /// The thread loops of the chain of parallel loops starting at `l` (at most three,
-    /// innermost `x`), everything inside them sequential.
+    /// The thread loops of the chain of parallel loops starting at `l`: its innermost
+    /// three (innermost `x`), the outer ones run by every thread around them (the chain
+    /// is parallel, so no barrier is needed between their iterations), everything
+    /// inside sequential.
     fn thread_chain(&mut self, l: &Loop, extents: &mut ThreadExtents) -> Result<KernelAst> {
-        let chain = parallel_chain(l, 3);
+        let chain = parallel_chain(l, usize::MAX);
         for c in &chain {
             check_stride(c)?;
         }
-        let n = chain.len();
-        let mut body = sequential(&chain[n - 1].body)?;
-        for (k, c) in chain.iter().enumerate().rev() {
+        let first = chain.len().saturating_sub(3);
+        let threads = &chain[first..];
+        let n = threads.len();
+        let mut body = sequential(&threads[n - 1].body)?;
+        for (k, c) in threads.iter().enumerate().rev() {
             let d = n - 1 - k;
             if extents.len() <= d {
                 extents.resize(d + 1, Vec::new());
             }
             extents[d].push(constant_trip(&c.lower, &c.upper, &c.stride));
             body = mapped(c, Mapping::Thread(d as u8), body);
+        }
+        for c in chain[..first].iter().rev() {
+            body = mapped(c, Mapping::Sequential, body);
         }
         Ok(body)
     }
@@ -690,6 +718,15 @@ fn parallel_chain(l: &Loop, cap: usize) -> Vec<&Loop> {
         }
     }
     chain
+}
+
+/// Whether `l` is a loop without a constant trip count (a tile loop) whose chain of
+/// perfectly nested parallel loops ends with loops that have one (the point loops):
+/// the threads go to those, and `l` runs in every thread of the block.
+fn tile_loop_above_points(l: &Loop) -> bool {
+    let chain = parallel_chain(l, usize::MAX);
+    let constant = |c: &&Loop| constant_trip(&c.lower, &c.upper, &c.stride).is_some();
+    !constant(&l) && chain.last().is_some_and(constant)
 }
 
 /// `ast` without the blocks of one child around it.

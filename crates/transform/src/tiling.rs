@@ -78,6 +78,12 @@ pub struct TileOptions {
     /// (the innermost of them, the scheduler's innermost parallel member, the threads'
     /// `x`), and the sequential members run inside them.
     pub coincident_first: bool,
+    /// Tile only the last `k` coincident members of each band (in the band's order)
+    /// with the sizes; the other coincident members get tiles of size 1 (default
+    /// `None`: every member tiled). The GPU mapping's choice: the threads of a block go
+    /// to the innermost parallel point loops, and a deep band's outer parallel
+    /// dimensions (batch, heads) spread over blocks instead of inside a tile.
+    pub parallel_tiled: Option<usize>,
     /// Register tiling: mark point bands whose loops gain from unroll-and-jam
     /// ([`crate::order::register_tiling`]) for code generation (default off).
     pub unroll_and_jam: bool,
@@ -101,6 +107,7 @@ impl Default for TileOptions {
             wavefront: false,
             intra_tile_order: true,
             coincident_first: false,
+            parallel_tiled: None,
             unroll_and_jam: false,
             require_reuse: false,
             min_band_depth: 2,
@@ -402,6 +409,13 @@ impl Tiler<'_, '_> {
             }
             (None, None) => default_tile_sizes(&self.options.cache, self.element_bytes(band), n),
         };
+        let mut first = first;
+        if let Some(k) = self.options.parallel_tiled {
+            let coincident: Vec<usize> = (0..n).filter(|&m| band.coincident[m]).collect();
+            for &m in &coincident[..coincident.len().saturating_sub(k)] {
+                first[m] = 1;
+            }
+        }
         let Some(second) = &self.options.second_level else {
             return Ok(vec![first]);
         };
