@@ -232,7 +232,6 @@ fn options(args: &OptArgs) -> Options {
             Steps::Limited(n) => Some(n),
             Steps::Unlimited => None,
         },
-        ..Options::default()
     }
 }
 
