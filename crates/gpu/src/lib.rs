@@ -109,6 +109,7 @@ mod error;
 mod extent;
 mod map;
 mod program;
+mod promote;
 
 pub use check::{
     check, check_with_limit, CheckReport, Instance, Placement, Violation, DEFAULT_CHECK_LIMIT,
@@ -117,5 +118,5 @@ pub use check::{
 pub use error::{Error, Result};
 pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK};
 pub use program::{
-    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping, SharedArray,
 };
