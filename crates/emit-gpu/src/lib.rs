@@ -273,7 +273,10 @@ fn barrier_in_loop(ast: &pollen_gpu::KernelAst, in_loop: bool) -> bool {
                     .as_ref()
                     .is_some_and(|o| barrier_in_loop(o, in_loop))
         }
-        KernelAst::SingleThread(body) => barrier_in_loop(body, in_loop),
+        KernelAst::SingleThread(body) | KernelAst::Shared { body, .. } => {
+            barrier_in_loop(body, in_loop)
+        }
+        KernelAst::Copy { .. } => false,
     }
 }
 
