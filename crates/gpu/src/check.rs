@@ -523,10 +523,13 @@ struct Thread {
     /// The last copy into each shared array of the kernel.
     copies: Vec<Option<Copied>>,
     /// The copies run, in order: shared index, phase, offset, box.
-    copy_log: Vec<(usize, u64, Vec<Int>, Vec<Int>, Vec<Int>)>,
+    copy_log: Vec<CopyEvent>,
     /// The active promotions, innermost last: shared index and offset.
     scopes: Vec<(usize, Vec<Int>)>,
 }
+
+/// A copy as a thread ran it: the shared index, the phase, the offset and the box.
+type CopyEvent = (usize, u64, Vec<Int>, Vec<Int>, Vec<Int>);
 
 /// A copy into a shared array as one thread saw it.
 struct Copied {
@@ -921,7 +924,7 @@ impl Sim<'_> {
                 .zip(&a.sizes)
                 .all(|(((l, u), o), size)| {
                     let size = Int::from(*size);
-                    !(l - o).is_negative() && &(u - o) < &size
+                    !(l - o).is_negative() && (u - o) < size
                 });
         if !empty && !fits {
             let ints = |v: &[Int]| v.iter().map(|x| x.to_i64().unwrap_or(i64::MAX)).collect();
