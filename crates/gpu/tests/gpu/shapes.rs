@@ -228,6 +228,39 @@ fn tiled_gemm_promotes_the_tiles_of_a_and_b() {
 }
 
 #[test]
+fn translated_and_reversed_references_share_one_box() {
+    // A[i][k] and A[i][k + 2] read one box of 4 x 6 per k tile; B[n - 1 - k][j] runs
+    // backwards through its rows.
+    let scop = scop_of(
+        "
+void f(int n, double A[100][100], double B[100][100], double C[100][100]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++)
+        C[i][j] += A[i][k] * A[i][k + 2] * B[n - 1 - k][j];
+#pragma endscop
+}",
+    );
+    let deps = value_deps(&scop);
+    let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
+    let tree = tiled(&scop, &deps, &tree, 4);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    let found = promotions(&program);
+    assert!(
+        found.contains(&(0, "A".to_string(), vec![4, 6])),
+        "{found:?}\n{program}"
+    );
+    assert!(
+        found.contains(&(0, "B".to_string(), vec![4, 4])),
+        "{found:?}\n{program}"
+    );
+    for n in [5, 9, 10] {
+        assert_checks(&scop, &program, n);
+    }
+}
+
+#[test]
 fn without_reuse_nothing_is_promoted() {
     // A transpose reads every element once; so does a copy.
     let scop = scop_of(
