@@ -44,8 +44,9 @@ Compile the result with OpenMP, e.g. `gcc -O3 -fopenmp`.
 steered by constraint injection (a tree of constraints built from the accesses' strides
 asks for stride-1 innermost loops, which become the threads' x dimension, and for
 fusion; --no-inject for the plain scheduler), bands are tiled (32 per member unless
---tile-sizes), tile loops become blocks and point loops threads (PPCG's scheme), the
-host copies the arrays in, launches the kernels in schedule order and copies the written
+--tile-sizes), tile loops become blocks and point loops threads (PPCG's scheme), reused
+tiles of the arrays a kernel only reads are copied to shared memory (not with
+--no-shared-memory), the host copies the arrays in, launches the kernels in schedule order and copies the written
 arrays back. OpenCL output is a C program with the kernels embedded (`gcc out.c
 -lOpenCL -lm`; `$POLLEN_OPENCL_DEVICE` picks a device, else the first GPU, else the
 first device); CUDA output is compiled with `nvcc -x cu`. Every mapped program is
@@ -127,6 +128,10 @@ pub struct OptArgs {
     /// GPU targets: schedule without constraint injection (the plain scheduler).
     #[arg(long)]
     pub no_inject: bool,
+    /// GPU targets: read every array from global memory (by default, reused tiles of
+    /// the arrays a kernel only reads are copied to shared memory first).
+    #[arg(long)]
+    pub no_shared_memory: bool,
     /// GPU targets: threads per block, x first (default: from the tile sizes).
     #[arg(long, value_delimiter = ',', value_name = "X,Y,Z")]
     pub block: Option<Vec<u32>>,
@@ -225,6 +230,7 @@ fn options(args: &OptArgs) -> Options {
         gpu: GpuOptions {
             inject: !args.no_inject,
             block: args.block.clone(),
+            shared_memory: !args.no_shared_memory,
             ..GpuOptions::default()
         },
         cache: machine_cache(),

@@ -199,6 +199,9 @@ pub struct GpuOptions {
     /// Threads per block, `x` first; `None` (the default) lets the mapping choose from
     /// the tile sizes.
     pub block: Option<Vec<u32>>,
+    /// Reused tiles of the arrays a kernel only reads are copied to the block's shared
+    /// memory (`pollen_gpu::GpuOptions::shared_memory`; default on).
+    pub shared_memory: bool,
 }
 
 impl Default for GpuOptions {
@@ -207,6 +210,7 @@ impl Default for GpuOptions {
             inject: true,
             tile_size: 32,
             block: None,
+            shared_memory: true,
         }
     }
 }

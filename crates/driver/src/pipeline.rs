@@ -413,6 +413,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
     let gpu_options = pollen_gpu::GpuOptions {
         block: options.gpu.block.clone(),
+        shared_memory: options.gpu.shared_memory,
         ..Default::default()
     };
     let program = pollen_gpu::map(scop, &ast, &gpu_options).map_err(Error::GpuMapping)?;

@@ -32,6 +32,9 @@ pub(crate) enum Rename {
     Flat(Vec<String>),
     /// A scalar in a one-element buffer: `name[0]`.
     Deref,
+    /// An array promoted to shared memory: the shared array's name and the offset of
+    /// each dimension, `A[e1][e2]` printed `name[(e1) - (o1)][(e2) - (o2)]`.
+    Shared(String, Vec<String>),
     /// An array or scalar of the program that the kernel does not receive: an error.
     Missing,
 }
@@ -112,6 +115,7 @@ impl Rewriter<'_> {
             Some(Rename::Text(t)) => Ok((t.clone(), k + 1)),
             Some(Rename::Deref) => Ok((format!("{s}[0]"), k + 1)),
             Some(Rename::Flat(extents)) => self.flat(k, end, extents),
+            Some(Rename::Shared(name, offsets)) => self.shared(k, end, name, offsets),
             Some(Rename::Missing) => Err(Error::UnsupportedStatement {
                 statement: self.statement.to_string(),
                 reason: format!("it uses {s}, which the kernel does not receive"),
@@ -141,6 +145,32 @@ impl Rewriter<'_> {
             index = format!("({index}) * {extent} + ({sub})");
         }
         Ok((format!("{name}[{index}]"), at))
+    }
+
+    /// The reference of the promoted array at token `k` (with `offsets.len()`
+    /// subscripts) as a reference to the shared array `shared`.
+    fn shared(
+        &self,
+        k: usize,
+        end: usize,
+        shared: &str,
+        offsets: &[String],
+    ) -> Result<(String, usize)> {
+        let name = self.spelling(k);
+        let mut out = shared.to_string();
+        let mut at = k + 1;
+        for offset in offsets {
+            let Some(close) = self.matching_bracket(at, end) else {
+                return Err(Error::UnsupportedStatement {
+                    statement: self.statement.to_string(),
+                    reason: format!("{name} is used without its {} subscript(s)", offsets.len()),
+                });
+            };
+            let sub = self.range(at + 1..close)?;
+            out.push_str(&format!("[({}) - ({offset})]", sub.trim()));
+            at = close + 1;
+        }
+        Ok((out, at))
     }
 
     /// The index of the `]` matching the `[` at token `open`, if token `open` (before

@@ -113,6 +113,23 @@ impl Dialect {
         }
     }
 
+    /// The declaration of a shared array of `element`s named `name`.
+    fn shared(self, element: &str, name: &str, sizes: &[u64]) -> String {
+        let dims: String = sizes.iter().map(|s| format!("[{s}]")).collect();
+        match self {
+            Dialect::OpenCl => format!("__local {element} {name}{dims};"),
+            Dialect::Cuda => format!("__shared__ {element} {name}{dims};"),
+        }
+    }
+
+    /// The number of threads of the block along dimension `d`.
+    fn local_size(self, d: usize) -> String {
+        match self {
+            Dialect::OpenCl => format!("(long)get_local_size({d})"),
+            Dialect::Cuda => format!("(long)blockDim.{}", axis(d as u8)),
+        }
+    }
+
     /// The start of a kernel's definition.
     fn qualifier(self) -> &'static str {
         match self {
@@ -176,6 +193,7 @@ pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Pr
         exprs: ExprPrinter::new(plan.kernel_fixed(kernel)),
         renames,
         block_dims: kernel.block.len(),
+        kernel,
         out: String::new(),
     };
     printer.line(
@@ -201,6 +219,30 @@ pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Pr
             }
         }
     }
+    let mut copy_dims = 0;
+    for a in &kernel.shared {
+        let global = plan
+            .arrays
+            .get(a.array.as_str())
+            .filter(|g| g.kind == ArrayKind::Buffer && kernel.arrays.contains(&a.array))
+            .ok_or_else(|| Error::UnknownArray(a.array.clone()))?;
+        if a.sizes.len() != global.extents.len() || a.sizes.contains(&0) {
+            return Err(Error::InvalidGeometry(kernel.name.clone()));
+        }
+        copy_dims = copy_dims.max(a.sizes.len());
+        printer.line(
+            1,
+            &dialect.shared(&a.element_type, &plan.shared(&a.name), &a.sizes),
+        );
+    }
+    if copy_dims > 0 {
+        let mut vars = vec![plan.shared("copy_t")];
+        for d in 0..copy_dims {
+            vars.push(plan.shared(&format!("copy_n{d}")));
+            vars.push(plan.shared(&format!("copy_x{d}")));
+        }
+        printer.line(1, &format!("long {};", vars.join(", ")));
+    }
     printer.ast(&kernel.body, 1)?;
     printer.line(0, "}");
     Ok(Printed {
@@ -218,10 +260,12 @@ struct KernelPrinter<'a> {
     renames: BTreeMap<String, Rename>,
     /// The number of block dimensions.
     block_dims: usize,
+    /// The kernel printed.
+    kernel: &'a Kernel,
     out: String,
 }
 
-impl KernelPrinter<'_> {
+impl<'a> KernelPrinter<'a> {
     /// Writes one line at `depth` levels.
     fn line(&mut self, depth: usize, text: &str) {
         for _ in 0..depth {
@@ -270,7 +314,133 @@ impl KernelPrinter<'_> {
                 self.line(depth, self.dialect.barrier());
                 Ok(())
             }
+            KernelAst::Copy {
+                shared,
+                offset,
+                lower,
+                upper,
+            } => self.copy(*shared, offset, lower, upper, depth),
+            KernelAst::Shared { promotions, body } => {
+                let mut saved = Vec::new();
+                for (s, offset) in promotions {
+                    let a = self.shared_array(*s, offset.len())?;
+                    let (array, name) = (a.array.clone(), self.plan.shared(&a.name));
+                    if !matches!(self.renames.get(&array), Some(Rename::Flat(_))) {
+                        return Err(Error::UnknownArray(array));
+                    }
+                    let offsets = offset
+                        .iter()
+                        .map(|e| self.exprs.expr(e))
+                        .collect::<Result<Vec<_>>>()?;
+                    let old = self
+                        .renames
+                        .insert(array.clone(), Rename::Shared(name, offsets));
+                    saved.push((array, old));
+                }
+                let r = self.ast(body, depth);
+                for (array, old) in saved.into_iter().rev() {
+                    match old {
+                        Some(o) => self.renames.insert(array, o),
+                        None => self.renames.remove(&array),
+                    };
+                }
+                r
+            }
         }
+    }
+
+    /// The shared array `s` of the kernel, which must have `dims` dimensions.
+    fn shared_array(&self, s: usize, dims: usize) -> Result<&'a pollen_gpu::SharedArray> {
+        let kernel = self.kernel;
+        match kernel.shared.get(s) {
+            Some(a) if a.sizes.len() == dims => Ok(a),
+            Some(_) => Err(Error::InvalidGeometry(kernel.name.clone())),
+            None => Err(Error::UnknownArray(format!(
+                "shared array {s} of {}",
+                kernel.name
+            ))),
+        }
+    }
+
+    /// A copy of a box of a global array into a shared array by all threads of the
+    /// block: the box's elements numbered row-major, thread `t` (linearised over the
+    /// block's dimensions, `x` fastest) copying the numbers `t, t + size, ...`.
+    fn copy(
+        &mut self,
+        s: usize,
+        offset: &[pollen_codegen::Expr],
+        lower: &[pollen_codegen::Expr],
+        upper: &[pollen_codegen::Expr],
+        depth: usize,
+    ) -> Result<()> {
+        let a = self.shared_array(s, offset.len())?;
+        if lower.len() != offset.len() || upper.len() != offset.len() {
+            return Err(Error::InvalidGeometry(self.kernel.name.clone()));
+        }
+        let plan = self.plan;
+        let name = plan.shared(&a.name);
+        let n: Vec<String> = (0..offset.len())
+            .map(|d| plan.shared(&format!("copy_n{d}")))
+            .collect();
+        let x: Vec<String> = (0..offset.len())
+            .map(|d| plan.shared(&format!("copy_x{d}")))
+            .collect();
+        let t = plan.shared("copy_t");
+        let mut lo = Vec::new();
+        for d in 0..offset.len() {
+            let l = self.exprs.expr(&lower[d])?;
+            let u = self.exprs.expr(&upper[d])?;
+            self.line(depth, &format!("{} = ({u}) - ({l}) + 1;", n[d]));
+            lo.push(l);
+        }
+        let positive: Vec<String> = n.iter().map(|v| format!("{v} > 0")).collect();
+        self.line(depth, &format!("if ({}) {{", positive.join(" && ")));
+        // The thread's index in the block and the block's size.
+        let dims = self.block_dims.max(1);
+        let mut index = format!("(long){}", self.dialect.local_id(dims - 1));
+        for d in (0..dims - 1).rev() {
+            index = format!(
+                "(long){} + {} * ({index})",
+                self.dialect.local_id(d),
+                self.dialect.local_size(d)
+            );
+        }
+        let size: Vec<String> = (0..dims).map(|d| self.dialect.local_size(d)).collect();
+        self.line(
+            depth + 1,
+            &format!(
+                "for ({t} = {index}; {t} < {}; {t} += {}) {{",
+                n.join(" * "),
+                size.join(" * ")
+            ),
+        );
+        for d in 0..offset.len() {
+            let below = &n[d + 1..];
+            let number = if below.is_empty() {
+                t.clone()
+            } else {
+                format!("{t} / ({})", below.join(" * "))
+            };
+            let number = if d == 0 {
+                number
+            } else {
+                format!("({number}) % {}", n[d])
+            };
+            self.line(depth + 2, &format!("{} = {} + {number};", x[d], lo[d]));
+        }
+        let mut target = name;
+        for d in 0..offset.len() {
+            let o = self.exprs.expr(&offset[d])?;
+            target.push_str(&format!("[{} - ({o})]", x[d]));
+        }
+        let mut source = x[0].clone();
+        for (d, v) in x.iter().enumerate().skip(1) {
+            source = format!("({source}) * {} + {v}", plan.extent(&a.array, d));
+        }
+        self.line(depth + 2, &format!("{target} = {}[{source}];", a.array));
+        self.line(depth + 1, "}");
+        self.line(depth, "}");
+        Ok(())
     }
 
     /// A loop, sequential or a stride loop over the mapped dimension.

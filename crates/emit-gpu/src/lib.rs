@@ -153,6 +153,33 @@
 //! [`Mapping`](pollen_gpu::Mapping) as stride loops; see module `kernel` for the exact
 //! shapes.
 //!
+//! # Shared memory
+//! A kernel's [`SharedArray`](pollen_gpu::SharedArray)s are declared at the top of its
+//! body (OpenCL requires `__local` variables at kernel scope): `__local DATA_TYPE
+//! shared_A[32][32];` in OpenCL, `__shared__ DATA_TYPE shared_A[32][32];` in CUDA,
+//! with the global array's element type and the box's sizes. A
+//! [`KernelAst::Copy`](pollen_gpu::KernelAst::Copy) numbers the box's elements
+//! row-major and spreads them over the block's threads, linearised with `x` fastest
+//! (the thread `t` of `n` copies the elements `t, t + n, ...`), with `long` variables
+//! `copy_t`, `copy_n0`, `copy_x0`, ... declared with the kernel's:
+//! ```c
+//! copy_n0 = (pollen_min(p__PB_NI - 1, 32 * c0 + 31)) - (32 * c0) + 1;
+//! copy_n1 = (pollen_min(p__PB_NK - 1, 32 * c2 + 31)) - (32 * c2) + 1;
+//! if (copy_n0 > 0 && copy_n1 > 0) {
+//!   for (copy_t = (long)threadIdx.x + (long)blockDim.x * ((long)threadIdx.y); copy_t < copy_n0 * copy_n1; copy_t += (long)blockDim.x * (long)blockDim.y) {
+//!     copy_x0 = 32 * c0 + copy_t / (copy_n1);
+//!     copy_x1 = 32 * c2 + (copy_t) % copy_n1;
+//!     shared_A[copy_x0 - (32 * c0)][copy_x1 - (32 * c2)] = A[(copy_x0) * A_d1 + copy_x1];
+//!   }
+//! }
+//! ```
+//! Inside a [`KernelAst::Shared`](pollen_gpu::KernelAst::Shared) scope, a statement's
+//! reference `A[e1][e2]` to a promoted array becomes `shared_A[(e1) - (o1)][(e2) -
+//! (o2)]` with the scope's offsets (gemm: `alpha * shared_A[(c3) - (32 * c0)][(c5) -
+//! (32 * c2)] * shared_B[(c5) - (32 * c2)][(c4) - (32 * c1)]`). The copies move values
+//! only, so the results stay exact. The shared arrays' names and the copies' variables
+//! take the kernel prefix (see below) like the other generated names.
+//!
 //! # Names
 //! The generated iterators, kernel arguments and kernels get a common prefix (none,
 //! `p_`, `pollen_`, ...) when one of them would equal a word of the source (a variable
@@ -273,7 +300,10 @@ fn barrier_in_loop(ast: &pollen_gpu::KernelAst, in_loop: bool) -> bool {
                     .as_ref()
                     .is_some_and(|o| barrier_in_loop(o, in_loop))
         }
-        KernelAst::SingleThread(body) => barrier_in_loop(body, in_loop),
+        KernelAst::SingleThread(body) | KernelAst::Shared { body, .. } => {
+            barrier_in_loop(body, in_loop)
+        }
+        KernelAst::Copy { .. } => false,
     }
 }
 

@@ -89,6 +89,24 @@ impl<'a> Plan<'a> {
             generated.extend((1..a.extents.len()).map(|d| format!("{}_d{d}", a.name)));
         }
         generated.extend(program.kernels.iter().map(|k| k.name.clone()));
+        // Shared arrays (one name may serve several kernels) and the copies' variables.
+        let mut shared = BTreeSet::new();
+        let mut copy_dims = 0;
+        for k in &program.kernels {
+            for a in &k.shared {
+                identifier(&a.name)?;
+                shared.insert(a.name.clone());
+                copy_dims = copy_dims.max(a.sizes.len());
+            }
+        }
+        generated.extend(shared);
+        if copy_dims > 0 {
+            generated.push("copy_t".to_string());
+            for d in 0..copy_dims {
+                generated.push(format!("copy_n{d}"));
+                generated.push(format!("copy_x{d}"));
+            }
+        }
         let mut distinct = BTreeSet::new();
         if let Some(twice) = generated.iter().find(|g| !distinct.insert(g.as_str())) {
             return Err(Error::DuplicateName(twice.clone()));
@@ -130,6 +148,12 @@ impl<'a> Plan<'a> {
     /// The kernel argument (and host variable) holding extent `d` of an array.
     pub fn extent(&self, array: &str, d: usize) -> String {
         format!("{}{array}_d{d}", self.kernel_prefix)
+    }
+
+    /// The printed name of a shared array, or of a copy's variable (`copy_t`,
+    /// `copy_n0`, `copy_x0`, ...).
+    pub fn shared(&self, name: &str) -> String {
+        format!("{}{name}", self.kernel_prefix)
     }
 
     /// The printed name of a kernel.
@@ -250,8 +274,10 @@ fn mapped_dimensions_below(ast: &KernelAst, limit: u8) -> bool {
                     .as_ref()
                     .is_none_or(|o| mapped_dimensions_below(o, limit))
         }
-        KernelAst::SingleThread(inner) => mapped_dimensions_below(inner, limit),
-        KernelAst::User { .. } | KernelAst::Barrier => true,
+        KernelAst::SingleThread(inner) | KernelAst::Shared { body: inner, .. } => {
+            mapped_dimensions_below(inner, limit)
+        }
+        KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => true,
     }
 }
 
@@ -307,8 +333,10 @@ pub(crate) fn kernel_iterators(ast: &KernelAst, out: &mut BTreeSet<String>) -> R
                 None => Ok(()),
             }
         }
-        KernelAst::SingleThread(inner) => kernel_iterators(inner, out),
-        KernelAst::User { .. } | KernelAst::Barrier => Ok(()),
+        KernelAst::SingleThread(inner) | KernelAst::Shared { body: inner, .. } => {
+            kernel_iterators(inner, out)
+        }
+        KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => Ok(()),
     }
 }
 

@@ -89,6 +89,7 @@ fn single_thread(scop: &Scop) -> GpuProgram {
             host_iterators: vec![],
             arrays: arrays.iter().map(|a| a.name.clone()).collect(),
             body: sequential(&ast),
+            shared: vec![],
         }],
         arrays,
         host: Host::Launch(0),

@@ -16,7 +16,7 @@ use pollen_arith::Int;
 use pollen_codegen::{Cond, Expr};
 use pollen_emit_gpu::{emit_cuda, emit_opencl, EmitOptions};
 use pollen_gpu::{
-    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping, SharedArray,
 };
 use pollen_scop::Scop;
 use pollen_testkit::{cc, gpu, kernel_source, kernels_dir};
@@ -86,6 +86,7 @@ fn kernel(
         host_iterators: host_iterators.iter().map(|s| s.to_string()).collect(),
         arrays: arrays.iter().map(|s| s.to_string()).collect(),
         body: KernelAst::Block(body),
+        shared: vec![],
     }
 }
 
@@ -277,6 +278,163 @@ fn gemm_tiles_over_blocks_and_threads() {
     let program = gemm_program(&extracted.scop);
     assert_eq!(program.arrays.len(), 5, "gemm's arrays and scalars");
     check("gemm", "gemm", &program);
+}
+
+/// gemm with the tiles of A (16 x 8) and B (8 x 16) of each iteration of the k tile
+/// loop copied to shared memory by the 8 x 4 threads of a block, and read from there.
+#[test]
+fn gemm_with_tiles_in_shared_memory() {
+    let (_, extracted) = extract("gemm");
+    let scop = &extracted.scop;
+    let mut program = gemm_program(scop);
+    // kernel0: C *= beta only (the first statement of the hand-mapped gemm).
+    let tile = |c: &str, p: &str, size: i64| {
+        (
+            times(size, v(c)),
+            Expr::Min(vec![last(p), add(vec![times(size, v(c)), int(size - 1)])]),
+        )
+    };
+    let (i_lo, i_hi) = tile("c0", "_PB_NI", 16);
+    let (j_lo, j_hi) = tile("c1", "_PB_NJ", 16);
+    let (k_lo, k_hi) = tile("c2", "_PB_NK", 8);
+    let scale = lp(
+        "c2",
+        i_lo.clone(),
+        i_hi.clone(),
+        Mapping::Thread(1),
+        vec![lp(
+            "c3",
+            j_lo.clone(),
+            j_hi.clone(),
+            Mapping::Thread(0),
+            vec![user("S0", vec![v("c2"), v("c3")])],
+        )],
+    );
+    let copy =
+        |shared: usize, offset: Vec<Expr>, lower: Vec<Expr>, upper: Vec<Expr>| KernelAst::Copy {
+            shared,
+            offset,
+            lower,
+            upper,
+        };
+    let a_offset = vec![i_lo.clone(), k_lo.clone()];
+    let b_offset = vec![k_lo.clone(), j_lo.clone()];
+    let product = lp(
+        "c2",
+        int(0),
+        floord(last("_PB_NK"), 8),
+        Mapping::Sequential,
+        vec![
+            copy(
+                0,
+                a_offset.clone(),
+                a_offset.clone(),
+                vec![i_hi.clone(), k_hi.clone()],
+            ),
+            copy(
+                1,
+                b_offset.clone(),
+                b_offset.clone(),
+                vec![k_hi.clone(), j_hi.clone()],
+            ),
+            KernelAst::Barrier,
+            KernelAst::Shared {
+                promotions: vec![(0, a_offset), (1, b_offset)],
+                body: Box::new(lp(
+                    "c3",
+                    i_lo.clone(),
+                    i_hi.clone(),
+                    Mapping::Thread(1),
+                    vec![lp(
+                        "c4",
+                        j_lo.clone(),
+                        j_hi.clone(),
+                        Mapping::Thread(0),
+                        vec![lp(
+                            "c5",
+                            k_lo,
+                            k_hi,
+                            Mapping::Sequential,
+                            vec![user("S1", vec![v("c3"), v("c5"), v("c4")])],
+                        )],
+                    )],
+                )),
+            },
+            KernelAst::Barrier,
+        ],
+    );
+    let blocks = |body: Vec<KernelAst>| {
+        lp(
+            "c0",
+            int(0),
+            floord(last("_PB_NI"), 16),
+            Mapping::Block(1),
+            vec![lp(
+                "c1",
+                int(0),
+                floord(last("_PB_NJ"), 16),
+                Mapping::Block(0),
+                body,
+            )],
+        )
+    };
+    let grid = vec![
+        floord(add(vec![v("_PB_NJ"), int(15)]), 16),
+        floord(add(vec![v("_PB_NI"), int(15)]), 16),
+    ];
+    let mut k1 = kernel(
+        "kernel1",
+        grid.clone(),
+        vec![8, 4],
+        &[],
+        &["alpha", "C", "A", "B"],
+        vec![blocks(vec![product])],
+    );
+    let shared = |name: &str, array: &str, sizes: Vec<u64>| SharedArray {
+        name: name.to_string(),
+        array: array.to_string(),
+        element_type: "DATA_TYPE".to_string(),
+        sizes,
+    };
+    k1.shared = vec![
+        shared("tile_A", "A", vec![16, 8]),
+        shared("tile_B", "B", vec![8, 16]),
+    ];
+    program.kernels = vec![
+        kernel(
+            "kernel0",
+            grid,
+            vec![8, 4],
+            &[],
+            &["beta", "C"],
+            vec![blocks(vec![scale])],
+        ),
+        k1,
+    ];
+    program.host = Host::Block(vec![Host::Launch(0), Host::Launch(1)]);
+    let source = extract("gemm").0;
+    let options = EmitOptions::default();
+    let opencl = emit_opencl(&source, extracted.region.clone(), scop, &program, &options)
+        .expect("OpenCL emission");
+    assert!(
+        opencl.contains("__local DATA_TYPE tile_A[16][8];"),
+        "{opencl}"
+    );
+    assert!(
+        opencl.contains("tile_A[(c3) - (16 * c0)][(c5) - (8 * c2)]"),
+        "{opencl}"
+    );
+    let cuda = emit_cuda(&source, extracted.region.clone(), scop, &program, &options)
+        .expect("CUDA emission");
+    assert!(
+        cuda.contains("__shared__ DATA_TYPE tile_B[8][16];"),
+        "{cuda}"
+    );
+    assert!(
+        cuda.contains("(long)threadIdx.x + (long)blockDim.x * ((long)threadIdx.y)"),
+        "{cuda}"
+    );
+    check("gemm", "gemm-shared", &program);
 }
 
 /// jacobi-1d: the time loop on the host, two 1-D kernels per step over global threads,

@@ -111,6 +111,7 @@ fn scale_program(scop: &pollen_scop::Scop) -> GpuProgram {
             host_iterators: vec![],
             arrays: scop.arrays.iter().map(|a| a.name.clone()).collect(),
             body,
+            shared: vec![],
         }],
     }
 }

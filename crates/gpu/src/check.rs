@@ -22,7 +22,16 @@
 //! - a kernel sees only the parameters and the host iterators it lists (another name
 //!   is an [`Error::UnboundVariable`]);
 //! - every array a statement accesses must be on the device (a [`ArrayKind::Value`]
-//!   never written) and listed by each kernel that runs the statement.
+//!   never written) and listed by each kernel that runs the statement;
+//! - shared memory: a [`KernelAst::Copy`] must run in block-uniform code (outside
+//!   thread-mapped loops and single-thread parts) and identically in every thread of
+//!   the block, its box must fit its shared array, and it must start a later phase
+//!   than every read of the previous contents; every read of a promoted array by a
+//!   statement inside a [`KernelAst::Shared`] scope, at the elements that the scop's
+//!   access relation gives at that instance (enumerated, not taken from the mapping),
+//!   must lie in the box of the block's last copy of that shared array with the same
+//!   offset, copied in an earlier phase (a barrier between); no statement of a kernel
+//!   may write an array the kernel promotes.
 //!
 //! Everything is counted against a step limit: threads started, loop iterations, tests,
 //! statement instances and enumerated points.
@@ -36,7 +45,7 @@ use pollen_presburger::{Budget, DimKind, Map};
 use pollen_scop::{AccessKind, Scop};
 
 use crate::error::{Error, Result};
-use crate::program::{ArrayKind, GpuProgram, Host, KernelAst, KernelLoop, Mapping};
+use crate::program::{ArrayKind, GpuProgram, Host, KernelAst, KernelLoop, Mapping, SharedArray};
 
 /// The step limit of [`check`].
 pub const DEFAULT_CHECK_LIMIT: u64 = 50_000_000;
@@ -125,6 +134,68 @@ pub enum Violation {
         /// The array.
         array: String,
     },
+    /// A statement inside a shared scope reads an element of a promoted array that the
+    /// block's last copy did not load (no copy, another offset, or outside its box).
+    SharedNotCopied {
+        /// The global array.
+        array: String,
+        /// The element read.
+        element: Vec<i64>,
+        /// The instance.
+        instance: Instance,
+        /// Where it ran.
+        at: Placement,
+    },
+    /// A statement reads a shared copy in the phase that copied it: no barrier between.
+    SharedReadBeforeBarrier {
+        /// The global array.
+        array: String,
+        /// The instance.
+        instance: Instance,
+        /// Where it ran.
+        at: Placement,
+    },
+    /// A copy overwrites a shared array in the phase of a read of its earlier contents.
+    CopyOverwritesReads {
+        /// The kernel's name.
+        kernel: String,
+        /// The global array.
+        array: String,
+        /// The launch.
+        launch: usize,
+        /// The block.
+        block: [i64; 3],
+    },
+    /// A copy that is not block-uniform: inside a thread-mapped loop or a single-thread
+    /// part, or run differently by the threads of a block.
+    DivergentCopy {
+        /// The kernel's name.
+        kernel: String,
+        /// The launch.
+        launch: usize,
+        /// The block.
+        block: [i64; 3],
+    },
+    /// A copy whose box (minus its offset) exceeds its shared array.
+    CopyOutsideShared {
+        /// The kernel's name.
+        kernel: String,
+        /// The global array.
+        array: String,
+        /// The first and last element of the box.
+        lower: Vec<i64>,
+        /// The last element.
+        upper: Vec<i64>,
+    },
+    /// A statement of a kernel writes an array that the kernel promotes.
+    PromotedArrayWritten {
+        /// The kernel's name.
+        kernel: String,
+        /// The array.
+        array: String,
+        /// The statement.
+        statement: String,
+    },
 }
 
 /// What [`check`] found.
@@ -183,7 +254,44 @@ pub fn check_with_limit(
         }
     }
     let mut report = CheckReport::default();
+    // The access relations to promoted arrays, with the parameters fixed.
+    let promoted: BTreeSet<&str> = program
+        .kernels
+        .iter()
+        .flat_map(|k| k.shared.iter().map(|a| a.array.as_str()))
+        .collect();
+    let mut relations = HashMap::new();
+    for stmt in &scop.statements {
+        for (k, a) in stmt.accesses.iter().enumerate() {
+            if promoted.contains(a.array.as_str()) {
+                relations.insert((stmt.name.clone(), k), fix_params(&a.relation, params)?);
+            }
+        }
+    }
+    for kernel in &program.kernels {
+        if kernel.shared.is_empty() {
+            continue;
+        }
+        let mut statements = BTreeSet::new();
+        statements_of(&kernel.body, &mut statements);
+        for s in &statements {
+            let Some(stmt) = scop.statement(s) else {
+                continue;
+            };
+            for a in &stmt.accesses {
+                if a.kind == AccessKind::Write && kernel.shared.iter().any(|x| x.array == a.array) {
+                    report.add(Violation::PromotedArrayWritten {
+                        kernel: kernel.name.clone(),
+                        array: a.array.clone(),
+                        statement: s.clone(),
+                    });
+                }
+            }
+        }
+    }
     let mut sim = Sim {
+        scop,
+        relations,
         program,
         env: params
             .iter()
@@ -358,8 +466,33 @@ fn to_i64(p: &[Int]) -> Result<Vec<i64>> {
         .collect()
 }
 
+/// The statements `ast` runs.
+fn statements_of(ast: &KernelAst, out: &mut BTreeSet<String>) {
+    match ast {
+        KernelAst::Block(v) => v.iter().for_each(|c| statements_of(c, out)),
+        KernelAst::For(l) => statements_of(&l.body, out),
+        KernelAst::If {
+            then, otherwise, ..
+        } => {
+            statements_of(then, out);
+            if let Some(o) = otherwise {
+                statements_of(o, out);
+            }
+        }
+        KernelAst::User { statement, .. } => {
+            out.insert(statement.clone());
+        }
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => statements_of(b, out),
+        KernelAst::Barrier | KernelAst::Copy { .. } => {}
+    }
+}
+
 /// The simulation's state.
 struct Sim<'a> {
+    scop: &'a Scop,
+    /// The access relations to promoted arrays by statement and access index, with the
+    /// parameters fixed.
+    relations: HashMap<(String, usize), Map>,
     program: &'a GpuProgram,
     /// The bindings of parameters, host iterators and kernel iterators, innermost last.
     env: Vec<(String, Int)>,
@@ -384,6 +517,28 @@ struct Thread {
     thread: [i64; 3],
     phase: u64,
     position: u64,
+    /// How many thread-mapped or global loops and single-thread parts enclose the
+    /// current point.
+    divergent: u32,
+    /// The last copy into each shared array of the kernel.
+    copies: Vec<Option<Copied>>,
+    /// The copies run, in order: shared index, phase, offset, box.
+    copy_log: Vec<CopyEvent>,
+    /// The active promotions, innermost last: shared index and offset.
+    scopes: Vec<(usize, Vec<Int>)>,
+}
+
+/// A copy as a thread ran it: the shared index, the phase, the offset and the box.
+type CopyEvent = (usize, u64, Vec<Int>, Vec<Int>, Vec<Int>);
+
+/// A copy into a shared array as one thread saw it.
+struct Copied {
+    phase: u64,
+    offset: Vec<Int>,
+    lower: Vec<Int>,
+    upper: Vec<Int>,
+    /// The latest phase in which the thread read it.
+    last_read: Option<u64>,
 }
 
 impl Sim<'_> {
@@ -490,6 +645,8 @@ impl Sim<'_> {
             for by in 0..grid[1] {
                 for bx in 0..grid[0] {
                     let mut barriers: Option<(u64, u64)> = None;
+                    let mut first_log = None;
+                    let mut copies_diverge = false;
                     for tz in 0..dims[2] {
                         for ty in 0..dims[1] {
                             for tx in 0..dims[0] {
@@ -503,8 +660,24 @@ impl Sim<'_> {
                                     thread: [tx, ty, tz],
                                     phase: 0,
                                     position: 0,
+                                    divergent: 0,
+                                    copies: (0..kernel.shared.len()).map(|_| None).collect(),
+                                    copy_log: Vec::new(),
+                                    scopes: Vec::new(),
                                 };
                                 self.kernel(&kernel.body, &mut t)?;
+                                match &first_log {
+                                    None => first_log = Some(std::mem::take(&mut t.copy_log)),
+                                    Some(log) if *log != t.copy_log && !copies_diverge => {
+                                        copies_diverge = true;
+                                        self.report.add(Violation::DivergentCopy {
+                                            kernel: kernel.name.clone(),
+                                            launch,
+                                            block: [bx, by, bz],
+                                        });
+                                    }
+                                    Some(_) => {}
+                                }
                                 barriers = Some(match barriers {
                                     None => (t.phase, t.phase),
                                     Some((lo, hi)) => (lo.min(t.phase), hi.max(t.phase)),
@@ -567,6 +740,9 @@ impl Sim<'_> {
                     .or_default()
                     .insert(statement.clone());
                 let instance = (statement.clone(), values);
+                if !t.scopes.is_empty() {
+                    self.shared_reads(statement, &instance, &at, t)?;
+                }
                 match self.runs.get(&instance) {
                     Some(first) => {
                         let first = first.clone();
@@ -584,7 +760,10 @@ impl Sim<'_> {
             }
             KernelAst::SingleThread(b) => {
                 if t.thread == [0, 0, 0] {
-                    self.kernel(b, t)
+                    t.divergent += 1;
+                    let r = self.kernel(b, t);
+                    t.divergent -= 1;
+                    r
                 } else {
                     Ok(())
                 }
@@ -592,6 +771,23 @@ impl Sim<'_> {
             KernelAst::Barrier => {
                 t.phase += 1;
                 Ok(())
+            }
+            KernelAst::Copy {
+                shared,
+                offset,
+                lower,
+                upper,
+            } => self.copy(*shared, offset, lower, upper, t),
+            KernelAst::Shared { promotions, body } => {
+                let n = t.scopes.len();
+                for (s, offset) in promotions {
+                    self.shared_array(t, *s, offset.len())?;
+                    let offset = offset.iter().map(|e| self.eval(e)).collect::<Result<_>>()?;
+                    t.scopes.push((*s, offset));
+                }
+                let r = self.kernel(body, t);
+                t.scopes.truncate(n);
+                r
             }
         }
     }
@@ -638,15 +834,229 @@ impl Sim<'_> {
         let upper = self.eval(&l.upper)?;
         let mut v = &lower + &(&first * &l.stride);
         let jump = &every * &l.stride;
+        let spread = !matches!(l.mapping, Mapping::Sequential | Mapping::Block(_));
+        if spread {
+            t.divergent += 1;
+        }
+        let mut result = Ok(());
         while v <= upper {
-            self.step()?;
+            if let Err(e) = self.step() {
+                result = Err(e);
+                break;
+            }
             self.env.push((l.iterator.clone(), v.clone()));
             let r = self.kernel(&l.body, t);
             self.env.pop();
-            r?;
+            if r.is_err() {
+                result = r;
+                break;
+            }
             v = &v + &jump;
         }
+        if spread {
+            t.divergent -= 1;
+        }
+        result
+    }
+
+    /// The shared array `s` of the running kernel, which must have `dims` dimensions.
+    fn shared_array(&self, t: &Thread, s: usize, dims: usize) -> Result<&'_ SharedArray> {
+        let program = self.program;
+        let kernel = program
+            .kernels
+            .get(t.kernel)
+            .ok_or_else(|| Error::InvalidProgram(format!("kernel {} is missing", t.kernel)))?;
+        match kernel.shared.get(s) {
+            Some(a) if a.sizes.len() == dims => Ok(a),
+            _ => Err(Error::InvalidProgram(format!(
+                "{} uses shared array {s} with {dims} dimensions, which it does not declare",
+                kernel.name
+            ))),
+        }
+    }
+
+    /// A copy into shared array `s`, as thread `t` runs it.
+    fn copy(
+        &mut self,
+        s: usize,
+        offset: &[Expr],
+        lower: &[Expr],
+        upper: &[Expr],
+        t: &mut Thread,
+    ) -> Result<()> {
+        self.step()?;
+        let a = self.shared_array(t, s, offset.len())?.clone();
+        if lower.len() != offset.len() || upper.len() != offset.len() {
+            return Err(Error::InvalidProgram(format!(
+                "a copy into {} has boxes of different dimensions",
+                a.name
+            )));
+        }
+        let kernel = self.program.kernels[t.kernel].name.clone();
+        let eval = |v: &[Expr]| v.iter().map(|e| self.eval(e)).collect::<Result<Vec<Int>>>();
+        let (offset, lower, upper) = (eval(offset)?, eval(lower)?, eval(upper)?);
+        if t.divergent > 0 {
+            self.report.add(Violation::DivergentCopy {
+                kernel: kernel.clone(),
+                launch: t.launch,
+                block: t.block,
+            });
+        }
+        if let Some(Some(Copied {
+            last_read: Some(p), ..
+        })) = t.copies.get(s)
+        {
+            if *p >= t.phase {
+                self.report.add(Violation::CopyOverwritesReads {
+                    kernel: kernel.clone(),
+                    array: a.array.clone(),
+                    launch: t.launch,
+                    block: t.block,
+                });
+            }
+        }
+        let empty = lower.iter().zip(&upper).any(|(l, u)| l > u);
+        let fits =
+            lower
+                .iter()
+                .zip(&upper)
+                .zip(&offset)
+                .zip(&a.sizes)
+                .all(|(((l, u), o), size)| {
+                    let size = Int::from(*size);
+                    !(l - o).is_negative() && (u - o) < size
+                });
+        if !empty && !fits {
+            let ints = |v: &[Int]| v.iter().map(|x| x.to_i64().unwrap_or(i64::MAX)).collect();
+            self.report.add(Violation::CopyOutsideShared {
+                kernel,
+                array: a.array.clone(),
+                lower: ints(&lower),
+                upper: ints(&upper),
+            });
+        }
+        t.copy_log
+            .push((s, t.phase, offset.clone(), lower.clone(), upper.clone()));
+        if let Some(slot) = t.copies.get_mut(s) {
+            *slot = Some(Copied {
+                phase: t.phase,
+                offset,
+                lower,
+                upper,
+                last_read: None,
+            });
+        }
         Ok(())
+    }
+
+    /// Checks the reads of promoted arrays by the statement instance `instance` at `at`
+    /// against the thread's copies.
+    fn shared_reads(
+        &mut self,
+        statement: &str,
+        instance: &Instance,
+        at: &Placement,
+        t: &mut Thread,
+    ) -> Result<()> {
+        let Some(stmt) = self.scop.statement(statement) else {
+            return Ok(());
+        };
+        let program = self.program;
+        let Some(kernel) = program.kernels.get(t.kernel) else {
+            return Ok(());
+        };
+        let mut seen = BTreeSet::new();
+        for (s, offset) in t.scopes.iter().rev() {
+            let Some(a) = kernel.shared.get(*s) else {
+                continue;
+            };
+            if !seen.insert(a.array.as_str()) {
+                continue;
+            }
+            for (k, access) in stmt.accesses.iter().enumerate() {
+                if access.array != a.array || access.kind != AccessKind::Read {
+                    continue;
+                }
+                let elements = self.elements(statement, k, &instance.1)?;
+                let copied = t.copies.get_mut(*s).and_then(Option::as_mut);
+                let mut before_barrier = false;
+                let mut outside = Vec::new();
+                match copied {
+                    None => outside = elements,
+                    Some(c) => {
+                        for x in elements {
+                            let inside = c.offset == *offset
+                                && x.len() == c.lower.len()
+                                && x.iter()
+                                    .zip(c.lower.iter().zip(&c.upper))
+                                    .all(|(v, (l, u))| l <= &Int::from(*v) && &Int::from(*v) <= u);
+                            if !inside {
+                                outside.push(x);
+                            }
+                        }
+                        before_barrier = c.phase >= t.phase;
+                        c.last_read = Some(c.last_read.map_or(t.phase, |p| p.max(t.phase)));
+                    }
+                }
+                for element in outside {
+                    self.report.add(Violation::SharedNotCopied {
+                        array: a.array.clone(),
+                        element,
+                        instance: instance.clone(),
+                        at: at.clone(),
+                    });
+                }
+                if before_barrier {
+                    self.report.add(Violation::SharedReadBeforeBarrier {
+                        array: a.array.clone(),
+                        instance: instance.clone(),
+                        at: at.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The elements that access `k` of `statement` touches at the iterator values
+    /// `values`, from its access relation.
+    fn elements(&mut self, statement: &str, k: usize, values: &[i64]) -> Result<Vec<Vec<i64>>> {
+        let Some(relation) = self.relations.get(&(statement.to_string(), k)) else {
+            return Ok(Vec::new());
+        };
+        let mut m = relation.clone();
+        if m.space().n_in() != values.len() {
+            return Err(Error::InvalidProgram(format!(
+                "{statement} runs with {} values for {} iterators",
+                values.len(),
+                m.space().n_in()
+            )));
+        }
+        for (i, v) in values.iter().enumerate() {
+            m = m.fix_val(DimKind::In, i, &Int::from(*v))?;
+        }
+        let n_in = values.len();
+        let mut out = Vec::new();
+        let mut budget = Budget::new(self.limit.saturating_sub(self.steps));
+        let limit = self.limit;
+        m.foreach_point_with(
+            |p| {
+                let values = to_i64(&p[n_in..]).map_err(|_| {
+                    pollen_presburger::Error::Unsupported(
+                        "an element does not fit in 64 bits".to_string(),
+                    )
+                })?;
+                out.push(values);
+                Ok(())
+            },
+            &mut budget,
+        )
+        .map_err(|e| match e {
+            pollen_presburger::Error::LimitExceeded => Error::StepLimit(limit),
+            e => Error::Presburger(e),
+        })?;
+        self.steps += out.len() as u64;
+        Ok(out)
     }
 
     fn test(&mut self, c: &Cond) -> Result<bool> {

@@ -7,7 +7,7 @@ use std::fmt::{self, Write};
 
 use pollen_codegen::Expr;
 
-use crate::program::{ArrayKind, GpuProgram, Host, Kernel, KernelAst, Mapping};
+use crate::program::{ArrayKind, GpuProgram, Host, Kernel, KernelAst, Mapping, SharedArray};
 
 impl fmt::Display for GpuProgram {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -48,7 +48,18 @@ impl fmt::Display for GpuProgram {
                     .collect::<Vec<_>>()
                     .join(", ")
             )?;
-            write_kernel(&mut out, &k.body, 1)?;
+            for a in &k.shared {
+                let sizes: Vec<String> = a.sizes.iter().map(|s| format!("[{s}]")).collect();
+                writeln!(
+                    out,
+                    "  shared {} {}{}; // of {}",
+                    a.element_type,
+                    a.name,
+                    sizes.concat(),
+                    a.array
+                )?;
+            }
+            write_kernel(&mut out, &k.body, 1, &k.shared)?;
         }
         f.write_str(&out)
     }
@@ -153,11 +164,16 @@ fn axis(d: u8) -> String {
     }
 }
 
-fn write_kernel(out: &mut String, a: &KernelAst, depth: usize) -> fmt::Result {
+fn write_kernel(
+    out: &mut String,
+    a: &KernelAst,
+    depth: usize,
+    shared: &[SharedArray],
+) -> fmt::Result {
     match a {
         KernelAst::Block(v) => {
             for c in v {
-                write_kernel(out, c, depth)?;
+                write_kernel(out, c, depth, shared)?;
             }
         }
         KernelAst::For(l) => {
@@ -170,7 +186,7 @@ fn write_kernel(out: &mut String, a: &KernelAst, depth: usize) -> fmt::Result {
                 Mapping::Global(d) => write!(out, " // global {}", axis(d))?,
             }
             out.push('\n');
-            write_kernel(out, &l.body, depth + 1)?;
+            write_kernel(out, &l.body, depth + 1, shared)?;
             indent(out, depth);
             out.push_str("}\n");
         }
@@ -181,12 +197,12 @@ fn write_kernel(out: &mut String, a: &KernelAst, depth: usize) -> fmt::Result {
         } => {
             indent(out, depth);
             writeln!(out, "if ({cond}) {{")?;
-            write_kernel(out, then, depth + 1)?;
+            write_kernel(out, then, depth + 1, shared)?;
             indent(out, depth);
             match otherwise {
                 Some(o) => {
                     out.push_str("} else {\n");
-                    write_kernel(out, o, depth + 1)?;
+                    write_kernel(out, o, depth + 1, shared)?;
                     indent(out, depth);
                     out.push_str("}\n");
                 }
@@ -201,13 +217,52 @@ fn write_kernel(out: &mut String, a: &KernelAst, depth: usize) -> fmt::Result {
         KernelAst::SingleThread(b) => {
             indent(out, depth);
             out.push_str("single thread {\n");
-            write_kernel(out, b, depth + 1)?;
+            write_kernel(out, b, depth + 1, shared)?;
             indent(out, depth);
             out.push_str("}\n");
         }
         KernelAst::Barrier => {
             indent(out, depth);
             out.push_str("barrier;\n");
+        }
+        KernelAst::Copy {
+            shared: index,
+            offset,
+            lower,
+            upper,
+        } => {
+            indent(out, depth);
+            let name = shared
+                .get(*index)
+                .map_or("<missing shared array>", |a| &a.name);
+            let array = shared.get(*index).map_or("?", |a| a.array.as_str());
+            let join = |v: &[Expr]| v.iter().map(Expr::to_string).collect::<Vec<_>>().join(", ");
+            writeln!(
+                out,
+                "copy {name}[x - ({})] = {array}[x] for x in ({}) .. ({}); // all threads",
+                join(offset),
+                join(lower),
+                join(upper)
+            )?;
+        }
+        KernelAst::Shared { promotions, body } => {
+            indent(out, depth);
+            let list: Vec<String> = promotions
+                .iter()
+                .map(|(index, offset)| {
+                    let offset: Vec<String> = offset.iter().map(Expr::to_string).collect();
+                    match shared.get(*index) {
+                        Some(a) => {
+                            format!("{} as {}[x - ({})]", a.array, a.name, offset.join(", "))
+                        }
+                        None => format!("<missing shared array {index}>"),
+                    }
+                })
+                .collect();
+            writeln!(out, "shared ({}) {{", list.join(", "))?;
+            write_kernel(out, body, depth + 1, shared)?;
+            indent(out, depth);
+            out.push_str("}\n");
         }
     }
     Ok(())

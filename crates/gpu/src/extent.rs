@@ -220,6 +220,28 @@ pub(crate) fn constant_trip(lower: &Expr, upper: &Expr, stride: &Int) -> Option<
     }
 }
 
+/// A lower operand `l` of the loop `lower ..= upper` (stride 1) and a constant `c`
+/// such that every iteration lies in `l ..= l + c - 1` whatever the variables are
+/// (an upper operand minus `l` is the constant `c - 1`), the smallest such `c`; `None`
+/// when no pair of operands differs by a constant.
+pub(crate) fn constant_window(lower: &Expr, upper: &Expr) -> Option<(Expr, Int)> {
+    let mut best: Option<(Expr, Int)> = None;
+    for l in operands(lower, true) {
+        for u in operands(upper, false) {
+            let mut d = Linear::of(u);
+            d.add(l, &-Int::one());
+            if !d.terms.is_empty() {
+                continue;
+            }
+            let c = (&d.constant + &Int::one()).max(Int::zero());
+            if !matches!(&best, Some((_, b)) if *b <= c) {
+                best = Some((l.clone(), c));
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,6 +331,17 @@ mod tests {
             trip_bound(&v("c1"), &v("c0"), &Int::one(), &n_only, &ranges),
             Some(v("N"))
         );
+        // The window of a tile's point loop: from 4 * c0, 4 elements.
+        let lower = Expr::Mul(Int::from(4), Box::new(v("c0")));
+        let upper = Expr::Min(vec![
+            Expr::Add(vec![v("N"), Expr::int(-1)]),
+            Expr::Add(vec![lower.clone(), Expr::int(3)]),
+        ]);
+        assert_eq!(
+            constant_window(&lower, &upper),
+            Some((lower.clone(), Int::from(4)))
+        );
+        assert_eq!(constant_window(&zero, &upper), None);
         // An empty constant loop runs no iteration.
         assert_eq!(
             constant_trip(&Expr::int(5), &Expr::int(2), &Int::one()),

@@ -64,6 +64,48 @@
 //! scalar without a known element type or extent is an error
 //! ([`Error::UnsupportedArray`]). `Display` prints a program as pseudo-code.
 //!
+//! # Shared memory
+//!
+//! With [`GpuOptions::shared_memory`] (the default), reused tiles of the arrays that a
+//! kernel only reads are copied to the block's shared memory (OpenCL `__local`, CUDA
+//! `__shared__`), in the manner of PPCG. The points of promotion are the kernel's
+//! block-uniform sequential loops that hold thread loops (the `k` tile loop of tiled
+//! gemm), or the kernel's code below its block loops when it has none. At a point `L`,
+//! an array `A` that no statement of the kernel writes is promoted when every read of
+//! `A` by the statements below `L`:
+//! - lies under loops only (no guard between `L` and the statement), whose bounds
+//!   mention no iterator of a loop below `L`;
+//! - has, in each subscript dimension (from the scop's access relation, one affine
+//!   function per dimension, composed with the statement's iterator values), at most
+//!   one iterator of a loop below `L`, with coefficient ±1; that loop has stride 1 and
+//!   a constant trip-count window `l ..= l + c - 1` (a lower operand `l` and an upper
+//!   operand `l + c - 1` of its `max`/`min` bounds: a tile's point loop); the rest of
+//!   the subscript is block-uniform (parameters, host, block and uniform iterators);
+//!
+//! and the reads are translates of each other by constants (the same loop bounds and
+//! signs per dimension, subscripts differing by constants), so that together they
+//! cover a box of constant size per iteration of `L`: per dimension `c` plus the
+//! spread of the constants (1 plus the spread without a loop). `A` is promoted when
+//! that box has reuse (some loop around some read, of trip count other than 1, is
+//! missing from the read's subscripts: the box holds fewer elements than the reads
+//! make) and fits what is left of [`GpuOptions::shared_memory_bytes`] for the block
+//! (elements of 8 bytes unless their type is `float`); arrays are taken in scop order,
+//! each at the outermost point where it qualifies.
+//!
+//! A promoted array gets a [`SharedArray`] of the box's sizes in [`Kernel::shared`].
+//! `L`'s body becomes: a [`KernelAst::Copy`] of the box per promoted array, guarded by
+//! every loop around the reads being non-empty; a barrier; a [`KernelAst::Shared`]
+//! scope holding the old body, in which the reads use the copy; and a barrier at the
+//! end when the body does not already end with one (the next iteration's copy must
+//! wait for the reads of this one). The copy loads exactly the elements between the
+//! loops' real bounds (evaluated at run time), from `max(lower) + rest` to
+//! `min(upper) + rest` per dimension; its offset (the shared array's first element)
+//! is the window's start `l + rest`. Since the first and last element of every
+//! dimension are read by some statement instance whenever every loop runs, every
+//! element copied lies between elements the program reads: no read out of the
+//! array's bounds. A transpose or a stencil whose reads each use all the loops around
+//! them has no reuse and stays in global memory.
+//!
 //! # The checker ([`check`])
 //!
 //! An independent dynamic check that shares no logic with the mapping: the program is
@@ -74,6 +116,13 @@
 //! every pair of every dependence must be ordered (an earlier launch, or the same
 //! block with the same thread and an earlier position, or the same block and an
 //! earlier phase), and the threads of a block must pass the same number of barriers.
+//! Shared memory is checked too: each thread's copies are simulated (the box and
+//! offset evaluated at the copy), and every read of a promoted array inside a
+//! [`KernelAst::Shared`] scope, at the elements the scop's access relation gives at
+//! that instance, must lie in the box of the block's last copy with the same offset,
+//! copied in an earlier barrier phase; a copy must run in block-uniform code, the same
+//! in every thread, fit its shared array and start a later phase than the reads of
+//! the previous contents; and no statement of the kernel may write a promoted array.
 //! Violations come back as data ([`CheckReport`]); the simulation and the enumerations
 //! run under a step limit.
 //!
@@ -109,6 +158,7 @@ mod error;
 mod extent;
 mod map;
 mod program;
+mod promote;
 
 pub use check::{
     check, check_with_limit, CheckReport, Instance, Placement, Violation, DEFAULT_CHECK_LIMIT,
@@ -117,5 +167,5 @@ pub use check::{
 pub use error::{Error, Result};
 pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK, MODEL_THREADS_PER_BLOCK};
 pub use program::{
-    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping, SharedArray,
 };

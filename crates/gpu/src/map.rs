@@ -10,8 +10,9 @@ use pollen_scop::{AccessKind, Scop};
 use crate::error::{Error, Result};
 use crate::extent::{cond_vars, constant_trip, expr_vars, trip_bound, Range};
 use crate::program::{
-    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping,
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping, SharedArray,
 };
+use crate::promote::Promoter;
 
 /// The most threads one block may hold.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -32,6 +33,12 @@ pub struct GpuOptions {
     /// bound that the host can compute (a triangular loop whose bounds mention an outer
     /// block-mapped iterator): default 32.
     pub default_grid: u32,
+    /// Whether reused tiles of arrays that a kernel only reads are copied to the
+    /// block's shared memory (default on; see the crate documentation).
+    pub shared_memory: bool,
+    /// The most bytes of shared memory one block's promoted arrays may take (default
+    /// 48 KiB); elements count 8 bytes unless their type is `float`.
+    pub shared_memory_bytes: u64,
 }
 
 impl Default for GpuOptions {
@@ -40,6 +47,8 @@ impl Default for GpuOptions {
             block: None,
             max_grid: 65535,
             default_grid: 32,
+            shared_memory: true,
+            shared_memory_bytes: 48 * 1024,
         }
     }
 }
@@ -294,6 +303,7 @@ impl Mapper<'_> {
             let mut items = Vec::new();
             self.uniform(inner, &mut names, &mut items, &mut extents)?;
             strip_trailing_barriers(&mut items);
+            let shared = self.promote(&mut items)?;
             let block = self.block_sizes(&extents);
             let nd = block.len();
             let mut body = KernelAst::Block(items);
@@ -304,7 +314,11 @@ impl Mapper<'_> {
                 grid[d] = self.grid_extent(c, &chain[..first + k], None);
                 body = mapped(c, Mapping::Block(d as u8), body);
             }
-            return self.finish(grid, block, wrap(body), false);
+            let index = self.finish(grid, block, wrap(body), false)?;
+            if let Some(k) = self.kernels.get_mut(index) {
+                k.shared = shared;
+            }
+            return Ok(index);
         }
         let innermost = blocks[p - 1];
         let extent = constant_trip(&innermost.lower, &innermost.upper, &innermost.stride);
@@ -323,6 +337,40 @@ impl Mapper<'_> {
             body = mapped(c, Mapping::Block(d as u8), body);
         }
         self.finish(grid, block, wrap(body), false)
+    }
+
+    /// Promotes reused tiles of the arrays that the kernel whose uniform code is
+    /// `items` only reads to shared memory, when the options ask for it; returns the
+    /// shared arrays.
+    fn promote(&mut self, items: &mut Vec<KernelAst>) -> Result<Vec<SharedArray>> {
+        if !self.options.shared_memory {
+            return Ok(Vec::new());
+        }
+        let mut statements = BTreeSet::new();
+        items
+            .iter()
+            .for_each(|i| kernel_statements(i, &mut statements));
+        let mut written = BTreeSet::new();
+        for s in &statements {
+            let stmt = self
+                .scop
+                .statement(s)
+                .ok_or_else(|| Error::UnknownStatement(s.clone()))?;
+            for a in &stmt.accesses {
+                if a.kind == AccessKind::Write {
+                    written.insert(a.array.clone());
+                }
+            }
+        }
+        let mut p = Promoter {
+            scop: self.scop,
+            bytes_left: self.options.shared_memory_bytes,
+            written,
+            shared: Vec::new(),
+            taken: &mut self.taken,
+        };
+        p.kernel(items);
+        Ok(p.shared)
     }
 
     /// Whether a parallel loop is reached from `ast` through block-uniform code only.
@@ -518,7 +566,11 @@ impl Mapper<'_> {
                     });
                 }
             }
-            KernelAst::User { .. } | KernelAst::SingleThread(_) | KernelAst::Barrier => {}
+            KernelAst::Shared { body, .. } => self.pad_thread_chains(body, nd),
+            KernelAst::User { .. }
+            | KernelAst::SingleThread(_)
+            | KernelAst::Barrier
+            | KernelAst::Copy { .. } => {}
         }
     }
 
@@ -601,6 +653,7 @@ impl Mapper<'_> {
             host_iterators,
             arrays,
             body,
+            shared: Vec::new(),
         });
         self.single.push(single && self.host_iterators.is_empty());
         Ok(index)
@@ -882,6 +935,22 @@ fn kernel_vars(ast: &KernelAst, out: &mut BTreeSet<String>) {
         KernelAst::User { args, .. } => args.iter().for_each(|a| expr_vars(a, out)),
         KernelAst::SingleThread(b) => kernel_vars(b, out),
         KernelAst::Barrier => {}
+        KernelAst::Copy {
+            offset,
+            lower,
+            upper,
+            ..
+        } => offset
+            .iter()
+            .chain(lower)
+            .chain(upper)
+            .for_each(|e| expr_vars(e, out)),
+        KernelAst::Shared { promotions, body } => {
+            for (_, offset) in promotions {
+                offset.iter().for_each(|e| expr_vars(e, out));
+            }
+            kernel_vars(body, out);
+        }
     }
 }
 
@@ -901,7 +970,7 @@ fn kernel_statements(ast: &KernelAst, out: &mut BTreeSet<String>) {
         KernelAst::User { statement, .. } => {
             out.insert(statement.clone());
         }
-        KernelAst::SingleThread(b) => kernel_statements(b, out),
-        KernelAst::Barrier => {}
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => kernel_statements(b, out),
+        KernelAst::Barrier | KernelAst::Copy { .. } => {}
     }
 }

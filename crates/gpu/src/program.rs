@@ -7,6 +7,20 @@
 //! correct whatever the grid and block sizes are, so the sizes in [`Kernel::grid`] and
 //! [`Kernel::block`] only decide speed; every iteration of a mapped loop runs exactly
 //! once.
+//!
+//! # Shared memory
+//!
+//! A kernel may hold tiles of arrays that it only reads in the block's shared memory
+//! (OpenCL `__local`, CUDA `__shared__`): [`Kernel::shared`] declares them, a
+//! [`KernelAst::Copy`] run by all threads of the block loads a box of the array into
+//! one, and inside a [`KernelAst::Shared`] scope every reference to the promoted array
+//! reads the copy instead: the element `A[x1][x2]` is `shared[x1 - o1][x2 - o2]`, where
+//! `o` is the offset the scope and the copy share. The mapping places the copy at the
+//! start of a block-uniform sequential loop's body (or of the kernel's code below the
+//! block loops), then a [`KernelAst::Barrier`], then the scope with the rest of the
+//! body; the barrier that ends every iteration keeps the next iteration's copy after
+//! the reads of this one. No statement of the kernel writes a promoted array, so the
+//! copy holds the values the statements would read from global memory.
 
 use pollen_arith::Int;
 use pollen_codegen::{Cond, Expr};
@@ -105,6 +119,24 @@ pub struct Kernel {
     pub arrays: Vec<String>,
     /// The kernel's code, run by every thread of every block.
     pub body: KernelAst,
+    /// The arrays of the block's shared memory, indexed by [`KernelAst::Copy::shared`]
+    /// and [`KernelAst::Shared::promotions`] (empty without promotion).
+    pub shared: Vec<SharedArray>,
+}
+
+/// A box of a global array held in the block's shared memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedArray {
+    /// The name of the shared array, distinct from every name of the kernel.
+    pub name: String,
+    /// The name of the global array (one of [`GpuProgram::arrays`], a buffer) whose
+    /// elements it holds.
+    pub array: String,
+    /// The C element type, the global array's.
+    pub element_type: String,
+    /// The number of elements per dimension (one per dimension of the global array),
+    /// outermost first.
+    pub sizes: Vec<u64>,
 }
 
 /// The loops and statements of a kernel.
@@ -138,6 +170,32 @@ pub enum KernelAst {
     /// it, and their writes to memory are visible to each other after it. Only where
     /// every thread of the block reaches it the same number of times.
     Barrier,
+    /// All threads of the block together copy the elements `x` of the global array of
+    /// `kernel.shared[shared]` with `lower[d] <= x[d] <= upper[d]` in every dimension
+    /// `d` (none when some `lower[d] > upper[d]`) to `shared[x - offset]`, each element
+    /// once, spread over the threads. Only in block-uniform code (every thread of the
+    /// block reaches it with the same values), followed by a barrier before the reads.
+    Copy {
+        /// The index in [`Kernel::shared`].
+        shared: usize,
+        /// The index of the shared array's first element in the global array, per
+        /// dimension.
+        offset: Vec<Expr>,
+        /// The first element copied, per dimension.
+        lower: Vec<Expr>,
+        /// The last element copied, per dimension (inclusive).
+        upper: Vec<Expr>,
+    },
+    /// A scope in which every reference of a statement to the global array of
+    /// `kernel.shared[s]`, for each `(s, offset)` of `promotions`, reads the shared
+    /// array at the subscripts minus `offset` (evaluated on entry to the scope).
+    Shared {
+        /// The promoted arrays: the index in [`Kernel::shared`] and the offset per
+        /// dimension.
+        promotions: Vec<(usize, Vec<Expr>)>,
+        /// The code inside the scope.
+        body: Box<KernelAst>,
+    },
 }
 
 /// A loop of a kernel.

@@ -1,6 +1,7 @@
 //! Wrong programs the checker must refuse: a loop carrying a dependence spread over
 //! threads, a missing barrier, a barrier that threads reach unequally, a block loop run
-//! by every block, a missing launch, a written value; and its errors.
+//! by every block, a missing launch, a written value, shared-memory copies without a
+//! barrier, too small, divergent or of a written array; and its errors.
 
 use pollen_deps::Dependence;
 use pollen_gpu::{
@@ -9,7 +10,7 @@ use pollen_gpu::{
 };
 use pollen_scop::Scop;
 
-use crate::common::{ast, scheduled};
+use crate::common::{ast, scheduled, tiled};
 
 /// A kernel's program for the Pluto schedule of an example kernel (untiled).
 fn program(name: &str) -> (Scop, Vec<Dependence>, GpuProgram) {
@@ -38,8 +39,8 @@ fn each_loop(a: &mut KernelAst, f: &mut dyn FnMut(&mut pollen_gpu::KernelLoop)) 
                 each_loop(o, f);
             }
         }
-        KernelAst::SingleThread(b) => each_loop(b, f),
-        KernelAst::User { .. } | KernelAst::Barrier => {}
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => each_loop(b, f),
+        KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => {}
     }
 }
 
@@ -59,8 +60,8 @@ fn remove_first_barrier(a: &mut KernelAst) -> bool {
         } => {
             remove_first_barrier(then) || otherwise.as_deref_mut().is_some_and(remove_first_barrier)
         }
-        KernelAst::SingleThread(b) => remove_first_barrier(b),
-        KernelAst::User { .. } | KernelAst::Barrier => false,
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => remove_first_barrier(b),
+        KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => false,
     }
 }
 
@@ -121,6 +122,7 @@ fn a_missing_barrier_is_a_race() {
                     KernelAst::SingleThread(_) => *out = true,
                     KernelAst::Block(v) => v.iter().for_each(|c| has_single(c, out)),
                     KernelAst::For(l) => has_single(&l.body, out),
+                    KernelAst::Shared { body, .. } => has_single(body, out),
                     KernelAst::If {
                         then, otherwise, ..
                     } => {
@@ -129,7 +131,7 @@ fn a_missing_barrier_is_a_race() {
                             has_single(o, out);
                         }
                     }
-                    KernelAst::User { .. } | KernelAst::Barrier => {}
+                    KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => {}
                 }
             }
             has_single(&k.body, &mut single);
@@ -250,5 +252,181 @@ fn kernels_see_only_the_host_iterators_they_list() {
     assert_eq!(
         check(&scop, &deps, &p, &v),
         Err(Error::UnboundVariable(host))
+    );
+}
+
+/// Tiled gemm with its A and B tiles in shared memory (tiles of 4).
+fn promoted_gemm() -> (Scop, Vec<Dependence>, GpuProgram) {
+    let (scop, deps, tree) = scheduled("gemm");
+    let tree = tiled(&scop, &deps, &tree, 4);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    assert_eq!(program.kernels[1].shared.len(), 2, "{program}");
+    let report = check(&scop, &deps, &program, &values(&scop, 6)).expect("check");
+    assert!(report.is_ok(), "{report:?}\n{program}");
+    (scop, deps, program)
+}
+
+/// Applies `f` to the items of every block of the kernel code.
+fn each_block(a: &mut KernelAst, f: &mut dyn FnMut(&mut Vec<KernelAst>)) {
+    match a {
+        KernelAst::Block(v) => {
+            f(v);
+            v.iter_mut().for_each(|c| each_block(c, f));
+        }
+        KernelAst::For(l) => each_block(&mut l.body, f),
+        KernelAst::If {
+            then, otherwise, ..
+        } => {
+            each_block(then, f);
+            if let Some(o) = otherwise {
+                each_block(o, f);
+            }
+        }
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => each_block(b, f),
+        KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => {}
+    }
+}
+
+/// Applies `f` to every copy of the kernel code.
+fn each_copy(a: &mut KernelAst, f: &mut dyn FnMut(&mut KernelAst)) {
+    match a {
+        KernelAst::Copy { .. } => f(a),
+        KernelAst::Block(v) => v.iter_mut().for_each(|c| each_copy(c, f)),
+        KernelAst::For(l) => each_copy(&mut l.body, f),
+        KernelAst::If {
+            then, otherwise, ..
+        } => {
+            each_copy(then, f);
+            if let Some(o) = otherwise {
+                each_copy(o, f);
+            }
+        }
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => each_copy(b, f),
+        KernelAst::User { .. } | KernelAst::Barrier => {}
+    }
+}
+
+fn count(violations: &[Violation], f: fn(&Violation) -> bool) -> usize {
+    violations.iter().filter(|v| f(v)).count()
+}
+
+#[test]
+fn a_copy_without_a_barrier_before_the_reads() {
+    let (scop, deps, mut p) = promoted_gemm();
+    // Drop the barrier between the copies and the shared scope.
+    let mut removed = false;
+    each_block(&mut p.kernels[1].body, &mut |v| {
+        if let Some(k) = v.iter().position(|c| matches!(c, KernelAst::Shared { .. })) {
+            if k > 0 && matches!(v[k - 1], KernelAst::Barrier) {
+                v.remove(k - 1);
+                removed = true;
+            }
+        }
+    });
+    assert!(removed);
+    let report = check(&scop, &deps, &p, &values(&scop, 6)).expect("check");
+    assert!(
+        count(&report.violations, |v| matches!(
+            v,
+            Violation::SharedReadBeforeBarrier { .. }
+        )) > 0,
+        "{report:?}"
+    );
+    // Drop the barrier at the end of each iteration instead: the next copy overwrites
+    // what the threads may still read.
+    let (scop, deps, mut p) = promoted_gemm();
+    each_block(&mut p.kernels[1].body, &mut |v| {
+        if matches!(v.last(), Some(KernelAst::Barrier))
+            && v.iter().any(|c| matches!(c, KernelAst::For(_)))
+        {
+            v.pop();
+        }
+    });
+    let report = check(&scop, &deps, &p, &values(&scop, 6)).expect("check");
+    assert!(
+        count(&report.violations, |v| matches!(
+            v,
+            Violation::CopyOverwritesReads { .. }
+        )) > 0,
+        "{report:?}"
+    );
+}
+
+#[test]
+fn a_copy_too_small_misses_reads() {
+    let (scop, deps, mut p) = promoted_gemm();
+    // Copy one column fewer of every tile.
+    each_copy(&mut p.kernels[1].body, &mut |c| {
+        if let KernelAst::Copy { upper, .. } = c {
+            let last = upper.len() - 1;
+            upper[last] =
+                pollen_codegen::Expr::Add(vec![upper[last].clone(), pollen_codegen::Expr::int(-1)]);
+        }
+    });
+    let report = check(&scop, &deps, &p, &values(&scop, 6)).expect("check");
+    assert!(
+        count(&report.violations, |v| matches!(
+            v,
+            Violation::SharedNotCopied { .. }
+        )) > 0,
+        "{report:?}"
+    );
+    assert!(!report.violations.iter().any(|v| matches!(
+        v,
+        Violation::Race { .. } | Violation::SharedReadBeforeBarrier { .. }
+    )));
+    // A copy larger than its shared array.
+    let (scop, deps, mut p) = promoted_gemm();
+    p.kernels[1].shared[0].sizes[0] = 3;
+    let report = check(&scop, &deps, &p, &values(&scop, 6)).expect("check");
+    assert!(
+        count(&report.violations, |v| matches!(
+            v,
+            Violation::CopyOutsideShared { .. }
+        )) > 0,
+        "{report:?}"
+    );
+}
+
+#[test]
+fn copies_must_be_uniform_and_of_read_only_arrays() {
+    // A copy moved into the thread loop runs in some threads only.
+    let (scop, deps, mut p) = promoted_gemm();
+    let mut copy = None;
+    each_block(&mut p.kernels[1].body, &mut |v| {
+        if copy.is_none() {
+            if let Some(k) = v.iter().position(|c| matches!(c, KernelAst::If { .. })) {
+                copy = Some(v.remove(k));
+            }
+        }
+    });
+    let copy = copy.expect("a guarded copy");
+    each_loop(&mut p.kernels[1].body, &mut |l| {
+        if l.mapping == Mapping::Thread(0) {
+            let body = std::mem::replace(&mut *l.body, KernelAst::Barrier);
+            *l.body = KernelAst::Block(vec![copy.clone(), body]);
+        }
+    });
+    let report = check(&scop, &deps, &p, &values(&scop, 6)).expect("check");
+    assert!(
+        count(&report.violations, |v| matches!(
+            v,
+            Violation::DivergentCopy { .. }
+        )) > 0,
+        "{report:?}"
+    );
+    // The shared array of A declared as one of C, which the kernel writes.
+    let (scop, deps, mut p) = promoted_gemm();
+    p.kernels[1].shared[0].array = "C".to_string();
+    let report = check(&scop, &deps, &p, &values(&scop, 6)).expect("check");
+    assert!(
+        report
+            .violations
+            .contains(&Violation::PromotedArrayWritten {
+                kernel: "kernel1".to_string(),
+                array: "C".to_string(),
+                statement: "S1".to_string(),
+            }),
+        "{report:?}"
     );
 }

@@ -64,6 +64,8 @@ fn any_flags_run_every_instance_once() {
                 block: (rng.below(2) == 0).then_some(block),
                 max_grid: 1 + rng.below(3) as u32,
                 default_grid: 1 + rng.below(2) as u32,
+                shared_memory: rng.below(4) != 0,
+                shared_memory_bytes: 48 * 1024,
             };
             let program = match map(&scop, &a, &options) {
                 Ok(p) => p,

@@ -34,6 +34,11 @@ fn shape(a: &KernelAst) -> String {
         KernelAst::User { statement, .. } => statement.clone(),
         KernelAst::SingleThread(b) => format!("single[{}]", shape(b)),
         KernelAst::Barrier => "|".to_string(),
+        KernelAst::Copy { shared, .. } => format!("copy{shared}"),
+        KernelAst::Shared { promotions, body } => {
+            let list: Vec<String> = promotions.iter().map(|(s, _)| s.to_string()).collect();
+            format!("shared{}[{}]", list.join(","), shape(body))
+        }
     }
 }
 
@@ -80,10 +85,11 @@ fn tiled_gemm_maps_tiles_to_blocks_and_points_to_threads() {
     assert_eq!(k0.block, vec![4, 4]);
     // C += alpha * A * B: the k tile loop runs in every thread with a barrier after each
     // of its iterations; the i point loop on threads, k and j points inside a thread.
+    // Each iteration starts with copies of the A and B tiles to shared memory.
     let k1 = &program.kernels[1];
     assert_eq!(
         shape(&k1.body),
-        "block1[block0[seq[thread0[seq[seq[S1]]] |]]]"
+        "block1[block0[seq[if[copy0] if[copy1] | shared0,1[thread0[seq[seq[S1]]] |]]]]"
     );
     assert_eq!(k1.block, vec![4]);
     assert_eq!(k1.grid.len(), 2);
@@ -114,6 +120,170 @@ fn tiled_gemm_maps_tiles_to_blocks_and_points_to_threads() {
             ("B", ArrayKind::Buffer, true, false),
         ]
     );
+}
+
+/// The shared arrays of a program's kernels: kernel index, array, sizes.
+fn promotions(program: &GpuProgram) -> Vec<(usize, String, Vec<u64>)> {
+    let mut out = Vec::new();
+    for (k, kernel) in program.kernels.iter().enumerate() {
+        for a in &kernel.shared {
+            out.push((k, a.array.clone(), a.sizes.clone()));
+        }
+    }
+    out
+}
+
+#[test]
+fn tiled_gemm_promotes_the_tiles_of_a_and_b() {
+    let (scop, deps, tree) = scheduled("gemm");
+    let tree = tiled(&scop, &deps, &tree, 32);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    // C is written, A and B only read: their 32 x 32 tiles per iteration of the k tile
+    // loop, each element read by 32 threads or iterations.
+    assert_eq!(
+        promotions(&program),
+        vec![
+            (1, "A".to_string(), vec![32, 32]),
+            (1, "B".to_string(), vec![32, 32]),
+        ]
+    );
+    let k1 = &program.kernels[1];
+    let text = program.to_string();
+    assert!(
+        text.contains("shared DATA_TYPE shared_A[32][32]; // of A"),
+        "{text}"
+    );
+    // The copy of A: rows of the block's i tile, columns of the k tile, from the tile's
+    // first element; only elements inside the loops' bounds.
+    fn only(a: &KernelAst) -> &KernelAst {
+        match a {
+            KernelAst::Block(v) if v.len() == 1 => only(&v[0]),
+            a => a,
+        }
+    }
+    let KernelAst::For(b1) = only(&k1.body) else {
+        panic!("{text}")
+    };
+    let KernelAst::For(b0) = only(&b1.body) else {
+        panic!("{text}")
+    };
+    let KernelAst::For(l) = only(&b0.body) else {
+        panic!("{text}")
+    };
+    let KernelAst::Block(items) = &*l.body else {
+        panic!("{text}")
+    };
+    let KernelAst::If { then, .. } = &items[0] else {
+        panic!("{text}")
+    };
+    let KernelAst::Copy {
+        shared,
+        offset,
+        lower,
+        upper,
+    } = &**then
+    else {
+        panic!("{text}")
+    };
+    assert_eq!(*shared, 0);
+    let strings = |v: &[Expr]| v.iter().map(Expr::to_string).collect::<Vec<_>>();
+    assert_eq!(strings(offset), vec!["32 * c0", "32 * c2"]);
+    assert_eq!(strings(lower), vec!["32 * c0", "32 * c2"]);
+    assert_eq!(
+        strings(upper),
+        vec![
+            "min(_PB_NI - 1, 32 * c0 + 31)",
+            "min(_PB_NK - 1, 32 * c2 + 31)"
+        ]
+    );
+    assert!(matches!(items[2], KernelAst::Barrier), "{text}");
+    assert!(
+        matches!(&items[3], KernelAst::Shared { promotions, .. } if promotions.len() == 2),
+        "{text}"
+    );
+    assert_checks(&scop, &program, 34);
+    // Without the option, or with too little shared memory, nothing is promoted.
+    let off = GpuOptions {
+        shared_memory: false,
+        ..GpuOptions::default()
+    };
+    let program = map(&scop, &ast(&scop, &tree), &off).expect("map");
+    assert!(promotions(&program).is_empty());
+    let small = GpuOptions {
+        shared_memory_bytes: 32 * 32 * 8 - 1,
+        ..GpuOptions::default()
+    };
+    let program = map(&scop, &ast(&scop, &tree), &small).expect("map");
+    assert!(promotions(&program).is_empty());
+    // Room for one tile: A only.
+    let one = GpuOptions {
+        shared_memory_bytes: 32 * 32 * 8,
+        ..GpuOptions::default()
+    };
+    let program = map(&scop, &ast(&scop, &tree), &one).expect("map");
+    assert_eq!(
+        promotions(&program),
+        vec![(1, "A".to_string(), vec![32, 32])]
+    );
+}
+
+#[test]
+fn translated_and_reversed_references_share_one_box() {
+    // A[i][k] and A[i][k + 2] read one box of 4 x 6 per k tile; B[n - 1 - k][j] runs
+    // backwards through its rows.
+    let scop = scop_of(
+        "
+void f(int n, double A[100][100], double B[100][100], double C[100][100]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++)
+        C[i][j] += A[i][k] * A[i][k + 2] * B[n - 1 - k][j];
+#pragma endscop
+}",
+    );
+    let deps = value_deps(&scop);
+    let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
+    let tree = tiled(&scop, &deps, &tree, 4);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    let found = promotions(&program);
+    assert!(
+        found.contains(&(0, "A".to_string(), vec![4, 6])),
+        "{found:?}\n{program}"
+    );
+    assert!(
+        found.contains(&(0, "B".to_string(), vec![4, 4])),
+        "{found:?}\n{program}"
+    );
+    for n in [5, 9, 10] {
+        assert_checks(&scop, &program, n);
+    }
+}
+
+#[test]
+fn without_reuse_nothing_is_promoted() {
+    // A transpose reads every element once; so does a copy.
+    let scop = scop_of(
+        "
+void transpose(int n, double A[100][100], double B[100][100]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      B[i][j] = A[j][i];
+#pragma endscop
+}",
+    );
+    let deps = value_deps(&scop);
+    let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
+    let tree = tiled(&scop, &deps, &tree, 8);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    assert!(promotions(&program).is_empty(), "{program}");
+    assert_checks(&scop, &program, 10);
+    // A stencil of jacobi-1d, tiled: every reference's loops all occur in it.
+    let (scop, deps, tree) = scheduled("jacobi-1d");
+    let tree = tiled(&scop, &deps, &tree, 8);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    assert!(promotions(&program).is_empty(), "{program}");
 }
 
 #[test]
