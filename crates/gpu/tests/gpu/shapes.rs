@@ -526,7 +526,10 @@ fn the_block_model() {
         block_model(&[Some(Int::from(64)), Some(Int::from(64))]),
         vec![64, 4]
     );
-    assert_eq!(block_model(&[Some(Int::from(32)), Some(Int::from(32))]), vec![32, 8]);
+    assert_eq!(
+        block_model(&[Some(Int::from(32)), Some(Int::from(32))]),
+        vec![32, 8]
+    );
     assert_eq!(block_model(&[Some(Int::from(5000))]), vec![256]);
     assert_eq!(block_model(&[Some(Int::from(0))]), vec![1]);
 }

@@ -23,7 +23,10 @@
 //! with the digest's readings: `V_w`/`V_r` are the writes/reads of stride 0 (invariant)
 //! or 1 (contiguous), counted only when the innermost position is being chosen; `M` is
 //! the smallest non-zero stride (without one the `w3/M` term is zero, and so is `|C|`);
-//! `C` the accesses whose stride is exactly `M`; `F = 1` when `N` is a constant below
+//! `C` the accesses whose stride is exactly `M`, counted only when `M` is a constant (a
+//! short stride: the term favours loops along which many references move little, and a
+//! minimum stride that is a product of unknown extents is not short); `F = 1` when `N`
+//! is a constant below
 //! `L_s`. When `M` is symbolic, `w3/M` is smaller than every positive constant and is
 //! kept aside in the [`Cost`] as a vanishing term that only breaks ties. All arithmetic is
 //! exact ([`Rat`]).
@@ -518,8 +521,14 @@ impl StatementInfo {
                 None if !w3.is_zero() => vanishing = Some((w3.clone(), m.clone())),
                 None => {}
             }
-            let n = self.accesses.iter().filter(|a| &stride(a) == m).count();
-            value += w4 * &Rat::from(n as i64);
+            // |C| favours loops along which many references have a short stride; a
+            // minimum stride that is a product of unknown extents is not short, and
+            // counting the references that share it would prefer a batch loop whose
+            // every access jumps by a whole plane.
+            if m.as_constant().is_some() {
+                let n = self.accesses.iter().filter(|a| &stride(a) == m).count();
+                value += w4 * &Rat::from(n as i64);
+            }
         }
         if let Some(n) = self.trip_counts.get(d).and_then(Size::as_constant) {
             let n = Rat::from(n);
