@@ -859,3 +859,50 @@ fn gemm_is_not_fused_against_its_vector_dimension() {
     same(&steered, "S0", "{ S0[i, j] -> [0, i, j, 0] }");
     same(&steered, "S1", "{ S1[i, k, j] -> [1, k, i, j] }");
 }
+
+const BATCHNORM: &str = "void f(int N, int C, int H, int W, float X[N][C][H][W],
+        float Y[N][C][H][W], float gamma[C], float factor[C]) {
+      int n, c, h, w;
+    #pragma scop
+      for (c = 0; c < C; c++)
+        factor[c] = gamma[c] * 2;
+      for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++)
+          for (h = 0; h < H; h++)
+            for (w = 0; w < W; w++)
+              Y[n][c][h][w] = X[n][c][h][w] * factor[c];
+    #pragma endscop
+    }";
+
+#[test]
+fn no_fused_alternative_against_a_members_scenario() {
+    // S1's scenario puts c on its third loop, under h; fusing it with S0 (over c) would
+    // pull c outermost, so the builder offers no fused alternative.
+    let scop = scop_of(BATCHNORM);
+    let options = TreeOptions::default();
+    let scenarios = gpu::scenarios(&scop, &options).unwrap();
+    let s1 = scenarios.iter().find(|s| s.statement == "S1").unwrap();
+    assert_eq!(
+        s1.to_string(),
+        "S1 [h, c, w]: w 14 (L 1024), c 2 (L 0), h 0 + 1/W (L 0)"
+    );
+    let variants = gpu::variants(&scenarios, &options);
+    assert!(!variants.is_empty());
+    assert!(
+        variants
+            .iter()
+            .all(|v| !matches!(v.kind, VariantKind::Fused { .. })),
+        "{:?}",
+        variants
+            .iter()
+            .map(|v| v.kind.to_string())
+            .collect::<Vec<_>>()
+    );
+    // The running example keeps its fused alternative (Fig. 3(b)).
+    let running = scop_of(FUSED_OPERATOR_N);
+    let scenarios = gpu::scenarios(&running, &options).unwrap();
+    assert!(matches!(
+        gpu::variants(&scenarios, &options)[0].kind,
+        VariantKind::Fused { .. }
+    ));
+}

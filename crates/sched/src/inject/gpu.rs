@@ -826,6 +826,20 @@ fn fused(scenarios: &[Scenario]) -> Option<Variant> {
                 s.iterators.len() > shared && !leader.iterators.contains(&s.iterators[p.iterator])
             })
         })
+        .filter(|s| {
+            // Nor may it contradict the rest of the scenario: the shared rows (the first
+            // `shared`) take the leader's iterators, so a pick of the member that lands on
+            // one of them must be a leader's iterator, and a leader's iterator that the
+            // member picks must land on one of them (a batch-norm's per-channel
+            // statement would otherwise pull the channel loop of the 4-D statement
+            // outermost, against its scenario).
+            let n = s.iterators.len();
+            s.picks.iter().enumerate().all(|(t, p)| {
+                let row = n - 1 - t;
+                let leaders = leader.iterators.contains(&s.iterators[p.iterator]);
+                (row < shared) == leaders
+            })
+        })
         .collect();
     if members.is_empty() {
         return None;
