@@ -227,3 +227,84 @@ fn every_kernel_and_operator_compiles_as_cuda() {
     });
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Three regions in two functions, two of them in the same function: the kernels of
+/// each region keep their own names, the prelude comes once before each function, and
+/// the program computes what the original does.
+const THREE_REGIONS: &str = r#"#include <stdio.h>
+#define N 40
+static double A[N][N], B[N][N];
+static void first(void)
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      B[j][i] = A[j][i] + 1;
+#pragma endscop
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = A[i][j] * 0.5 + B[j][i];
+#pragma endscop
+}
+static void second(void)
+{
+  int i, j;
+#pragma scop
+  for (i = 1; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = A[i - 1][j] * 0.25 + B[i][j];
+#pragma endscop
+}
+int main(void)
+{
+  int i, j;
+  double sum = 0;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      A[i][j] = (double) ((i * 7 + j * 3) % 11) / 11;
+  first();
+  second();
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      sum += A[i][j] * (1 + (i + j) % 5) + B[i][j];
+  printf("sum %.17g\n", sum);
+  return 0;
+}
+"#;
+
+#[test]
+fn several_regions_of_one_file_on_opencl_and_cuda() {
+    cc::require_gcc();
+    gpu::require_opencl();
+    let dir = cc::scratch("driver-gpu-regions");
+    let case = Case {
+        name: "three-regions".to_string(),
+        source: THREE_REGIONS.to_string(),
+        include: dir.clone(),
+    };
+    check_opencl(&case, true, &dir).unwrap();
+    let opencl = optimize_source(THREE_REGIONS, &options(Target::OpenCl, true)).unwrap();
+    assert_eq!(opencl.report.regions.len(), 3);
+    assert_eq!(opencl.text.matches("pollen_cl_open(pollen_source").count(), 3);
+    let cuda = optimize_source(THREE_REGIONS, &options(Target::Cuda, true)).unwrap();
+    for region in 0..3 {
+        assert!(
+            cuda.text
+                .contains(&format!("__global__ void region{region}_kernel0(")),
+            "{}",
+            cuda.text
+        );
+    }
+    if let Some(nvcc) = gpu::nvcc() {
+        let cu = dir.join("three-regions.cu");
+        let object = dir.join("three-regions.o");
+        std::fs::write(&cu, &cuda.text).unwrap();
+        gpu::run_nvcc(
+            &nvcc,
+            &["-c", cu.to_str().unwrap(), "-o", object.to_str().unwrap()],
+        )
+        .unwrap();
+    }
+}
