@@ -287,7 +287,10 @@ fn several_regions_of_one_file_on_opencl_and_cuda() {
     check_opencl(&case, true, &dir).unwrap();
     let opencl = optimize_source(THREE_REGIONS, &options(Target::OpenCl, true)).unwrap();
     assert_eq!(opencl.report.regions.len(), 3);
-    assert_eq!(opencl.text.matches("pollen_cl_open(pollen_source").count(), 3);
+    assert_eq!(
+        opencl.text.matches("pollen_cl_open(pollen_source").count(),
+        3
+    );
     let cuda = optimize_source(THREE_REGIONS, &options(Target::Cuda, true)).unwrap();
     for region in 0..3 {
         assert!(

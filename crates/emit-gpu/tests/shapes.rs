@@ -207,7 +207,7 @@ fn parts_go_before_the_function_and_in_place_of_the_region() {
     }
     let cuda = emit_cuda(SCALE, region, &scop, &program, &options).expect("emits CUDA");
     let kernel = cuda
-        .find("__global__ void p_scale_kernel(double *A, long p_A_d1, double s, long p_p_N)")
+        .find("__global__ void p_scale_kernel(double *__restrict__ A, long p_A_d1, double s, long p_p_N)")
         .expect("the kernel's definition");
     let prelude = cuda
         .find("#ifndef POLLEN_CUDA_PRELUDE")
