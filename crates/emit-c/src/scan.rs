@@ -28,7 +28,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-pub(crate) use pollen_emit_text::{tokens, Token, TokenKind};
+pub(crate) use pollen_emit_text::{matching_bracket, tokens, Token, TokenKind};
 
 /// The assignment operators.
 const ASSIGNMENTS: [&str; 11] = [
@@ -111,7 +111,7 @@ fn reference_end(text: &str, tokens: &[Token], k: usize, names: Names) -> Option
     }
     let mut end = k + 1;
     for _ in 0..dimensions {
-        let close = matching_bracket(text, tokens, end)?;
+        let close = matching_bracket(text, tokens, end, tokens.len())?;
         if !valid_subscript(text, tokens, end + 1..close, names) {
             return None;
         }
@@ -124,27 +124,6 @@ fn reference_end(text: &str, tokens: &[Token], k: usize, names: Names) -> Option
         }
     }
     Some(end)
-}
-
-/// The index of the `]` matching the `[` at token `open`, if token `open` is a `[`.
-fn matching_bracket(text: &str, tokens: &[Token], open: usize) -> Option<usize> {
-    if open >= tokens.len() || &text[tokens[open].range.clone()] != "[" {
-        return None;
-    }
-    let mut depth = 0usize;
-    for (k, t) in tokens.iter().enumerate().skip(open) {
-        match &text[t.range.clone()] {
-            "[" => depth += 1,
-            "]" => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Whether the tokens `range` form a subscript that can be evaluated ahead of time:

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use pollen_emit_text::{statement_text, tokens, Token, TokenKind};
+use pollen_emit_text::{matching_bracket, statement_text, tokens, Token, TokenKind};
 
 use crate::error::{Error, Result};
 
@@ -123,7 +123,7 @@ impl Rewriter<'_> {
         let mut subscripts = Vec::with_capacity(dimensions);
         let mut at = k + 1;
         for _ in 0..dimensions {
-            let Some(close) = self.matching_bracket(at, end) else {
+            let Some(close) = matching_bracket(self.text, self.tokens, at, end) else {
                 return Err(Error::UnsupportedStatement {
                     statement: self.statement.to_string(),
                     reason: format!("{name} is used without its {dimensions} subscript(s)"),
@@ -152,7 +152,7 @@ impl Rewriter<'_> {
         let mut out = shared.to_string();
         let mut at = k + 1;
         for offset in offsets {
-            let Some(close) = self.matching_bracket(at, end) else {
+            let Some(close) = matching_bracket(self.text, self.tokens, at, end) else {
                 return Err(Error::UnsupportedStatement {
                     statement: self.statement.to_string(),
                     reason: format!("{name} is used without its {} subscript(s)", offsets.len()),
@@ -163,28 +163,6 @@ impl Rewriter<'_> {
             at = close + 1;
         }
         Ok((out, at))
-    }
-
-    /// The index of the `]` matching the `[` at token `open`, if token `open` (before
-    /// `end`) is a `[` closed before `end`.
-    fn matching_bracket(&self, open: usize, end: usize) -> Option<usize> {
-        if open >= end || self.spelling(open) != "[" {
-            return None;
-        }
-        let mut depth = 0usize;
-        for k in open..end {
-            match self.spelling(k) {
-                "[" => depth += 1,
-                "]" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(k);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
     }
 }
 

@@ -3,7 +3,8 @@
 //! Both emitters print loop ASTs into the user's C file and copy the statements' C text
 //! into what they print. The pieces of that work that do not depend on the target live
 //! here:
-//! - [`token`]: a C tokenizer for one line of statement text ([`tokens`]);
+//! - [`token`]: a C tokenizer for one line of statement text ([`tokens`]) and bracket
+//!   matching;
 //! - [`source`]: a statement's text as one line (comments removed, lines joined) and the
 //!   indentation of a region;
 //! - [`names`]: the identifiers of a text and fresh prefixes for generated names;
@@ -21,4 +22,4 @@ pub mod token;
 pub use expr::{ExprError, ExprPrinter, Helper};
 pub use names::{fresh_prefix, is_identifier, words};
 pub use source::{indentation, statement_text};
-pub use token::{tokens, Token, TokenKind};
+pub use token::{matching_bracket, tokens, Token, TokenKind};

@@ -144,6 +144,29 @@ fn punctuator_len(rest: &str) -> usize {
         .map_or(1, |p| p.len())
 }
 
+/// The index of the `]` matching the `[` at token `open`, when token `open` is a `[`
+/// before `end` and is closed before `end` (`end` is at most `tokens.len()`).
+pub fn matching_bracket(text: &str, tokens: &[Token], open: usize, end: usize) -> Option<usize> {
+    let spelling = |k: usize| text.get(tokens.get(k)?.range.clone());
+    if open >= end || spelling(open) != Some("[") {
+        return None;
+    }
+    let mut depth = 0usize;
+    for k in open..end {
+        match spelling(k)? {
+            "[" => depth += 1,
+            "]" => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +209,18 @@ mod tests {
         assert!(tokens("a = b // c").is_none());
         assert!(tokens("#x").is_none());
         assert!(tokens("a = é").is_none());
+    }
+
+    #[test]
+    fn brackets_match_by_depth() {
+        let text = "A[B[i]][j] + x";
+        let ts = tokens(text).expect("tokenises");
+        assert_eq!(matching_bracket(text, &ts, 1, ts.len()), Some(6));
+        assert_eq!(matching_bracket(text, &ts, 3, ts.len()), Some(5));
+        assert_eq!(matching_bracket(text, &ts, 7, ts.len()), Some(9));
+        // Not a `[`, not closed before `end`, or out of range.
+        assert_eq!(matching_bracket(text, &ts, 0, ts.len()), None);
+        assert_eq!(matching_bracket(text, &ts, 1, 6), None);
+        assert_eq!(matching_bracket(text, &ts, 40, 50), None);
     }
 }
