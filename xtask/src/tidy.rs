@@ -8,9 +8,9 @@
 //!    workspace, `fuzz/`, `tests/` and `benches/` included).
 //! 3. Layering: each library crate depends only on the Pollen crates below it in the
 //!    pipeline (`arith` < `presburger` < `scop` < `frontend`, `deps` < `sched` <
-//!    `transform`, `search`; `scop` < `codegen` < `emit-c`; `codegen`, `deps` < `gpu` <
-//!    `emit-gpu`; `deps` < `draw`; every stage <
-//!    `driver`), so that `arith` and `presburger` know
+//!    `transform`, `search`; `scop` < `codegen` < `emit-text` < `emit-c`, `emit-gpu`;
+//!    `codegen`, `deps` < `gpu` < `emit-gpu`; `deps` < `draw`; every stage < `driver`),
+//!    so that `arith` and `presburger` know
 //!    nothing about programs and emitters make no Presburger calls. Tests may also run the
 //!    earlier stages of the pipeline (`[dev-dependencies]`).
 //! 4. No floating point in the library crates before the emitters: the words `f32` and
@@ -89,8 +89,11 @@ const TRANSFORM: &[&str] = &[
     "pollen-presburger",
     "pollen-arith",
 ];
+/// The C text both emitters print: tokens, comments, names, quasi-affine expressions.
+const EMIT_TEXT: &[&str] = &["pollen-emit-text", "pollen-codegen", "pollen-arith"];
 const EMIT_C: &[&str] = &[
     "pollen-emit-c",
+    "pollen-emit-text",
     "pollen-codegen",
     "pollen-scop",
     "pollen-arith",
@@ -111,6 +114,7 @@ const GPU: &[&str] = &[
 /// calls.
 const EMIT_GPU: &[&str] = &[
     "pollen-emit-gpu",
+    "pollen-emit-text",
     "pollen-gpu",
     "pollen-codegen",
     "pollen-scop",
@@ -210,6 +214,11 @@ const LAYERS: &[Layer] = &[
             "pollen-transform",
             "pollen-testkit",
         ],
+    },
+    Layer {
+        dir: "crates/emit-text",
+        dependencies: EMIT_TEXT,
+        dev_dependencies: &[],
     },
     Layer {
         dir: "crates/emit-c",

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use pollen_emit_text::ExprError;
+
 /// An error of the C emitter: the AST, the scop and the region do not fit together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Error {
@@ -68,3 +70,13 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<ExprError> for Error {
+    fn from(e: ExprError) -> Error {
+        match e {
+            ExprError::UnknownName(n) => Error::UnknownName(n),
+            ExprError::NonPositiveDivisor(d) => Error::NonPositiveDivisor(d),
+            ExprError::EmptyMinMax => Error::EmptyMinMax,
+        }
+    }
+}

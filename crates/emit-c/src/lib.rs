@@ -28,7 +28,7 @@
 //! #undef S0
 //! #undef S1
 //! ```
-//! - Statements are function-like macros named after them (module [`body`]): the body's
+//! - Statements are function-like macros named after them (module `body`): the body's
 //!   text stays as written, the original iterators are the macro's parameters, and a
 //!   call passes the values (parenthesised unless they are atoms). The macros are
 //!   `#undef`ined after the block. Instances that use a temporary of scalar
@@ -40,7 +40,7 @@
 //!   whose statement is the assignment `t = ...;`) are declared after them: they are
 //!   ordinary 0-dimensional arrays of the model, whose dependences keep every loop that
 //!   carries them sequential, so one variable for the whole block is exact. Iterator and macro names that would collide with a word of the file (a
-//!   variable of a statement body, say) get a prefix (module [`names`]).
+//!   variable of a statement body, say) get a prefix ([`pollen_emit_text::names`]).
 //! - The helpers `pollen_floord`, `pollen_ceild`, `pollen_mod`, `pollen_min` and
 //!   `pollen_max` are macros defined where first needed, each guarded by `#ifndef` so
 //!   that several regions (or several files concatenated) never define one twice.
@@ -85,24 +85,25 @@
 
 mod body;
 pub mod error;
-mod expr;
-mod names;
 mod print;
 mod scalar;
 mod scan;
 
 pub use error::{Error, Result};
-pub use expr::Helper;
+pub use pollen_emit_text::Helper;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use pollen_codegen::Ast;
+use pollen_emit_text::{fresh_prefix, indentation, is_identifier, words, ExprPrinter};
 use pollen_scop::Scop;
 
-use crate::expr::ExprPrinter;
 use crate::print::AstPrinter;
 use crate::scalar::Temporaries;
+
+/// The prefixes tried, in order, for the generated iterators and statement macros.
+const PREFIXES: [&str; 4] = ["", "p_", "pollen_", "pollen_gen_"];
 
 /// Which pragma marks vectorisable loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,26 +193,26 @@ fn generate(
     ast: &Ast,
     options: &EmitOptions,
 ) -> Result<String> {
-    if !names::is_identifier(&options.iterator_type.replace(' ', "_")) {
+    if !is_identifier(&options.iterator_type.replace(' ', "_")) {
         return Err(Error::NotAnIdentifier(options.iterator_type.clone()));
     }
-    let taken = names::words(source);
+    let taken = words(source);
     let mut iterators = Vec::new();
     print::collect_iterators(ast, &mut iterators);
     let mut executed = Vec::new();
     print::collect_statements(ast, &mut executed);
     let statements = in_scop_order(scop, executed)?;
     for name in iterators.iter().chain(&statements) {
-        if !names::is_identifier(name) {
+        if !is_identifier(name) {
             return Err(Error::NotAnIdentifier(name.clone()));
         }
     }
     let mut taken_for_iterators = taken.clone();
     taken_for_iterators.extend(scop.params.iter().cloned());
-    let iterator_prefix = names::fresh_prefix(&iterators, &taken_for_iterators);
+    let iterator_prefix = fresh_prefix(&iterators, &taken_for_iterators, &PREFIXES);
     let mut taken_for_macros = taken;
     taken_for_macros.extend(iterators.iter().map(|i| format!("{iterator_prefix}{i}")));
-    let macro_prefix = names::fresh_prefix(&statements, &taken_for_macros);
+    let macro_prefix = fresh_prefix(&statements, &taken_for_macros, &PREFIXES);
     let macros: BTreeMap<String, String> = statements
         .iter()
         .map(|s| (s.clone(), format!("{macro_prefix}{s}")))
@@ -222,8 +223,17 @@ fn generate(
     let temporaries = Temporaries::new(&taken_for_temporaries);
 
     let base = indentation(original);
-    let exprs = ExprPrinter::new(&scop.params, &iterator_prefix);
-    let mut printer = AstPrinter::new(exprs, scop, options, &macros, &base, temporaries);
+    let params = scop.params.iter().map(|p| (p.clone(), p.clone())).collect();
+    let exprs = ExprPrinter::new(params);
+    let mut printer = AstPrinter::new(
+        exprs,
+        &iterator_prefix,
+        scop,
+        options,
+        &macros,
+        &base,
+        temporaries,
+    );
     printer.line(0, "{");
     if !iterators.is_empty() {
         let declared: Vec<String> = iterators
@@ -292,22 +302,4 @@ fn definitions(
 /// The guarded definitions of the helpers used.
 fn helper_definitions(helpers: &BTreeSet<Helper>) -> String {
     helpers.iter().map(|h| h.definition()).collect()
-}
-
-/// The indentation of the region's first line of code after the `#pragma scop` line
-/// (that of the pragma line itself when there is none).
-fn indentation(region: &str) -> String {
-    let leading = |line: &str| -> String {
-        line.chars()
-            .take_while(|c| *c == ' ' || *c == '\t')
-            .collect()
-    };
-    let mut lines = region.lines();
-    let first = lines.next().unwrap_or("");
-    lines
-        .find(|l| {
-            let t = l.trim();
-            !t.is_empty() && !t.starts_with('#')
-        })
-        .map_or_else(|| leading(first), leading)
 }

@@ -17,8 +17,9 @@ use pollen_arith::Int;
 use pollen_codegen::{Ast, Cond, Expr, Loop};
 use pollen_scop::Scop;
 
+use pollen_emit_text::ExprPrinter;
+
 use crate::error::{Error, Result};
-use crate::expr::ExprPrinter;
 use crate::scalar::{self, Plan, Temporaries};
 use crate::{EmitOptions, Vectorize};
 
@@ -27,7 +28,9 @@ const INDENT: &str = "  ";
 
 /// Prints AST nodes, one line at a time, into a string.
 pub(crate) struct AstPrinter<'a> {
-    pub exprs: ExprPrinter<'a>,
+    pub exprs: ExprPrinter,
+    /// The prefix put before every iterator name.
+    prefix: &'a str,
     scop: &'a Scop,
     options: &'a EmitOptions,
     /// The macro name of each statement.
@@ -42,7 +45,8 @@ pub(crate) struct AstPrinter<'a> {
 impl<'a> AstPrinter<'a> {
     /// A printer writing at the given base indentation.
     pub fn new(
-        exprs: ExprPrinter<'a>,
+        exprs: ExprPrinter,
+        prefix: &'a str,
         scop: &'a Scop,
         options: &'a EmitOptions,
         macros: &'a BTreeMap<String, String>,
@@ -51,6 +55,7 @@ impl<'a> AstPrinter<'a> {
     ) -> AstPrinter<'a> {
         AstPrinter {
             exprs,
+            prefix,
             scop,
             options,
             macros,
@@ -58,6 +63,11 @@ impl<'a> AstPrinter<'a> {
             temporaries,
             out: String::new(),
         }
+    }
+
+    /// The printed name of an iterator.
+    fn iterator_name(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
     }
 
     /// Writes one line at `depth` levels below the base indentation.
@@ -196,7 +206,7 @@ impl<'a> AstPrinter<'a> {
         }
         let lower = self.exprs.expr(&l.lower)?;
         let upper = self.exprs.expr(&l.upper)?;
-        let name = self.exprs.iterator_name(&l.iterator);
+        let name = self.iterator_name(&l.iterator);
         let parallel = self.is_omp_parallel(l, in_parallel);
         let hoisted = plan.map_or(&[][..], |p| &p.hoisted[..]);
         let blocked = own_block && !hoisted.is_empty();
@@ -220,7 +230,7 @@ impl<'a> AstPrinter<'a> {
             format!("{name} += {}", l.stride)
         };
         let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
-        self.exprs.enter(&l.iterator);
+        self.exprs.enter(&l.iterator, &name);
         let result = match plan {
             Some(plan) => self.planned_body(&header, &l.body, plan, depth_of_loop),
             None => self.body(
@@ -252,7 +262,8 @@ impl<'a> AstPrinter<'a> {
             return Ok(None);
         }
         let parallel = self.is_omp_parallel(l, in_parallel);
-        self.exprs.enter(&l.iterator);
+        self.exprs
+            .enter(&l.iterator, &self.iterator_name(&l.iterator));
         let plan = scalar::plan(
             l,
             self.scop,
@@ -330,7 +341,7 @@ impl<'a> AstPrinter<'a> {
     fn inner_iterators(&self, ast: &Ast) -> Vec<String> {
         let mut names = Vec::new();
         collect_iterators(ast, &mut names);
-        names.iter().map(|n| self.exprs.iterator_name(n)).collect()
+        names.iter().map(|n| self.iterator_name(n)).collect()
     }
 
     /// `S0(c0, c1 + 1);` after checking the statement and its arity.

@@ -31,10 +31,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use pollen_codegen::{Ast, Expr, Loop};
 use pollen_scop::{AccessKind, Scop, Statement};
 
-use crate::body::macro_body;
+use pollen_emit_text::{is_identifier, statement_text, ExprPrinter};
+
 use crate::error::{Error, Result};
-use crate::expr::ExprPrinter;
-use crate::names::is_identifier;
 use crate::scan::{self, Names, Reference, Token};
 
 /// One temporary: `const <element_type> <name> = <reference>;`.
@@ -280,7 +279,7 @@ fn instance<'a>(
     for a in args {
         values.push(exprs.argument(a)?);
     }
-    let text = macro_body(&s.body);
+    let text = statement_text(&s.body);
     let names = Names {
         arrays: dimensions,
         iterators: &s.iterators,

@@ -28,144 +28,12 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-/// The lexical class of a token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TokenKind {
-    /// A name (keywords included).
-    Identifier,
-    /// A preprocessing number: `1`, `0x1f`, `2.5e-3`.
-    Number,
-    /// A string or character literal, with its prefix.
-    Literal,
-    /// An operator or punctuator.
-    Punctuator,
-}
-
-/// One token: its class and its byte range in the text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Token {
-    /// The class.
-    pub kind: TokenKind,
-    /// The bytes of the text it covers.
-    pub range: Range<usize>,
-}
-
-/// The punctuators of three and two characters, longest first.
-const LONG_PUNCTUATORS: [&str; 23] = [
-    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=",
-    "-=", "*=", "/=", "%=", "&=", "^=", "|=", "##",
-];
+pub(crate) use pollen_emit_text::{matching_bracket, tokens, Token, TokenKind};
 
 /// The assignment operators.
 const ASSIGNMENTS: [&str; 11] = [
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>=",
 ];
-
-/// The prefixes of string and character literals.
-const LITERAL_PREFIXES: [&str; 4] = ["L", "u", "U", "u8"];
-
-/// The tokens of `text`, or `None` when it holds something this scanner does not read
-/// (comments, preprocessor operators, line continuations, unterminated literals,
-/// non-ASCII characters outside literals).
-pub(crate) fn tokens(text: &str) -> Option<Vec<Token>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < bytes.len() {
-        let c = bytes[k];
-        let start = k;
-        let kind = if c.is_ascii_whitespace() {
-            k += 1;
-            continue;
-        } else if c == b'_' || c.is_ascii_alphabetic() {
-            k = word_end(bytes, k);
-            if matches!(bytes.get(k), Some(b'\'' | b'"'))
-                && LITERAL_PREFIXES.contains(&&text[start..k])
-            {
-                k = literal_end(bytes, k)?;
-                TokenKind::Literal
-            } else {
-                TokenKind::Identifier
-            }
-        } else if c.is_ascii_digit()
-            || (c == b'.' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit))
-        {
-            k = number_end(bytes, k);
-            TokenKind::Number
-        } else if c == b'\'' || c == b'"' {
-            k = literal_end(bytes, k)?;
-            TokenKind::Literal
-        } else if unreadable(bytes, k) {
-            return None;
-        } else {
-            k += punctuator_len(&text[k..]);
-            TokenKind::Punctuator
-        };
-        out.push(Token {
-            kind,
-            range: start..k,
-        });
-    }
-    Some(out)
-}
-
-/// Whether the byte at `k` starts something the scanner does not read: a comment, a
-/// preprocessor operator, a line continuation, a control or non-ASCII character.
-fn unreadable(bytes: &[u8], k: usize) -> bool {
-    let c = bytes[k];
-    c == b'#'
-        || c == b'\\'
-        || !c.is_ascii()
-        || c.is_ascii_control()
-        || (c == b'/' && matches!(bytes.get(k + 1), Some(b'/' | b'*')))
-}
-
-/// The end of the identifier starting at `k`.
-fn word_end(bytes: &[u8], mut k: usize) -> usize {
-    while k < bytes.len() && (bytes[k] == b'_' || bytes[k].is_ascii_alphanumeric()) {
-        k += 1;
-    }
-    k
-}
-
-/// The end of the preprocessing number starting at `k`: digits, letters, `_`, `.`, and
-/// a sign after an exponent letter.
-fn number_end(bytes: &[u8], mut k: usize) -> usize {
-    while k < bytes.len() {
-        let c = bytes[k];
-        let sign = (c == b'+' || c == b'-') && matches!(bytes[k - 1], b'e' | b'E' | b'p' | b'P');
-        if c == b'_' || c == b'.' || c.is_ascii_alphanumeric() || sign {
-            k += 1;
-        } else {
-            break;
-        }
-    }
-    k
-}
-
-/// The end of the literal whose opening quote is at `k` (escapes skipped), or `None`
-/// when it is not closed on the line.
-fn literal_end(bytes: &[u8], k: usize) -> Option<usize> {
-    let quote = bytes[k];
-    let mut k = k + 1;
-    while k < bytes.len() {
-        match bytes[k] {
-            b'\\' => k += 2,
-            b'\n' => return None,
-            c if c == quote => return Some(k + 1),
-            _ => k += 1,
-        }
-    }
-    None
-}
-
-/// The length of the punctuator at the start of `rest` (non-empty, ASCII first byte).
-fn punctuator_len(rest: &str) -> usize {
-    LONG_PUNCTUATORS
-        .iter()
-        .find(|p| rest.starts_with(*p))
-        .map_or(1, |p| p.len())
-}
 
 /// What the reference scanner knows about the names of a statement.
 #[derive(Clone, Copy, Debug)]
@@ -243,7 +111,7 @@ fn reference_end(text: &str, tokens: &[Token], k: usize, names: Names) -> Option
     }
     let mut end = k + 1;
     for _ in 0..dimensions {
-        let close = matching_bracket(text, tokens, end)?;
+        let close = matching_bracket(text, tokens, end, tokens.len())?;
         if !valid_subscript(text, tokens, end + 1..close, names) {
             return None;
         }
@@ -256,27 +124,6 @@ fn reference_end(text: &str, tokens: &[Token], k: usize, names: Names) -> Option
         }
     }
     Some(end)
-}
-
-/// The index of the `]` matching the `[` at token `open`, if token `open` is a `[`.
-fn matching_bracket(text: &str, tokens: &[Token], open: usize) -> Option<usize> {
-    if open >= tokens.len() || &text[tokens[open].range.clone()] != "[" {
-        return None;
-    }
-    let mut depth = 0usize;
-    for (k, t) in tokens.iter().enumerate().skip(open) {
-        match &text[t.range.clone()] {
-            "[" => depth += 1,
-            "]" => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Whether the tokens `range` form a subscript that can be evaluated ahead of time:
@@ -386,14 +233,6 @@ fn token_value(text: &str, token: &Token, iterators: &[String], values: &[String
 mod tests {
     use super::*;
 
-    fn spellings(text: &str) -> Vec<&str> {
-        tokens(text)
-            .expect("tokenises")
-            .iter()
-            .map(|t| &text[t.range.clone()])
-            .collect()
-    }
-
     fn arrays(list: &[(&str, usize)]) -> BTreeMap<String, usize> {
         list.iter().map(|(n, d)| (n.to_string(), *d)).collect()
     }
@@ -415,38 +254,6 @@ mod tests {
                 text[ts[r.tokens.start].range.start..ts[r.tokens.end - 1].range.end].to_string()
             })
             .collect()
-    }
-
-    #[test]
-    fn tokens_of_c_text() {
-        assert_eq!(
-            spellings("C[i][j]+=alpha*A[i][k]"),
-            [
-                "C", "[", "i", "]", "[", "j", "]", "+=", "alpha", "*", "A", "[", "i", "]", "[",
-                "k", "]"
-            ]
-        );
-        assert_eq!(spellings("x = 1.5e-3+y"), ["x", "=", "1.5e-3", "+", "y"]);
-        assert_eq!(spellings("p->a[i]"), ["p", "->", "a", "[", "i", "]"]);
-        assert_eq!(
-            spellings(r#"s = "a[i]\"" + 'x' + L'\'' + u8"q""#),
-            [
-                "s",
-                "=",
-                r#""a[i]\"""#,
-                "+",
-                "'x'",
-                "+",
-                r"L'\''",
-                "+",
-                r#"u8"q""#
-            ]
-        );
-        assert_eq!(spellings("a <<= .5"), ["a", "<<=", ".5"]);
-        assert!(tokens("s = \"open").is_none());
-        assert!(tokens("a = b // c").is_none());
-        assert!(tokens("#x").is_none());
-        assert!(tokens("a = é").is_none());
     }
 
     #[test]

@@ -21,6 +21,8 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use pollen_emit_text::{matching_bracket, statement_text, tokens, Token, TokenKind};
+
 use crate::error::{Error, Result};
 
 /// How a name of a statement body is printed in a kernel.
@@ -37,16 +39,6 @@ pub(crate) enum Rename {
     Shared(String, Vec<String>),
     /// An array or scalar of the program that the kernel does not receive: an error.
     Missing,
-}
-
-/// The statement's C text as one line: without its final `;`, comments removed and line
-/// breaks (with the whitespace around them) replaced by one space.
-pub(crate) fn statement_text(body: &str) -> String {
-    let text = strip_comments(body);
-    let text = join_lines(&text);
-    let text = text.trim();
-    let text = text.strip_suffix(';').unwrap_or(text);
-    text.trim_end().to_string()
 }
 
 /// The statement `statement` (its C text `body`) as a kernel prints it, with the names
@@ -131,7 +123,7 @@ impl Rewriter<'_> {
         let mut subscripts = Vec::with_capacity(dimensions);
         let mut at = k + 1;
         for _ in 0..dimensions {
-            let Some(close) = self.matching_bracket(at, end) else {
+            let Some(close) = matching_bracket(self.text, self.tokens, at, end) else {
                 return Err(Error::UnsupportedStatement {
                     statement: self.statement.to_string(),
                     reason: format!("{name} is used without its {dimensions} subscript(s)"),
@@ -160,7 +152,7 @@ impl Rewriter<'_> {
         let mut out = shared.to_string();
         let mut at = k + 1;
         for offset in offsets {
-            let Some(close) = self.matching_bracket(at, end) else {
+            let Some(close) = matching_bracket(self.text, self.tokens, at, end) else {
                 return Err(Error::UnsupportedStatement {
                     statement: self.statement.to_string(),
                     reason: format!("{name} is used without its {} subscript(s)", offsets.len()),
@@ -172,244 +164,6 @@ impl Rewriter<'_> {
         }
         Ok((out, at))
     }
-
-    /// The index of the `]` matching the `[` at token `open`, if token `open` (before
-    /// `end`) is a `[` closed before `end`.
-    fn matching_bracket(&self, open: usize, end: usize) -> Option<usize> {
-        if open >= end || self.spelling(open) != "[" {
-            return None;
-        }
-        let mut depth = 0usize;
-        for k in open..end {
-            match self.spelling(k) {
-                "[" => depth += 1,
-                "]" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(k);
-                    }
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-}
-
-/// The text with every comment replaced by a line break (a `//` comment by the one
-/// that ends it), string and character literals
-/// left alone.
-fn strip_comments(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut k = 0;
-    while k < chars.len() {
-        let c = chars[k];
-        let next = chars.get(k + 1).copied();
-        if c == '/' && next == Some('*') {
-            k += 2;
-            while k < chars.len() && !(chars[k] == '*' && chars.get(k + 1) == Some(&'/')) {
-                k += 1;
-            }
-            k += 2;
-            // A line break, so that the whitespace around the comment becomes one space.
-            out.push('\n');
-        } else if c == '/' && next == Some('/') {
-            while k < chars.len() && chars[k] != '\n' {
-                k += 1;
-            }
-        } else if c == '"' || c == '\'' {
-            k = copy_literal(&chars, k, &mut out);
-        } else {
-            out.push(c);
-            k += 1;
-        }
-    }
-    out
-}
-
-/// Copies the string or character literal starting at `start` (escapes included) and
-/// returns the index after it.
-fn copy_literal(chars: &[char], start: usize, out: &mut String) -> usize {
-    let quote = chars[start];
-    out.push(quote);
-    let mut k = start + 1;
-    while k < chars.len() {
-        let c = chars[k];
-        out.push(c);
-        k += 1;
-        if c == '\\' {
-            if let Some(&escaped) = chars.get(k) {
-                out.push(escaped);
-                k += 1;
-            }
-        } else if c == quote || c == '\n' {
-            break;
-        }
-    }
-    k
-}
-
-/// Line continuations removed, and every run of whitespace that holds a line break
-/// replaced by one space.
-fn join_lines(text: &str) -> String {
-    let text = text.replace("\\\r\n", "").replace("\\\n", "");
-    let mut out = String::with_capacity(text.len());
-    let mut run = String::new();
-    for c in text.chars() {
-        if c.is_whitespace() {
-            run.push(c);
-            continue;
-        }
-        flush_whitespace(&mut out, &mut run);
-        out.push(c);
-    }
-    flush_whitespace(&mut out, &mut run);
-    out
-}
-
-/// Appends a whitespace run as is, or as one space if it holds a line break.
-fn flush_whitespace(out: &mut String, run: &mut String) {
-    if run.contains('\n') || run.contains('\r') {
-        out.push(' ');
-    } else {
-        out.push_str(run);
-    }
-    run.clear();
-}
-
-/// The lexical class of a token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TokenKind {
-    /// A name (keywords included).
-    Identifier,
-    /// A preprocessing number: `1`, `0x1f`, `2.5e-3`.
-    Number,
-    /// A string or character literal, with its prefix.
-    Literal,
-    /// An operator or punctuator.
-    Punctuator,
-}
-
-/// One token: its class and its byte range in the text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Token {
-    /// The class.
-    pub kind: TokenKind,
-    /// The bytes of the text it covers.
-    pub range: Range<usize>,
-}
-
-/// The punctuators of three and two characters, longest first.
-const LONG_PUNCTUATORS: [&str; 23] = [
-    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=",
-    "-=", "*=", "/=", "%=", "&=", "^=", "|=", "##",
-];
-
-/// The prefixes of string and character literals.
-const LITERAL_PREFIXES: [&str; 4] = ["L", "u", "U", "u8"];
-
-/// The tokens of `text`, or `None` when it holds something this scanner does not read
-/// (comments, preprocessor operators, line continuations, unterminated literals,
-/// non-ASCII characters outside literals).
-pub(crate) fn tokens(text: &str) -> Option<Vec<Token>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < bytes.len() {
-        let c = bytes[k];
-        let start = k;
-        let kind = if c.is_ascii_whitespace() {
-            k += 1;
-            continue;
-        } else if c == b'_' || c.is_ascii_alphabetic() {
-            k = word_end(bytes, k);
-            if matches!(bytes.get(k), Some(b'\'' | b'"'))
-                && LITERAL_PREFIXES.contains(&&text[start..k])
-            {
-                k = literal_end(bytes, k)?;
-                TokenKind::Literal
-            } else {
-                TokenKind::Identifier
-            }
-        } else if c.is_ascii_digit()
-            || (c == b'.' && bytes.get(k + 1).is_some_and(u8::is_ascii_digit))
-        {
-            k = number_end(bytes, k);
-            TokenKind::Number
-        } else if c == b'\'' || c == b'"' {
-            k = literal_end(bytes, k)?;
-            TokenKind::Literal
-        } else if unreadable(bytes, k) {
-            return None;
-        } else {
-            k += punctuator_len(&text[k..]);
-            TokenKind::Punctuator
-        };
-        out.push(Token {
-            kind,
-            range: start..k,
-        });
-    }
-    Some(out)
-}
-
-/// Whether the byte at `k` starts something the scanner does not read: a comment, a
-/// preprocessor operator, a line continuation, a control or non-ASCII character.
-fn unreadable(bytes: &[u8], k: usize) -> bool {
-    let c = bytes[k];
-    c == b'#'
-        || c == b'\\'
-        || !c.is_ascii()
-        || c.is_ascii_control()
-        || (c == b'/' && matches!(bytes.get(k + 1), Some(b'/' | b'*')))
-}
-
-/// The end of the identifier starting at `k`.
-fn word_end(bytes: &[u8], mut k: usize) -> usize {
-    while k < bytes.len() && (bytes[k] == b'_' || bytes[k].is_ascii_alphanumeric()) {
-        k += 1;
-    }
-    k
-}
-
-/// The end of the preprocessing number starting at `k`: digits, letters, `_`, `.`, and
-/// a sign after an exponent letter.
-fn number_end(bytes: &[u8], mut k: usize) -> usize {
-    while k < bytes.len() {
-        let c = bytes[k];
-        let sign = (c == b'+' || c == b'-') && matches!(bytes[k - 1], b'e' | b'E' | b'p' | b'P');
-        if c == b'_' || c == b'.' || c.is_ascii_alphanumeric() || sign {
-            k += 1;
-        } else {
-            break;
-        }
-    }
-    k
-}
-
-/// The end of the literal whose opening quote is at `k` (escapes skipped), or `None`
-/// when it is not closed on the line.
-fn literal_end(bytes: &[u8], k: usize) -> Option<usize> {
-    let quote = bytes[k];
-    let mut k = k + 1;
-    while k < bytes.len() {
-        match bytes[k] {
-            b'\\' => k += 2,
-            b'\n' => return None,
-            c if c == quote => return Some(k + 1),
-            _ => k += 1,
-        }
-    }
-    None
-}
-
-/// The length of the punctuator at the start of `rest` (non-empty, ASCII first byte).
-fn punctuator_len(rest: &str) -> usize {
-    LONG_PUNCTUATORS
-        .iter()
-        .find(|p| rest.starts_with(*p))
-        .map_or(1, |p| p.len())
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use pollen_emit_text::ExprError;
+
 /// An error of the GPU emitters: the mapped program, the scop and the source do not fit
 /// together, or the program asks for something the emitters cannot print.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,3 +138,13 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<ExprError> for Error {
+    fn from(e: ExprError) -> Error {
+        match e {
+            ExprError::UnknownName(n) => Error::UnknownName(n),
+            ExprError::NonPositiveDivisor(d) => Error::NonPositiveDivisor(d),
+            ExprError::EmptyMinMax => Error::EmptyMinMax,
+        }
+    }
+}

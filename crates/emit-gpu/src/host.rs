@@ -19,10 +19,10 @@
 
 use std::collections::BTreeSet;
 
+use pollen_emit_text::{ExprPrinter, Helper};
 use pollen_gpu::{ArrayKind, DeviceArray, Host, Kernel};
 
 use crate::error::{Error, Result};
-use crate::expr::{ExprPrinter, Helper};
 use crate::kernel::Dialect;
 use crate::plan::{Arg, Plan};
 

@@ -29,11 +29,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use pollen_arith::Int;
+use pollen_emit_text::{ExprPrinter, Helper};
 use pollen_gpu::{ArrayKind, Kernel, KernelAst, KernelLoop, Mapping};
 
 use crate::body::{self, Rename};
 use crate::error::{Error, Result};
-use crate::expr::{ExprPrinter, Helper};
 use crate::plan::{kernel_iterators, Arg, Plan};
 
 /// The language a kernel is printed in.
@@ -334,7 +334,7 @@ impl<'a> KernelPrinter<'a> {
                     let offsets = offset
                         .iter()
                         .map(|e| self.exprs.expr(e))
-                        .collect::<Result<Vec<_>>>()?;
+                        .collect::<std::result::Result<Vec<_>, _>>()?;
                     let old = self
                         .renames
                         .insert(array.clone(), Rename::Shared(name, offsets));

@@ -203,7 +203,6 @@
 
 mod body;
 pub mod error;
-mod expr;
 mod host;
 mod kernel;
 mod names;
@@ -216,6 +215,7 @@ pub use error::{Error, Result};
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+use pollen_emit_text::indentation;
 use pollen_gpu::{GpuProgram, Host};
 use pollen_scop::Scop;
 
@@ -593,22 +593,4 @@ fn c_string(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// The indentation of the region's first line of code after the `#pragma scop` line
-/// (that of the pragma line itself when there is none).
-fn indentation(region: &str) -> String {
-    let leading = |line: &str| -> String {
-        line.chars()
-            .take_while(|c| *c == ' ' || *c == '\t')
-            .collect()
-    };
-    let mut lines = region.lines();
-    let first = lines.next().unwrap_or("");
-    lines
-        .find(|l| {
-            let t = l.trim();
-            !t.is_empty() && !t.starts_with('#')
-        })
-        .map_or_else(|| leading(first), leading)
 }

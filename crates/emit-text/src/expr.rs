@@ -7,8 +7,9 @@
 //! coefficient when there is one (`c1 <= N - 1` rather than `N - c1 - 1 >= 0`).
 //!
 //! Names are resolved through a scope: the enclosing loops' iterators (innermost last),
-//! then fixed names (parameters and, in a kernel, the host iterators passed to it), each
-//! with the text it is printed as.
+//! then fixed names (parameters and, in a GPU kernel, the host iterators passed to it),
+//! each with the text it is printed as. The C emitter prints its iterators with a prefix
+//! and its parameters as they are; the GPU emitters rename every name.
 //!
 //! # Invariants
 //! Every printed expression is a complete C expression whose value is the mathematical
@@ -16,16 +17,45 @@
 //! arguments, and [`ExprPrinter::argument`] parenthesises whatever is not an atom.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
 use pollen_arith::Int;
 use pollen_codegen::{Cond, Expr};
 
-use crate::error::{Error, Result};
+/// Why an expression cannot be printed. Each emitter turns it into its own error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExprError {
+    /// A name that is neither an enclosing loop's iterator nor a fixed name.
+    UnknownName(String),
+    /// A division or modulo by a non-positive constant.
+    NonPositiveDivisor(String),
+    /// A minimum or maximum without operands.
+    EmptyMinMax,
+}
 
-/// A helper macro the generated code calls, defined (guarded) in the prelude and in the
-/// OpenCL program text.
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExprError::UnknownName(n) => write!(f, "the AST uses the unknown name {n}"),
+            ExprError::NonPositiveDivisor(d) => {
+                write!(f, "the AST divides by the non-positive constant {d}")
+            }
+            ExprError::EmptyMinMax => {
+                write!(f, "the AST has a minimum or maximum without operands")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ExprError {}
+
+/// The result type of the printer.
+type Result<T> = std::result::Result<T, ExprError>;
+
+/// A helper macro the generated code calls, emitted (guarded) once before the code that
+/// uses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Helper {
+pub enum Helper {
     /// `pollen_floord(n, d)`: `floor(n / d)` for `d > 0`.
     Floord,
     /// `pollen_ceild(n, d)`: `ceil(n / d)` for `d > 0`.
@@ -102,7 +132,7 @@ struct Term {
 /// Prints expressions and conditions with the names in scope renamed and records the
 /// helpers used.
 #[derive(Debug)]
-pub(crate) struct ExprPrinter {
+pub struct ExprPrinter {
     /// The AST names of the enclosing loops' iterators, outermost first, with their
     /// printed names.
     scope: Vec<(String, String)>,
@@ -114,7 +144,8 @@ pub(crate) struct ExprPrinter {
 }
 
 impl ExprPrinter {
-    /// A printer with no iterator in scope and the given fixed names.
+    /// A printer with no iterator in scope and the given fixed names (AST name to printed
+    /// name).
     pub fn new(fixed: BTreeMap<String, String>) -> ExprPrinter {
         ExprPrinter {
             scope: Vec::new(),
@@ -337,14 +368,14 @@ impl ExprPrinter {
         } else if let Some(printed) = self.fixed.get(name) {
             Ok(printed.clone())
         } else {
-            Err(Error::UnknownName(name.to_string()))
+            Err(ExprError::UnknownName(name.to_string()))
         }
     }
 
     /// `helper(e, d)`.
     fn call(&mut self, helper: Helper, e: &Expr, d: &Int) -> Result<String> {
         if !d.is_positive() {
-            return Err(Error::NonPositiveDivisor(d.to_string()));
+            return Err(ExprError::NonPositiveDivisor(d.to_string()));
         }
         self.helpers.insert(helper);
         let e = self.expr(e)?;
@@ -354,7 +385,7 @@ impl ExprPrinter {
     /// `helper(a, helper(b, c))` for the minimum or maximum of several operands.
     fn fold(&mut self, helper: Helper, es: &[Expr]) -> Result<String> {
         let Some((last, rest)) = es.split_last() else {
-            return Err(Error::EmptyMinMax);
+            return Err(ExprError::EmptyMinMax);
         };
         let mut text = self.expr(last)?;
         for e in rest.iter().rev() {
@@ -419,5 +450,105 @@ fn move_constant_last(terms: &mut Vec<Term>) {
     if let Some(p) = terms.iter().position(|t| t.factor.is_none()) {
         let c = terms.remove(p);
         terms.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(k: i64) -> Int {
+        Int::from(k)
+    }
+
+    /// A printer with the parameter `N` printed as `printed_n` and the iterators `i`, `j`
+    /// in scope, printed `c_i`, `c_j`.
+    fn printer(printed_n: &str) -> ExprPrinter {
+        let fixed = [("N".to_string(), printed_n.to_string())].into();
+        let mut p = ExprPrinter::new(fixed);
+        p.enter("i", "c_i");
+        p.enter("j", "c_j");
+        p
+    }
+
+    #[test]
+    fn sums_put_a_positive_term_first_and_the_constant_last() {
+        let mut p = printer("N");
+        let e = Expr::Add(vec![
+            Expr::int(-1),
+            Expr::Mul(int(-1), Box::new(Expr::var("j"))),
+            Expr::var("N"),
+        ]);
+        assert_eq!(p.expr(&e), Ok("N - c_j - 1".to_string()));
+        assert_eq!(p.argument(&e), Ok("(N - c_j - 1)".to_string()));
+        let e = Expr::Add(vec![
+            Expr::Mul(int(32), Box::new(Expr::var("i"))),
+            Expr::int(31),
+        ]);
+        assert_eq!(p.expr(&e), Ok("32 * c_i + 31".to_string()));
+        assert_eq!(p.argument(&Expr::var("i")), Ok("c_i".to_string()));
+        assert!(p.helpers.is_empty());
+    }
+
+    #[test]
+    fn comparisons_are_solved_for_the_innermost_unit_iterator() {
+        let mut p = printer("p_N");
+        // N - j - 1 >= 0 and i - j >= 0.
+        let c = Cond::And(vec![
+            Cond::NonNegative(Expr::Add(vec![
+                Expr::var("N"),
+                Expr::Mul(int(-1), Box::new(Expr::var("j"))),
+                Expr::int(-1),
+            ])),
+            Cond::NonNegative(Expr::Add(vec![
+                Expr::var("i"),
+                Expr::Mul(int(-1), Box::new(Expr::var("j"))),
+            ])),
+        ]);
+        assert_eq!(p.cond(&c), Ok("c_j <= p_N - 1 && c_j <= c_i".to_string()));
+        assert_eq!(p.cond(&Cond::Or(vec![])), Ok("0".to_string()));
+        assert_eq!(
+            p.cond(&Cond::Zero(Expr::Add(vec![Expr::int(2), Expr::int(-2)]))),
+            Ok("1".to_string())
+        );
+    }
+
+    #[test]
+    fn helpers_are_recorded() {
+        let mut p = printer("N");
+        let e = Expr::Min(vec![
+            Expr::FloorDiv(Box::new(Expr::var("N")), int(32)),
+            Expr::var("i"),
+            Expr::Mod(Box::new(Expr::var("j")), int(4)),
+        ]);
+        assert_eq!(
+            p.expr(&e),
+            Ok("pollen_min(pollen_floord(N, 32), pollen_min(c_i, pollen_mod(c_j, 4)))".to_string())
+        );
+        let used: Vec<Helper> = p.helpers.iter().copied().collect();
+        assert_eq!(used, [Helper::Floord, Helper::Mod, Helper::Min]);
+        assert_eq!(
+            Helper::Max.definition(),
+            "#ifndef pollen_max\n# define pollen_max(a, b) (((a) > (b)) ? (a) : (b))\n#endif\n"
+        );
+    }
+
+    #[test]
+    fn unknown_names_and_bad_operands_are_errors() {
+        let mut p = printer("N");
+        assert_eq!(
+            p.expr(&Expr::var("k")),
+            Err(ExprError::UnknownName("k".to_string()))
+        );
+        p.leave();
+        assert_eq!(
+            p.expr(&Expr::var("j")),
+            Err(ExprError::UnknownName("j".to_string()))
+        );
+        assert_eq!(
+            p.expr(&Expr::FloorDiv(Box::new(Expr::var("i")), int(0))),
+            Err(ExprError::NonPositiveDivisor("0".to_string()))
+        );
+        assert_eq!(p.expr(&Expr::Max(vec![])), Err(ExprError::EmptyMinMax));
     }
 }

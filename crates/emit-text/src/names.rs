@@ -1,28 +1,24 @@
-//! Names of the generated code: the identifiers of the user's file, and fresh names for
-//! the generated loop iterators and statement macros that none of them shadows.
+//! Names of the generated code: the identifiers of a C text, and fresh prefixes that keep
+//! the generated names from shadowing them.
 //!
-//! The generated loops live inside the user's function, and the statement macros expand
-//! the statements' C text where the generated iterators are in scope: a generated
-//! iterator named like a variable of a statement body (PolyBench's deriche has scalars
-//! `c1` and `c2`) would capture it. So every generated name is checked against every
-//! identifier-like word of the whole file (comments and strings included, which only
-//! makes the check stricter) and the parameters, and a prefix is added to all of them
-//! when one collides.
+//! Generated code lives inside the user's function and around the statements' C text: a
+//! generated name equal to a variable of a statement body (PolyBench's deriche has
+//! scalars `c1` and `c2`) or to a macro of the file would capture it. The emitters check
+//! every generated name against every identifier-like word of the whole file
+//! ([`words`]: comments and strings included, which only makes the check stricter) and
+//! put a prefix ([`fresh_prefix`]) before all of a group when one collides.
 
 use std::collections::BTreeSet;
 
-/// The prefixes tried, in order, for the generated names.
-const PREFIXES: [&str; 4] = ["", "p_", "pollen_", "pollen_gen_"];
-
 /// Whether `word` is a C identifier (letters, digits and `_`, not starting with a digit).
-pub(crate) fn is_identifier(word: &str) -> bool {
+pub fn is_identifier(word: &str) -> bool {
     let mut chars = word.chars();
     matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
 /// Every identifier-like word of a C text.
-pub(crate) fn words(text: &str) -> BTreeSet<String> {
+pub fn words(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let bytes = text.as_bytes();
     let mut k = 0;
@@ -46,10 +42,11 @@ pub(crate) fn words(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// The first prefix that, put before every name of `names`, collides with no word of
-/// `taken`. The last candidate is made unique by construction if all others collide.
-pub(crate) fn fresh_prefix(names: &[String], taken: &BTreeSet<String>) -> String {
-    for prefix in PREFIXES {
+/// The first of `prefixes` that, put before every name of `names`, collides with no word
+/// of `taken`. When all collide, the last candidate (`pollen_` when there is none) is
+/// lengthened with `_` until it collides with none.
+pub fn fresh_prefix(names: &[String], taken: &BTreeSet<String>, prefixes: &[&str]) -> String {
+    for prefix in prefixes {
         if names
             .iter()
             .all(|n| !taken.contains(&format!("{prefix}{n}")))
@@ -57,7 +54,7 @@ pub(crate) fn fresh_prefix(names: &[String], taken: &BTreeSet<String>) -> String
             return prefix.to_string();
         }
     }
-    let mut prefix = PREFIXES[PREFIXES.len() - 1].to_string();
+    let mut prefix = prefixes.last().copied().unwrap_or("pollen_").to_string();
     while names
         .iter()
         .any(|n| taken.contains(&format!("{prefix}{n}")))
@@ -71,6 +68,9 @@ pub(crate) fn fresh_prefix(names: &[String], taken: &BTreeSet<String>) -> String
 mod tests {
     use super::*;
 
+    /// The prefixes the C emitter tries for its iterators.
+    const PREFIXES: [&str; 4] = ["", "p_", "pollen_", "pollen_gen_"];
+
     #[test]
     fn words_skip_numbers() {
         let w = words("x1 = 1e5 + c1 * 0x1f; // y");
@@ -82,8 +82,16 @@ mod tests {
     fn prefix_avoids_collisions() {
         let names = vec!["c0".to_string(), "c1".to_string()];
         let taken: BTreeSet<String> = ["c1", "p_c0"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(fresh_prefix(&names, &taken), "pollen_");
-        assert_eq!(fresh_prefix(&names, &BTreeSet::new()), "");
+        assert_eq!(fresh_prefix(&names, &taken, &PREFIXES), "pollen_");
+        assert_eq!(fresh_prefix(&names, &BTreeSet::new(), &PREFIXES), "");
+        let all: BTreeSet<String> = ["pollen_c0", "pollen_gen_c0", "pollen_host_c0"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let host = ["pollen_", "pollen_gen_", "pollen_host_"];
+        assert_eq!(fresh_prefix(&names, &all, &host), "pollen_host__");
+        // With no candidate, `pollen_` is made unique.
+        assert_eq!(fresh_prefix(&names, &taken, &[]), "pollen_");
     }
 
     #[test]
