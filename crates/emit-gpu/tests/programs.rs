@@ -625,13 +625,13 @@ fn symm_nest(i: Mapping, j: Mapping) -> KernelAst {
     )
 }
 
-/// symm in one thread: the written scalar `temp2` in a one-element buffer (copied back),
-/// `alpha` and `beta` by value.
-#[test]
-fn symm_with_a_written_scalar_and_scalars_by_value() {
+/// symm's one kernel: `temp2` held as `temp2` says (copied back when it is a buffer),
+/// `alpha` and `beta` by value, the columns' loop mapped by `columns` over `grid` blocks
+/// of `block` threads.
+fn symm_program(temp2: ArrayKind, columns: Mapping, grid: i64, block: u32) -> GpuProgram {
     let (_, extracted) = extract("symm");
     let scop = &extracted.scop;
-    let program = GpuProgram {
+    GpuProgram {
         arrays: arrays(
             scop,
             &[
@@ -640,19 +640,26 @@ fn symm_with_a_written_scalar_and_scalars_by_value() {
                 ("C", ArrayKind::Buffer, true, true),
                 ("A", ArrayKind::Buffer, true, false),
                 ("B", ArrayKind::Buffer, true, false),
-                ("temp2", ArrayKind::ScalarBuffer, false, true),
+                ("temp2", temp2, false, temp2 == ArrayKind::ScalarBuffer),
             ],
         ),
         host: Host::Launch(0),
         kernels: vec![kernel(
             "kernel0",
-            vec![int(1)],
-            vec![1],
+            vec![int(grid)],
+            vec![block],
             &[],
             &["alpha", "beta", "C", "A", "B", "temp2"],
-            vec![symm_nest(Mapping::Sequential, Mapping::Sequential)],
+            vec![symm_nest(Mapping::Sequential, columns)],
         )],
-    };
+    }
+}
+
+/// symm in one thread: the written scalar `temp2` in a one-element buffer (copied back),
+/// `alpha` and `beta` by value.
+#[test]
+fn symm_with_a_written_scalar_and_scalars_by_value() {
+    let program = symm_program(ArrayKind::ScalarBuffer, Mapping::Sequential, 1, 1);
     check("symm", "symm-scalar-buffer", &program);
 }
 
@@ -660,30 +667,7 @@ fn symm_with_a_written_scalar_and_scalars_by_value() {
 /// thread) and `temp2` private to each thread.
 #[test]
 fn symm_columns_over_threads_with_a_private_scalar() {
-    let (_, extracted) = extract("symm");
-    let scop = &extracted.scop;
-    let program = GpuProgram {
-        arrays: arrays(
-            scop,
-            &[
-                ("alpha", ArrayKind::Value, false, false),
-                ("beta", ArrayKind::Value, false, false),
-                ("C", ArrayKind::Buffer, true, true),
-                ("A", ArrayKind::Buffer, true, false),
-                ("B", ArrayKind::Buffer, true, false),
-                ("temp2", ArrayKind::Private, false, false),
-            ],
-        ),
-        host: Host::Launch(0),
-        kernels: vec![kernel(
-            "kernel0",
-            vec![int(3)],
-            vec![8],
-            &[],
-            &["alpha", "beta", "C", "A", "B", "temp2"],
-            vec![symm_nest(Mapping::Sequential, Mapping::Global(0))],
-        )],
-    };
+    let program = symm_program(ArrayKind::Private, Mapping::Global(0), 3, 8);
     check("symm", "symm-private", &program);
 }
 
