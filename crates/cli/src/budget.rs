@@ -89,6 +89,8 @@ pub struct LimitError {
     pub stage: String,
     /// The budget it had.
     pub steps: Steps,
+    /// The option that raises it (`--budget`, or `--steps` for `pollen search`).
+    pub flag: &'static str,
 }
 
 impl LimitError {
@@ -97,7 +99,13 @@ impl LimitError {
         LimitError {
             stage: stage.into(),
             steps,
+            flag: "--budget",
         }
+    }
+
+    /// The same error, raised by another option.
+    pub fn raised_by(self, flag: &'static str) -> LimitError {
+        LimitError { flag, ..self }
     }
 }
 
@@ -105,8 +113,8 @@ impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "resource limit: {} exceeded its budget of {} steps (raise it with --budget)",
-            self.stage, self.steps
+            "resource limit: {} exceeded its budget of {} steps (raise it with {})",
+            self.stage, self.steps, self.flag
         )
     }
 }

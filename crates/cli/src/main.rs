@@ -14,6 +14,7 @@ mod calc;
 mod explain;
 mod opt;
 mod program;
+mod search;
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -94,6 +95,9 @@ enum Command {
     /// Write an HTML page with pictures of what the optimizer does to a C file's loops.
     #[command(long_about = explain::EXPLAIN_HELP)]
     Explain(explain::ExplainArgs),
+    /// Search the legal fusion structures of a region for the fastest program.
+    #[command(long_about = search::SEARCH_HELP)]
+    Search(search::SearchArgs),
 }
 
 const SCHED_HELP: &str = "\
@@ -262,6 +266,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         )?),
         Command::Opt(args) => opt::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Search(args) => search::run(&args),
     }
 }
 

@@ -64,7 +64,10 @@ pub use error::{Error, Result, Stage};
 pub use options::{
     Algorithm, Fusion, GpuOptions, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET,
 };
-pub use pipeline::{optimize_scop, optimize_source, Optimized, OptimizedScop};
+pub use pipeline::{
+    optimize_scop, optimize_scop_scheduled, optimize_source, optimize_source_scheduled, Optimized,
+    OptimizedScop,
+};
 pub use pollen_deps::DepKind;
 pub use pollen_sched::Fallback as SchedulerFallback;
 pub use pollen_transform::profit::Cost;

@@ -52,6 +52,19 @@ pub struct OptimizedScop {
 /// kept byte for byte. A file without a region is an [`Error::Frontend`]; an error of a
 /// later stage is an [`Error::Region`] naming the region.
 pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
+    optimize_source_scheduled(source, options, &|_, _| None)
+}
+
+/// [`optimize_source`] where `schedule(index, scop)` may give a region's schedule: a
+/// region (numbered from 0 in the file) for which it returns a tree is optimized by
+/// [`optimize_scop_scheduled`] with that tree, the others by [`optimize_scop`]. This is
+/// how an iterative search runs the pipeline with a schedule of its own choosing
+/// (`pollen-search`).
+pub fn optimize_source_scheduled(
+    source: &str,
+    options: &Options,
+    schedule: &dyn Fn(usize, &Scop) -> Option<ScheduleTree>,
+) -> Result<Optimized> {
     let extracted = pollen_frontend::extract_all_with(source, &mut fresh_budget(options))
         .map_err(Error::Frontend)?;
     let mut regions = Vec::with_capacity(extracted.len());
@@ -66,7 +79,11 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
             error: Box::new(error),
         };
         let scop = &region.scop;
-        let mut optimized = optimize_scop(scop, options).map_err(in_region)?;
+        let mut optimized = match schedule(index, scop) {
+            Some(tree) => optimize_scop_scheduled(scop, &tree, options),
+            None => optimize_scop(scop, options),
+        }
+        .map_err(in_region)?;
         if several {
             // Kernels of different regions must not share a name (CUDA defines them all
             // at file scope).
@@ -281,41 +298,14 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         None
     };
 
-    // The original order, its parallel loops marked, when tiling (for locality) cost
-    // vectorisable innermost loops the original order had. Without a tiled band there is
-    // no locality to trade, and the schedule's own parallelism is kept.
-    let profitability = if !options.profitability {
-        Profitability::Disabled
-    } else if !tiled_any {
-        Profitability::NothingTiled
-    } else {
-        match pollen_transform::parallelize(deps_slice, &scop.schedule, options.budget) {
-            Err(pollen_transform::Error::LimitExceeded) => {
-                return Err(Error::Transform {
-                    stage: Stage::CostModel,
-                    error: pollen_transform::Error::LimitExceeded,
-                })
-            }
-            Err(_) => Profitability::OriginalUnavailable,
-            Ok(original) => {
-                let before = model_cost(scop, &original, options)?;
-                let after = model_cost(scop, &tree, options)?;
-                let kept = if before.vectorizes_more_than(&after) {
-                    tree = original.clone();
-                    fallback = Fallback::OriginalOrder;
-                    Choice::Alternative
-                } else {
-                    Choice::Optimized
-                };
-                Profitability::Compared {
-                    original: before,
-                    optimized: after,
-                    kept,
-                    original_schedule: Box::new(original),
-                }
-            }
-        }
-    };
+    let profitability = profitability_check(
+        scop,
+        deps_slice,
+        &mut tree,
+        tiled_any,
+        &mut fallback,
+        options,
+    )?;
 
     let codegen_options = pollen_codegen::Options {
         distribute: true,
@@ -331,9 +321,120 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fusion: options.fusion,
         tile_sizes,
         schedule: first.schedule,
+        schedule_given: false,
         scheduler_fallbacks: first.fallbacks,
         tiled: first.tiled,
         fusion_decision,
+        profitability,
+        fallback,
+        loops: outline(&ast, options.parallel),
+        gpu: None,
+    };
+    Ok(OptimizedScop { tree, ast, report })
+}
+
+/// The profitability check: the original order, its parallel loops marked, replaces
+/// `tree` (and `fallback` says so) when tiling (for locality) cost vectorisable
+/// innermost loops the original order had. Without a tiled band there is no locality to
+/// trade, and the schedule's own parallelism is kept.
+fn profitability_check(
+    scop: &Scop,
+    deps: &[Dependence],
+    tree: &mut ScheduleTree,
+    tiled_any: bool,
+    fallback: &mut Fallback,
+    options: &Options,
+) -> Result<Profitability> {
+    Ok(if !options.profitability {
+        Profitability::Disabled
+    } else if !tiled_any {
+        Profitability::NothingTiled
+    } else {
+        match pollen_transform::parallelize(deps, &scop.schedule, options.budget) {
+            Err(pollen_transform::Error::LimitExceeded) => {
+                return Err(Error::Transform {
+                    stage: Stage::CostModel,
+                    error: pollen_transform::Error::LimitExceeded,
+                })
+            }
+            Err(_) => Profitability::OriginalUnavailable,
+            Ok(original) => {
+                let before = model_cost(scop, &original, options)?;
+                let after = model_cost(scop, tree, options)?;
+                let kept = if before.vectorizes_more_than(&after) {
+                    *tree = original.clone();
+                    *fallback = Fallback::OriginalOrder;
+                    Choice::Alternative
+                } else {
+                    Choice::Optimized
+                };
+                Profitability::Compared {
+                    original: before,
+                    optimized: after,
+                    kept,
+                    original_schedule: Box::new(original),
+                }
+            }
+        }
+    })
+}
+
+/// Optimizes a scop along a schedule given by the caller instead of the scheduler's:
+/// the tree's parallel loops are decided exactly (`pollen_transform::parallelize`, which
+/// also refuses a tree that violates a dependence), then the tiling, the profitability
+/// check (as [`Options::profitability`] says) and code generation of
+/// [`optimize_scop`]. [`Options::algorithm`] and [`Options::fusion`] play no part. The
+/// GPU targets are refused ([`Error::GpuMapping`]): their schedules come from
+/// constraint injection.
+pub fn optimize_scop_scheduled(
+    scop: &Scop,
+    schedule: &ScheduleTree,
+    options: &Options,
+) -> Result<OptimizedScop> {
+    if options.target.is_gpu() {
+        return Err(Error::GpuMapping(pollen_gpu::Error::InvalidProgram(
+            "a given schedule is optimized for the C target only".to_string(),
+        )));
+    }
+    let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
+        .map_err(Error::Dependences)?;
+    let deps_slice = deps.as_slice();
+    let schedule =
+        pollen_transform::parallelize(deps_slice, schedule, options.budget).map_err(|error| {
+            Error::Transform {
+                stage: Stage::Tiling,
+                error,
+            }
+        })?;
+    let scheduled = tile_schedule(scop, deps_slice, schedule, Vec::new(), options)?;
+    let mut tree = scheduled.final_tree().clone();
+    let mut fallback = Fallback::None;
+    let profitability = profitability_check(
+        scop,
+        deps_slice,
+        &mut tree,
+        scheduled.tiled_any,
+        &mut fallback,
+        options,
+    )?;
+    let codegen_options = pollen_codegen::Options {
+        distribute: true,
+        budget: options.budget,
+        ..Default::default()
+    };
+    let ast =
+        pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    let report = ScopReport {
+        summary: ScopSummary::of(scop),
+        dependences: DependenceSummary::of(&deps),
+        algorithm: options.algorithm,
+        fusion: options.fusion,
+        tile_sizes: tile_sizes(scop, options),
+        schedule: scheduled.schedule,
+        schedule_given: true,
+        scheduler_fallbacks: Vec::new(),
+        tiled: scheduled.tiled,
+        fusion_decision: None,
         profitability,
         fallback,
         loops: outline(&ast, options.parallel),
@@ -424,6 +525,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fusion: options.fusion,
         tile_sizes,
         schedule: outcome.tree,
+        schedule_given: false,
         scheduler_fallbacks: outcome.fallbacks,
         tiled,
         fusion_decision: None,
@@ -490,6 +592,17 @@ fn schedule_and_tile(
         ..
     } = pollen_sched::schedule_with_report(scop, deps, &sched_options)
         .map_err(Error::Scheduling)?;
+    tile_schedule(scop, deps, schedule, fallbacks, options)
+}
+
+/// Tiles (or, with tiling off, orders the loops of) `schedule` as the options say.
+fn tile_schedule(
+    scop: &Scop,
+    deps: &[Dependence],
+    schedule: ScheduleTree,
+    fallbacks: Vec<pollen_sched::Fallback>,
+    options: &Options,
+) -> Result<Scheduled> {
     let tiling_error = |error| Error::Transform {
         stage: Stage::Tiling,
         error,

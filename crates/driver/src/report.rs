@@ -57,8 +57,12 @@ pub struct ScopReport {
     pub fusion: Fusion,
     /// The tile sizes and where they came from ([`TileSizes::Off`] without tiling).
     pub tile_sizes: TileSizes,
-    /// The scheduler's tree under the fusion policy asked for, before tiling.
+    /// The scheduler's tree under the fusion policy asked for, before tiling; or the
+    /// caller's tree, its parallel loops marked, when [`ScopReport::schedule_given`].
     pub schedule: ScheduleTree,
+    /// Whether the schedule was given by the caller
+    /// ([`optimize_scop_scheduled`](crate::optimize_scop_scheduled)) rather than computed.
+    pub schedule_given: bool,
     /// The steps of the scheduler's fallback ladder that this tree took (components
     /// cut apart, signed coefficients, dimensions of the original schedule), in order.
     pub scheduler_fallbacks: Vec<pollen_sched::Fallback>,
@@ -347,11 +351,15 @@ impl ScopReport {
         if let Some(gpu) = &self.gpu {
             gpu.explain_injection(f)?;
         }
-        let title = format!(
-            "schedule ({}, {} fusion)",
-            self.algorithm.name(),
-            self.fusion.name()
-        );
+        let title = if self.schedule_given {
+            "schedule (given)".to_string()
+        } else {
+            format!(
+                "schedule ({}, {} fusion)",
+                self.algorithm.name(),
+                self.fusion.name()
+            )
+        };
         write_tree(f, &title, &self.schedule)?;
         for fallback in &self.scheduler_fallbacks {
             writeln!(f, "scheduler fallback: {fallback}")?;

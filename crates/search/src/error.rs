@@ -51,6 +51,8 @@ pub enum Error {
         /// The statements of the class.
         statements: Vec<String>,
     },
+    /// The dependence analysis failed.
+    Dependences(String),
     /// The work allowed by the budget was spent.
     LimitExceeded,
 }
@@ -110,6 +112,7 @@ impl fmt::Display for Error {
             Error::NotFusable { statements } => {
                 write!(f, "{{{}}} cannot be fused", statements.join(" "))
             }
+            Error::Dependences(e) => write!(f, "dependence analysis: {e}"),
             Error::LimitExceeded => write!(f, "resource limit exceeded"),
         }
     }

@@ -47,14 +47,19 @@
 pub mod decompose;
 pub mod encoding;
 pub mod error;
+pub mod evaluate;
 pub mod fusion;
 pub mod prune;
+pub mod results;
 pub mod schedule;
+pub mod space;
 pub mod structure;
+pub mod tuner;
 
 pub use encoding::{default_names, Encoding, Relation, SpaceStats};
 pub use error::{Error, Result};
 pub use fusion::{FusionOptions, Problem, RowKind};
 pub use prune::{prune_outer, prune_outer_with, Options, PairOrder, Pruned};
 pub use schedule::{embed_outer, optimize_outer, Optimized};
+pub use space::{ordered_bell, Limits, ProgramStats, Scheduled, Space};
 pub use structure::{lex_precedes, FusionStructure, Interleaving};

@@ -211,6 +211,16 @@ impl Pruned {
         })
     }
 
+    /// Table 1's `#dim` and `#cst` of F¹, with `points` left at zero (counting F¹ may
+    /// be long: [`Pruned::count_up_to`]).
+    pub fn stats_without_points(&self) -> SpaceStats {
+        SpaceStats {
+            dims: self.encoding.n_vars() - self.eqs.len(),
+            constraints: self.ineqs.len() + self.eqs.len(),
+            points: Int::zero(),
+        }
+    }
+
     /// Places statement `s` (statements `0..s` are in `classes`) in every class and
     /// every gap between classes the constraints allow, and recurses: each ordered
     /// partition of `0..=s` arises from one partition of `0..s`.
@@ -221,26 +231,127 @@ impl Pruned {
         found: &mut dyn FnMut(&[Vec<usize>]),
         budget: &mut Budget,
     ) -> Result<()> {
+        self.place_until(
+            s,
+            classes,
+            &mut None,
+            &mut |c| {
+                found(c);
+                true
+            },
+            budget,
+        )
+        .map(|_| ())
+    }
+
+    /// [`Pruned::place`] that stops as soon as `found` returns `false` (the result is
+    /// then `false`), trying the placements in an order shuffled by `rng` when given.
+    fn place_until(
+        &self,
+        s: usize,
+        classes: &mut Vec<Vec<usize>>,
+        rng: &mut Option<SplitMix>,
+        found: &mut dyn FnMut(&[Vec<usize>]) -> bool,
+        budget: &mut Budget,
+    ) -> Result<bool> {
         budget.tick(1)?;
         if s == self.names.len() {
-            found(classes);
-            return Ok(());
+            return Ok(found(classes));
         }
-        for at in 0..classes.len() {
-            classes[at].push(s);
-            if self.allowed(s, classes) {
-                self.place(s + 1, classes, found, budget)?;
+        // (class, joined): joined into class `at`, or a new class inserted at `at`.
+        let mut choices: Vec<(usize, bool)> = (0..classes.len())
+            .map(|at| (at, true))
+            .chain((0..=classes.len()).map(|at| (at, false)))
+            .collect();
+        if let Some(rng) = rng {
+            rng.shuffle(&mut choices);
+        }
+        for (at, joined) in choices {
+            if joined {
+                classes[at].push(s);
+            } else {
+                classes.insert(at, vec![s]);
             }
-            classes[at].pop();
-        }
-        for at in 0..=classes.len() {
-            classes.insert(at, vec![s]);
-            if self.allowed(s, classes) {
-                self.place(s + 1, classes, found, budget)?;
+            let go_on = !self.allowed(s, classes)
+                || self.place_until(s + 1, classes, rng, found, budget)?;
+            if joined {
+                classes[at].pop();
+            } else {
+                classes.remove(at);
             }
-            classes.remove(at);
+            if !go_on {
+                return Ok(false);
+            }
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// At most `limit` structures of F¹ and whether they are all of them. When F¹ has
+    /// more, the structures are a sample: the first found by `limit`·4 randomised
+    /// depth-first dives (the placements of each statement shuffled by a generator
+    /// seeded with `seed`), without repetition, in the order of
+    /// [`Pruned::structures`]. The budget bounds the whole work.
+    pub fn structures_sample(
+        &self,
+        limit: usize,
+        seed: u64,
+        budget: &mut Budget,
+    ) -> Result<(Vec<FusionStructure>, bool)> {
+        let mut found: Vec<Vec<Vec<usize>>> = Vec::new();
+        let complete = self.place_until(
+            0,
+            &mut Vec::new(),
+            &mut None,
+            &mut |c| {
+                found.push(c.to_vec());
+                found.len() <= limit
+            },
+            budget,
+        )?;
+        if !complete {
+            let mut seen = std::collections::BTreeSet::new();
+            found.clear();
+            let mut rng = Some(SplitMix(seed));
+            for _ in 0..limit.saturating_mul(4) {
+                if found.len() >= limit {
+                    break;
+                }
+                self.place_until(
+                    0,
+                    &mut Vec::new(),
+                    &mut rng,
+                    &mut |c| {
+                        if seen.insert(c.to_vec()) {
+                            found.push(c.to_vec());
+                        }
+                        false
+                    },
+                    budget,
+                )?;
+            }
+        }
+        let mut out = found
+            .into_iter()
+            .map(|c| FusionStructure::new(c, self.names.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        out.sort_by_key(|s| (s.classes().len(), s.ranks()));
+        Ok((out, complete))
+    }
+
+    /// The number of points of F¹ if it is at most `limit`, else `None`.
+    pub fn count_up_to(&self, limit: u64, budget: &mut Budget) -> Result<Option<Int>> {
+        let mut count: u64 = 0;
+        let complete = self.place_until(
+            0,
+            &mut Vec::new(),
+            &mut None,
+            &mut |_| {
+                count += 1;
+                count <= limit
+            },
+            budget,
+        )?;
+        Ok(complete.then(|| Int::from(count)))
     }
 
     /// Whether the newly placed statement `s` keeps every pair order with the
@@ -355,6 +466,7 @@ impl Pruned {
                     & !set
                     & !isolated;
                 for x in (0..n).filter(|&x| around & (1 << x) != 0) {
+                    budget.tick(1)?;
                     let grown = set | 1 << x;
                     if bad.iter().all(|&b| grown & b != b) {
                         next.insert(grown);
@@ -438,4 +550,26 @@ fn is_convex(set: u64, reach: &[u64], n: usize) -> bool {
             .filter(|&x| set & (1 << x) == 0 && reach[a] & (1 << x) != 0)
             .all(|x| reach[x] & set == 0)
     })
+}
+
+/// SplitMix64, the small generator of the sampled dives.
+#[derive(Clone, Debug)]
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A Fisher–Yates shuffle.
+    fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            items.swap(i, j);
+        }
+    }
 }

@@ -1,0 +1,564 @@
+//! The evaluation of one candidate in four steps, generate → build → run → measure,
+//! behind the [`Evaluator`] trait, and [`Local`], the evaluator that does them on this
+//! machine: the driver prints the candidate, a C compiler builds it, the program runs
+//! once for its output and then for its time.
+//!
+//! The steps are separate so that a batch of candidates can be handed to another
+//! executor (a cluster's scheduler) by another implementation of the trait: every step
+//! takes and returns plain data (text, paths, seconds).
+//!
+//! [`Local`] times a program by the first of: the last `time <seconds>` line on its
+//! standard error (Pollen's kernels built with `-DPOLLEN_TIME`), the last line of its
+//! standard output when that is a bare number (PolyBench's `-DPOLYBENCH_TIME`), the
+//! wall clock of the whole process ([`Timer::Auto`]); or always by the wall clock
+//! ([`Timer::Wall`]). The timer's lines are left out of the output that is compared with
+//! the original's.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pollen_driver::Options as DriverOptions;
+use pollen_presburger::Budget;
+
+use crate::space::{Limits, Space};
+use crate::structure::FusionStructure;
+
+/// One point of the search: a fusion structure of the space with a choice of the
+/// pipeline, or `pollen opt`'s default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The position in the candidate list (0 is the default).
+    pub id: usize,
+    /// The outer fusion structure; `None` for `pollen opt`'s default pipeline (the
+    /// scheduler's own fusion and the cost model's checks).
+    pub structure: Option<FusionStructure>,
+    /// Whether permutable bands are tiled (sizes from the cache model).
+    pub tiled: bool,
+}
+
+impl Candidate {
+    /// The key that names the candidate in results and resumed searches: `default`, or
+    /// the structure and `tiled`/`untiled`.
+    pub fn key(&self) -> String {
+        match &self.structure {
+            None => "default".to_string(),
+            Some(s) => format!("{s} {}", if self.tiled { "tiled" } else { "untiled" }),
+        }
+    }
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{} {}", self.id, self.key())
+    }
+}
+
+/// The candidates of `space`: the default first, then every structure of F¹ tiled and
+/// untiled (the order of [`Space::structures`], maximal fusion first).
+pub fn candidates(space: &Space) -> Vec<Candidate> {
+    let mut out = vec![Candidate {
+        id: 0,
+        structure: None,
+        tiled: true,
+    }];
+    for structure in space.structures() {
+        for tiled in [true, false] {
+            out.push(Candidate {
+                id: out.len(),
+                structure: Some(structure.clone()),
+                tiled,
+            });
+        }
+    }
+    out
+}
+
+/// The step of an evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Step {
+    /// Printing the candidate's program.
+    Generate,
+    /// Compiling it.
+    Build,
+    /// Running it for its output.
+    Run,
+    /// Comparing the output with the original's.
+    Check,
+    /// Timing it.
+    Measure,
+}
+
+impl Step {
+    /// The name, in lower case.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Generate => "generate",
+            Step::Build => "build",
+            Step::Run => "run",
+            Step::Check => "check",
+            Step::Measure => "measure",
+        }
+    }
+}
+
+/// A failed step, with its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The step that failed.
+    pub step: Step,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure of `step`.
+    pub fn new(step: Step, message: impl Into<String>) -> Failure {
+        Failure {
+            step,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} failed: {}", self.step.name(), self.message)
+    }
+}
+
+/// The executables of one candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Build {
+    /// The build whose output is compared with the original's.
+    pub check: PathBuf,
+    /// The build that is timed (the same file when the check build has the same
+    /// flags).
+    pub timed: PathBuf,
+}
+
+/// The four steps of an evaluation. `generate` and `build` may run for several
+/// candidates at once; the search never runs `measure` beside any other step.
+pub trait Evaluator: Sync {
+    /// The candidate's program text (`None`: the original program).
+    fn generate(&self, candidate: Option<&Candidate>) -> Result<String, Failure>;
+    /// Compiles a program text; `name` is unique per candidate.
+    fn build(&self, name: &str, text: &str) -> Result<Build, Failure>;
+    /// Runs the check build and returns the output to compare.
+    fn run(&self, build: &Build) -> Result<String, Failure>;
+    /// One timed run of the timed build: its seconds. A run that takes longer than
+    /// `limit` may be stopped ([`Measured::Stopped`]).
+    fn measure(&self, build: &Build, limit: Option<Duration>) -> Result<Measured, Failure>;
+}
+
+/// The result of one timed run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Measured {
+    /// The seconds the timer gave.
+    Seconds(f64),
+    /// The run was stopped after this many seconds of wall clock.
+    Stopped(f64),
+}
+
+/// How a program is timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The program's own timer when it prints one, else the wall clock.
+    Auto,
+    /// The wall clock of the whole process.
+    Wall,
+}
+
+/// The compiler and the flags of [`Local`]'s builds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toolchain {
+    /// The compiler and its flags, e.g. `["gcc", "-O3", "-march=native", "-fopenmp"]`.
+    pub compiler: Vec<String>,
+    /// Words after the source file (more sources, `-I` directories, libraries).
+    pub extra: Vec<String>,
+    /// `-D` definitions of the timed build (`NAME` or `NAME=VALUE`).
+    pub defines: Vec<String>,
+    /// `-D` definitions of the check build; `None`: the timed build is also checked.
+    pub check_defines: Option<Vec<String>>,
+    /// Compiler flags of the check build only (e.g. `-ffp-contract=off`, so that the
+    /// original and the candidates round every operation alike).
+    pub check_flags: Vec<String>,
+    /// `-I` directories given before the other flags: the source file's own directory,
+    /// since the builds are written elsewhere and `#include "..."` must still find its
+    /// headers.
+    pub include: Vec<PathBuf>,
+}
+
+/// The evaluator that builds and runs candidates on this machine.
+pub struct Local {
+    /// The C source searched.
+    pub source: String,
+    /// The index of the region searched (others get the default pipeline).
+    pub region: usize,
+    /// The space of that region.
+    pub space: Space,
+    /// The driver options of the default candidate; structure candidates take them with
+    /// the profitability check off and tiling as the candidate says.
+    pub options: DriverOptions,
+    /// The compiler and flags.
+    pub toolchain: Toolchain,
+    /// Where the builds go.
+    pub dir: PathBuf,
+    /// The environment of every run (e.g. `OMP_NUM_THREADS`).
+    pub env: Vec<(String, String)>,
+    /// How runs are timed.
+    pub timer: Timer,
+    /// The longest a check run may take.
+    pub run_limit: Duration,
+}
+
+impl Local {
+    /// The driver options of `candidate`.
+    pub fn driver_options(&self, candidate: &Candidate) -> DriverOptions {
+        if candidate.structure.is_none() {
+            return self.options.clone();
+        }
+        DriverOptions {
+            profitability: false,
+            tiling: if candidate.tiled {
+                self.options.tiling.clone()
+            } else {
+                pollen_driver::Tiling::Off
+            },
+            ..self.options.clone()
+        }
+    }
+
+    /// The candidate's program and the driver's report.
+    pub fn optimize(&self, candidate: &Candidate) -> Result<pollen_driver::Optimized, Failure> {
+        let fail = |m: String| Failure::new(Step::Generate, m);
+        let options = self.driver_options(candidate);
+        match &candidate.structure {
+            None => pollen_driver::optimize_source(&self.source, &options)
+                .map_err(|e| fail(e.to_string())),
+            Some(structure) => {
+                let scheduled = self
+                    .space
+                    .schedule(structure, options.budget)
+                    .map_err(|e| fail(format!("{structure}: {e}")))?;
+                let tree = scheduled.tree;
+                let region = self.region;
+                pollen_driver::optimize_source_scheduled(&self.source, &options, &|i, _| {
+                    (i == region).then(|| tree.clone())
+                })
+                .map_err(|e| fail(e.to_string()))
+            }
+        }
+    }
+
+    fn compile(
+        &self,
+        text_path: &Path,
+        exe: &Path,
+        defines: &[String],
+        more_flags: &[String],
+    ) -> Result<(), Failure> {
+        let (program, flags) = self
+            .toolchain
+            .compiler
+            .split_first()
+            .ok_or_else(|| Failure::new(Step::Build, "no compiler given"))?;
+        let out = Command::new(program)
+            .args(flags)
+            .args(more_flags)
+            .args(
+                self.toolchain
+                    .include
+                    .iter()
+                    .map(|d| format!("-I{}", d.display())),
+            )
+            .args(defines.iter().map(|d| format!("-D{d}")))
+            .arg(text_path)
+            .args(&self.toolchain.extra)
+            .arg("-o")
+            .arg(exe)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| Failure::new(Step::Build, format!("cannot run {program}: {e}")))?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let first: Vec<&str> = stderr
+                .lines()
+                .filter(|l| l.contains("error"))
+                .take(3)
+                .collect();
+            return Err(Failure::new(
+                Step::Build,
+                format!(
+                    "{program} exited with {}: {}",
+                    out.status,
+                    first.join(" / ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `exe` within `limit`: its standard output and error and wall seconds, or
+    /// `None` when it was stopped.
+    fn execute(
+        &self,
+        exe: &Path,
+        limit: Duration,
+        step: Step,
+    ) -> Result<Option<(String, String, f64)>, Failure> {
+        let out_path = exe.with_extension("out");
+        let err_path = exe.with_extension("err");
+        let create = |p: &Path| {
+            std::fs::File::create(p)
+                .map_err(|e| Failure::new(step, format!("cannot create {}: {e}", p.display())))
+        };
+        let start = Instant::now();
+        let mut child = Command::new(exe)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(create(&out_path)?)
+            .stderr(create(&err_path)?)
+            .spawn()
+            .map_err(|e| Failure::new(step, format!("cannot run {}: {e}", exe.display())))?;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if start.elapsed() > limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Ok(None);
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => return Err(Failure::new(step, format!("cannot wait: {e}"))),
+            }
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
+        let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        if !status.success() {
+            let first = stderr.lines().next().unwrap_or("");
+            return Err(Failure::new(step, format!("exited with {status}: {first}")));
+        }
+        Ok(Some((stdout, stderr, seconds)))
+    }
+}
+
+impl Local {
+    /// Whether the check build differs from the timed one.
+    fn separate_check(&self) -> bool {
+        self.toolchain.check_defines.is_some() || !self.toolchain.check_flags.is_empty()
+    }
+}
+
+impl Evaluator for Local {
+    fn generate(&self, candidate: Option<&Candidate>) -> Result<String, Failure> {
+        match candidate {
+            None => Ok(self.source.clone()),
+            Some(c) => Ok(self.optimize(c)?.text),
+        }
+    }
+
+    fn build(&self, name: &str, text: &str) -> Result<Build, Failure> {
+        let fail = |m: String| Failure::new(Step::Build, m);
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| fail(format!("cannot create {}: {e}", self.dir.display())))?;
+        let source = self.dir.join(format!("{name}.c"));
+        std::fs::write(&source, text)
+            .map_err(|e| fail(format!("cannot write {}: {e}", source.display())))?;
+        let timed = self.dir.join(name);
+        self.compile(&source, &timed, &self.toolchain.defines, &[])?;
+        let check = if self.separate_check() {
+            let check = self.dir.join(format!("{name}-check"));
+            let defines = self
+                .toolchain
+                .check_defines
+                .as_ref()
+                .unwrap_or(&self.toolchain.defines);
+            self.compile(&source, &check, defines, &self.toolchain.check_flags)?;
+            check
+        } else {
+            timed.clone()
+        };
+        Ok(Build { check, timed })
+    }
+
+    fn run(&self, build: &Build) -> Result<String, Failure> {
+        let Some((stdout, stderr, _)) = self.execute(&build.check, self.run_limit, Step::Run)?
+        else {
+            return Err(Failure::new(
+                Step::Run,
+                format!("stopped after {} s", self.run_limit.as_secs()),
+            ));
+        };
+        let timed = !self.separate_check();
+        Ok(output_without_timer(
+            &stdout,
+            &stderr,
+            timed && self.timer == Timer::Auto,
+        ))
+    }
+
+    fn measure(&self, build: &Build, limit: Option<Duration>) -> Result<Measured, Failure> {
+        let limit = limit.unwrap_or(self.run_limit).min(self.run_limit);
+        let Some((stdout, stderr, wall)) = self.execute(&build.timed, limit, Step::Measure)? else {
+            return Ok(Measured::Stopped(limit.as_secs_f64()));
+        };
+        let own = match self.timer {
+            Timer::Wall => None,
+            Timer::Auto => program_timer(&stdout, &stderr).map(|(seconds, _)| seconds),
+        };
+        Ok(Measured::Seconds(own.unwrap_or(wall)))
+    }
+}
+
+/// The program's own time and where it printed it: the last `time <seconds>` line of
+/// its standard error, else the last line of its standard output when that is a bare
+/// non-negative number.
+pub fn program_timer(stdout: &str, stderr: &str) -> Option<(f64, TimerLine)> {
+    let pollen = stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("time ")?.trim().parse::<f64>().ok())
+        .next_back();
+    if let Some(seconds) = pollen {
+        return Some((seconds, TimerLine::Stderr));
+    }
+    let last = stdout.lines().rev().find(|l| !l.trim().is_empty())?;
+    let seconds: f64 = last.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then_some((seconds, TimerLine::StdoutLast))
+}
+
+/// Where a program's timer printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerLine {
+    /// `time <seconds>` lines on standard error.
+    Stderr,
+    /// The last line of standard output.
+    StdoutLast,
+}
+
+/// The output compared between programs: standard output and standard error, without
+/// the timer's lines when `strip_timer`.
+pub fn output_without_timer(stdout: &str, stderr: &str, strip_timer: bool) -> String {
+    let timer = if strip_timer {
+        program_timer(stdout, stderr).map(|(_, line)| line)
+    } else {
+        None
+    };
+    let out: Vec<&str> = match timer {
+        Some(TimerLine::StdoutLast) => {
+            let mut lines: Vec<&str> = stdout.lines().collect();
+            while lines.last().is_some_and(|l| l.trim().is_empty()) {
+                lines.pop();
+            }
+            lines.pop();
+            lines
+        }
+        _ => stdout.lines().collect(),
+    };
+    let err: Vec<&str> = stderr
+        .lines()
+        .filter(|l| {
+            timer != Some(TimerLine::Stderr)
+                || l.trim()
+                    .strip_prefix("time ")
+                    .is_none_or(|t| t.trim().parse::<f64>().is_err())
+        })
+        .collect();
+    format!("{}\n--- stderr ---\n{}\n", out.join("\n"), err.join("\n"))
+}
+
+/// How a candidate's output compares with the original's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Agreement {
+    /// Byte for byte.
+    Equal,
+    /// The same words, the numbers within a relative difference of [`CLOSE`] (a
+    /// compiler contracts multiply-adds differently in differently shaped loops).
+    Close,
+}
+
+/// The largest relative difference of two printed numbers that [`compare`] accepts.
+pub const CLOSE: f64 = 1e-6;
+
+/// Compares a candidate's output with the original's: the agreement, or the first
+/// difference.
+pub fn compare(original: &str, candidate: &str) -> Result<Agreement, String> {
+    if original == candidate {
+        return Ok(Agreement::Equal);
+    }
+    let a: Vec<&str> = original.split_whitespace().collect();
+    let b: Vec<&str> = candidate.split_whitespace().collect();
+    if a.len() != b.len() {
+        return Err(format!(
+            "{} words of output, the original has {}",
+            b.len(),
+            a.len()
+        ));
+    }
+    for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+        if x == y {
+            continue;
+        }
+        let close = match (x.parse::<f64>(), y.parse::<f64>()) {
+            (Ok(p), Ok(q)) => {
+                let scale = p.abs().max(q.abs()).max(1e-300);
+                (p - q).abs() / scale <= CLOSE || (p - q).abs() <= f64::MIN_POSITIVE
+            }
+            _ => false,
+        };
+        if !close {
+            return Err(format!("word {}: `{y}`, the original has `{x}`", k + 1));
+        }
+    }
+    Ok(Agreement::Close)
+}
+
+/// The space of region `region` of `source`, within `budget`.
+pub fn space_of(
+    source: &str,
+    region: usize,
+    limits: &Limits,
+    budget: &mut Budget,
+) -> Result<Space, SpaceError> {
+    let regions =
+        pollen_frontend::extract_all_with(source, budget).map_err(SpaceError::Frontend)?;
+    let count = regions.len();
+    let scop = regions
+        .into_iter()
+        .nth(region)
+        .ok_or(SpaceError::NoRegion { region, count })?
+        .scop;
+    Space::with_limits(&scop, limits, budget).map_err(SpaceError::Space)
+}
+
+/// Why [`space_of`] failed.
+#[derive(Clone, Debug)]
+pub enum SpaceError {
+    /// The source could not be read into a scop (positioned).
+    Frontend(pollen_frontend::Error),
+    /// The region asked for (from 0) is not in the file, which has `count`.
+    NoRegion {
+        /// The region asked for.
+        region: usize,
+        /// The regions of the file.
+        count: usize,
+    },
+    /// The space could not be built (or the budget ran out: [`crate::Error::LimitExceeded`]).
+    Space(crate::Error),
+}
+
+impl fmt::Display for SpaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpaceError::Frontend(e) => write!(f, "{e}"),
+            SpaceError::NoRegion { region, count } => {
+                write!(f, "region {} asked for, the file has {count}", region + 1)
+            }
+            SpaceError::Space(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SpaceError {}

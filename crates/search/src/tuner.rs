@@ -1,0 +1,454 @@
+//! The search loop: every candidate generated, built, run and compared with the
+//! original, then timed; the fastest kept.
+//!
+//! - The original program is built, run (its output is the reference) and timed first,
+//!   then the candidates in a reproducible order: the default (`pollen opt`'s) first,
+//!   the others shuffled by [`Config::seed`] (a budget of N candidates then samples the
+//!   space evenly).
+//! - Up to [`Config::jobs`] candidates are generated, built and checked at once. Timing
+//!   runs are exclusive: while one runs, no other step of the search runs (a
+//!   reader-writer lock: the other steps share it, a timing run holds it alone).
+//! - A candidate's time is the minimum of [`Config::runs`] runs. A run that exceeds
+//!   [`Config::cutoff`] times the best time so far is stopped and the candidate marked
+//!   slow (it cannot be the best).
+//! - Only candidates whose output agrees with the original's are timed; the others are
+//!   reported as mismatches with the first difference.
+//! - Results already known (a resumed search, by [`Candidate::key`]) are not
+//!   evaluated again.
+//! - At the end, [`Config::confirm`] rounds time the default and the fastest
+//!   candidates again in turn, so that the best and the default are compared over
+//!   the same number of interleaved runs.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::evaluate::{compare, Agreement, Build, Candidate, Evaluator, Failure, Measured, Step};
+
+/// The choices of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Candidates generated, built and checked at once.
+    pub jobs: usize,
+    /// Timed runs per candidate (the minimum counts).
+    pub runs: usize,
+    /// The most candidates evaluated (the default included); `None`: all.
+    pub budget: Option<usize>,
+    /// No candidate is started after this much time; `None`: no limit.
+    pub time: Option<Duration>,
+    /// The seed of the order of the candidates after the default.
+    pub seed: u64,
+    /// A timed run longer than `cutoff` times the best time so far is stopped.
+    pub cutoff: Option<f64>,
+    /// Rounds of confirmation at the end: the default and the [`Config::finalists`]
+    /// fastest candidates are timed once more each, round after round, and their runs
+    /// added to their earlier ones, so that the best is not merely the luckiest run.
+    pub confirm: usize,
+    /// The fastest candidates confirmed besides the default.
+    pub finalists: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            jobs: 1,
+            runs: 3,
+            budget: None,
+            time: None,
+            seed: 1,
+            cutoff: Some(4.0),
+            confirm: 3,
+            finalists: 3,
+        }
+    }
+}
+
+/// What became of one candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Output agreed with the original's; the minimum time and every run's.
+    Timed {
+        /// How the output agreed.
+        agreement: Agreement,
+        /// The minimum of the runs, in seconds.
+        seconds: f64,
+        /// Every run's seconds.
+        runs: Vec<f64>,
+    },
+    /// Output agreed, but a run exceeded the cutoff: slower than this many seconds.
+    Slow {
+        /// How the output agreed.
+        agreement: Agreement,
+        /// The time after which the run was stopped.
+        after: f64,
+    },
+    /// The output differs from the original's: a bug of the optimizer, listed.
+    Mismatch(String),
+    /// A step failed.
+    Failed(Failure),
+}
+
+impl Status {
+    /// The time of a timed candidate.
+    pub fn seconds(&self) -> Option<f64> {
+        match self {
+            Status::Timed { seconds, .. } => Some(*seconds),
+            _ => None,
+        }
+    }
+
+    /// A short name: `ok`, `close`, `slow`, `mismatch`, `failed`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Status::Timed {
+                agreement: Agreement::Equal,
+                ..
+            } => "ok",
+            Status::Timed { .. } => "close",
+            Status::Slow { .. } => "slow",
+            Status::Mismatch(_) => "mismatch",
+            Status::Failed(_) => "failed",
+        }
+    }
+}
+
+/// One candidate's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The candidate.
+    pub candidate: Candidate,
+    /// What became of it.
+    pub status: Status,
+    /// Whether the result comes from a resumed search.
+    pub resumed: bool,
+}
+
+/// The original program's run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Baseline {
+    /// Its output (the reference).
+    pub output: String,
+    /// Its time (minimum of the runs).
+    pub seconds: f64,
+}
+
+/// What the search tells its observer.
+#[derive(Clone, Debug)]
+pub enum Event<'a> {
+    /// The original was timed.
+    Baseline(&'a Baseline),
+    /// The confirmation rounds start, over these candidates.
+    Confirming(&'a [Candidate]),
+    /// A candidate was started.
+    Started(&'a Candidate),
+    /// A candidate is done.
+    Finished(&'a Outcome),
+}
+
+/// The whole result.
+#[derive(Clone, Debug)]
+pub struct Results {
+    /// The original's run.
+    pub baseline: Baseline,
+    /// The candidates evaluated (or resumed), in the order they finished.
+    pub outcomes: Vec<Outcome>,
+    /// The candidates not reached within the budget or the time.
+    pub not_reached: usize,
+    /// The search's wall time.
+    pub elapsed: Duration,
+}
+
+impl Results {
+    /// The fastest timed outcome.
+    pub fn best(&self) -> Option<&Outcome> {
+        self.outcomes
+            .iter()
+            .filter(|o| o.status.seconds().is_some())
+            .min_by(|a, b| {
+                let (x, y) = (a.status.seconds(), b.status.seconds());
+                x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal)
+            })
+    }
+
+    /// The default candidate's outcome.
+    pub fn default_outcome(&self) -> Option<&Outcome> {
+        self.outcomes
+            .iter()
+            .find(|o| o.candidate.structure.is_none())
+    }
+
+    /// The outcomes whose output differs from the original's.
+    pub fn mismatches(&self) -> impl Iterator<Item = &Outcome> {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o.status, Status::Mismatch(_)))
+    }
+}
+
+/// The order the candidates are evaluated in: the default (id 0) first, the rest by a
+/// Fisher–Yates shuffle driven by SplitMix64 from `seed`.
+pub fn order(candidates: &[Candidate], seed: u64) -> Vec<usize> {
+    let mut rest: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].structure.is_some())
+        .collect();
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..rest.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        rest.swap(i, j);
+    }
+    let mut out: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].structure.is_none())
+        .collect();
+    out.extend(rest);
+    out
+}
+
+/// Runs the search. `known` holds results of a resumed search by key; `observe` hears
+/// every event (from the worker threads, one at a time).
+pub fn search(
+    candidates: &[Candidate],
+    evaluator: &dyn Evaluator,
+    config: &Config,
+    known: &HashMap<String, Status>,
+    observe: &mut (dyn FnMut(Event<'_>) + Send),
+) -> Result<Results, Failure> {
+    let start = Instant::now();
+    let quiet = RwLock::new(());
+    let runs = config.runs.max(1);
+
+    // The original: its output is the reference and its time the baseline.
+    let original = evaluator.generate(None)?;
+    let build = evaluator.build("original", &original)?;
+    let output = evaluator.run(&build)?;
+    let mut seconds = f64::INFINITY;
+    for _ in 0..runs {
+        match evaluator.measure(&build, None)? {
+            Measured::Seconds(s) => seconds = seconds.min(s),
+            Measured::Stopped(after) => {
+                return Err(Failure::new(
+                    Step::Measure,
+                    format!("the original was stopped after {after} s"),
+                ))
+            }
+        }
+    }
+    let baseline = Baseline { output, seconds };
+    observe(Event::Baseline(&baseline));
+
+    let order = order(candidates, config.seed);
+    let queue = Mutex::new(order.into_iter());
+    let shared = Mutex::new(Shared {
+        outcomes: Vec::new(),
+        builds: HashMap::new(),
+        best: None,
+        started: 0,
+        observe,
+    });
+    let deadline = config.time.map(|t| start + t);
+    let take = || -> Option<(usize, Option<Status>)> {
+        loop {
+            let index = queue.lock().ok()?.next()?;
+            let candidate = &candidates[index];
+            let mut s = shared.lock().ok()?;
+            if let Some(status) = known.get(&candidate.key()) {
+                let outcome = Outcome {
+                    candidate: candidate.clone(),
+                    status: status.clone(),
+                    resumed: true,
+                };
+                s.record(outcome);
+                continue;
+            }
+            if config.budget.is_some_and(|b| s.started >= b)
+                || deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                return None;
+            }
+            s.started += 1;
+            (s.observe)(Event::Started(candidate));
+            return Some((index, None));
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.max(1) {
+            scope.spawn(|| {
+                while let Some((index, _)) = take() {
+                    let candidate = &candidates[index];
+                    let (status, build) = evaluate(
+                        candidate, evaluator, &baseline, runs, config, &quiet, &shared,
+                    );
+                    if let Ok(mut s) = shared.lock() {
+                        if let Some(build) = build {
+                            s.builds.insert(candidate.id, build);
+                        }
+                        s.record(Outcome {
+                            candidate: candidate.clone(),
+                            status,
+                            resumed: false,
+                        });
+                    }
+                }
+            });
+        }
+    });
+    let mut shared = shared
+        .into_inner()
+        .map_err(|_| Failure::new(Step::Measure, "a search thread panicked"))?;
+    confirm(evaluator, config, &mut shared);
+    let done: std::collections::HashSet<usize> =
+        shared.outcomes.iter().map(|o| o.candidate.id).collect();
+    Ok(Results {
+        baseline,
+        not_reached: candidates.len() - done.len(),
+        outcomes: shared.outcomes,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// The confirmation rounds ([`Config::confirm`]): the default and the fastest
+/// candidates timed again, one run each per round, in turn; a candidate from a resumed
+/// search is built again first. A failure leaves a candidate's earlier runs as they
+/// are.
+fn confirm(evaluator: &dyn Evaluator, config: &Config, shared: &mut Shared<'_>) {
+    if config.confirm == 0 {
+        return;
+    }
+    let mut timed: Vec<(f64, usize)> = shared
+        .outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, o)| Some((o.status.seconds()?, k)))
+        .collect();
+    timed.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let mut chosen: Vec<usize> = timed
+        .iter()
+        .take(config.finalists)
+        .map(|&(_, k)| k)
+        .collect();
+    if let Some(k) = shared
+        .outcomes
+        .iter()
+        .position(|o| o.candidate.structure.is_none() && o.status.seconds().is_some())
+    {
+        if !chosen.contains(&k) {
+            chosen.push(k);
+        }
+    }
+    if chosen.len() < 2 {
+        return;
+    }
+    let finalists: Vec<Candidate> = chosen
+        .iter()
+        .map(|&k| shared.outcomes[k].candidate.clone())
+        .collect();
+    (shared.observe)(Event::Confirming(&finalists));
+    for candidate in &finalists {
+        if let std::collections::hash_map::Entry::Vacant(entry) = shared.builds.entry(candidate.id)
+        {
+            let built = evaluator
+                .generate(Some(candidate))
+                .and_then(|text| evaluator.build(&format!("candidate{}", candidate.id), &text));
+            if let Ok(build) = built {
+                entry.insert(build);
+            }
+        }
+    }
+    for _ in 0..config.confirm {
+        for &k in &chosen {
+            let id = shared.outcomes[k].candidate.id;
+            let Some(build) = shared.builds.get(&id) else {
+                continue;
+            };
+            if let Ok(Measured::Seconds(s)) = evaluator.measure(build, None) {
+                if let Status::Timed { seconds, runs, .. } = &mut shared.outcomes[k].status {
+                    runs.push(s);
+                    *seconds = seconds.min(s);
+                }
+            }
+        }
+    }
+}
+
+/// The state the workers share.
+struct Shared<'o> {
+    outcomes: Vec<Outcome>,
+    /// The builds of the candidates evaluated, by id (for the confirmation rounds).
+    builds: HashMap<usize, Build>,
+    best: Option<f64>,
+    started: usize,
+    observe: &'o mut (dyn FnMut(Event<'_>) + Send),
+}
+
+impl Shared<'_> {
+    fn record(&mut self, outcome: Outcome) {
+        if let Some(s) = outcome.status.seconds() {
+            self.best = Some(self.best.map_or(s, |b| b.min(s)));
+        }
+        (self.observe)(Event::Finished(&outcome));
+        self.outcomes.push(outcome);
+    }
+}
+
+/// One candidate through the four steps.
+fn evaluate(
+    candidate: &Candidate,
+    evaluator: &dyn Evaluator,
+    baseline: &Baseline,
+    runs: usize,
+    config: &Config,
+    quiet: &RwLock<()>,
+    shared: &Mutex<Shared<'_>>,
+) -> (Status, Option<Build>) {
+    let checked = {
+        let _shared = quiet.read();
+        prepare(candidate, evaluator, baseline)
+    };
+    let (build, agreement) = match checked {
+        Ok(Ok(pair)) => pair,
+        Ok(Err(difference)) => return (Status::Mismatch(difference), None),
+        Err(failure) => return (Status::Failed(failure), None),
+    };
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let best = shared.lock().ok().and_then(|s| s.best);
+        let limit = config
+            .cutoff
+            .zip(best)
+            .map(|(factor, best)| Duration::from_secs_f64((best * factor).max(0.05) + 0.5));
+        let measured = {
+            let _alone = quiet.write();
+            evaluator.measure(&build, limit)
+        };
+        match measured {
+            Ok(Measured::Seconds(s)) => times.push(s),
+            Ok(Measured::Stopped(after)) => return (Status::Slow { agreement, after }, None),
+            Err(failure) => return (Status::Failed(failure), None),
+        }
+    }
+    let seconds = times.iter().copied().fold(f64::INFINITY, f64::min);
+    let status = Status::Timed {
+        agreement,
+        seconds,
+        runs: times,
+    };
+    (status, Some(build))
+}
+
+/// Generate, build, run and compare: the build and the agreement, or the difference.
+fn prepare(
+    candidate: &Candidate,
+    evaluator: &dyn Evaluator,
+    baseline: &Baseline,
+) -> Result<Result<(Build, Agreement), String>, Failure> {
+    let text = evaluator.generate(Some(candidate))?;
+    let build = evaluator.build(&format!("candidate{}", candidate.id), &text)?;
+    let output = evaluator.run(&build)?;
+    Ok(compare(&baseline.output, &output).map(|agreement| (build, agreement)))
+}
