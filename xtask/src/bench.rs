@@ -55,7 +55,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (suite, flags) = match args.split_first() {
         Some((suite, flags)) => (suite.as_str(), flags),
         None => bail!(
-            "`bench` needs a suite name; the suites are: presburger, polybench, gpu, {}",
+            "`bench` needs a suite name; the suites are: presburger, polybench, gpu, search, {}",
             crate::bench_pipeline::suite_names().join(", ")
         ),
     };
@@ -68,9 +68,12 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     if suite == "gpu" {
         return crate::bench_gpu::run(root, flags);
     }
+    if suite == "search" {
+        return crate::bench_search::run(root, flags);
+    }
     if suite != "presburger" {
         bail!(
-            "no benchmark suite `{suite}`; the suites are: presburger, polybench, gpu, {}",
+            "no benchmark suite `{suite}`; the suites are: presburger, polybench, gpu, search, {}",
             crate::bench_pipeline::suite_names().join(", ")
         );
     }

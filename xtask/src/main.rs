@@ -11,6 +11,9 @@
 //!   scheduling, of the example kernels (see [`bench_pipeline`]);
 //! - `bench polybench [kernel...]`: the kernels optimized by Pollen timed against
 //!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]);
+//! - `bench search --polybench DIR [kernel...]`: `pollen search` on PolyBench/C's
+//!   kernels at LARGE, the best candidate against `pollen opt`'s default (see
+//!   [`bench_search`]);
 //! - `bench gpu [options]`: the deep-learning operators of `examples/operators` as
 //!   Pollen's OpenCL and CUDA programs, plain and with constraint injection (see
 //!   [`bench_gpu`]);
@@ -26,6 +29,7 @@ mod bench;
 mod bench_gpu;
 mod bench_pipeline;
 mod bench_polybench;
+mod bench_search;
 mod explain_shots;
 mod fuzz;
 mod random_programs;
@@ -57,6 +61,13 @@ commands:
                             over gcc -O3 on the kernels at their bench sizes, and gemm
                             against OpenBLAS (clang and libopenblas-dev installed with
                             apt-get when missing)
+  bench search --polybench DIR [--time T] [--runs N] [--threads N] [--jobs J] [kernel...]
+                            pollen search on PolyBench/C 4.2.1 kernels (the copy in DIR,
+                            or $POLLEN_POLYBENCH) at LARGE: space size, time spent, the
+                            original's, the default's and the best candidate's times
+                            (default: 10 minutes per kernel on gemver, atax, bicg, mvt,
+                            2mm, 3mm, correlation, covariance, doitgen, ludcmp,
+                            gramschmidt)
   bench gpu [--size small|large] [--only NAME]... [--runs N] [--cuda] [--nvcc PATH]
             [--no-opencl] [--pollen PATH] [--skip-build] [--csv FILE] [--json FILE]
             [--target-c]

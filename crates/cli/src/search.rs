@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use pollen_driver::{Options, Tiling};
-use pollen_search::evaluate::{candidates, space_of, Local, SpaceError, Timer, Toolchain};
-use pollen_search::results::{from_csv, table, to_csv, to_json};
-use pollen_search::tuner::{search, Config, Event, Status};
+use pollen_tune::evaluate::{candidates, space_of, Local, SpaceError, Timer, Toolchain};
+use pollen_tune::results::{from_csv, table, to_csv, to_json};
+use pollen_tune::tuner::{search, Config, Event, Status};
 
 use crate::budget::{LimitError, Steps};
 
@@ -42,9 +42,10 @@ fusion structures (F1) by the dependences (a dependence never goes backwards acr
 distribution) and by an exact joint fusibility test of every dependence-connected set
 of statements. Its statistics are printed first (the columns of the paper's Table 1).
 Each structure becomes a complete schedule: the classes run in order, each scheduled
-by Pluto with maximal fusion inside its outer loop, then tiled (or not: each structure
-is a candidate both ways) and parallelised by the `pollen opt` pipeline; `pollen opt`'s
-own default is candidate 0.
+by Pluto with maximal fusion inside its outer loop and tiled, or the same untiled, or
+each class's statements in their original loop order under the class's fused outer
+loop (three candidates per structure); the `pollen opt` pipeline parallelises and
+generates each. `pollen opt`'s own default is candidate 0.
 
 Each candidate is compiled with --compiler (the words before the source file; --cflags
 words after it; -D definitions), run once and its output (standard output and error,
@@ -357,7 +358,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     );
     bar.set_message("timing the original");
     let mut best: Option<f64> = None;
-    let mut partial: Vec<pollen_search::tuner::Outcome> = Vec::new();
+    let mut partial: Vec<pollen_tune::tuner::Outcome> = Vec::new();
     let mut original = None;
     let csv_path = args.csv.clone();
     let time_limit = args.time;
@@ -390,7 +391,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             ));
             partial.push(o.clone());
             if let (Some(csv), Some(baseline)) = (&csv_path, &original) {
-                let snapshot = pollen_search::tuner::Results {
+                let snapshot = pollen_tune::tuner::Results {
                     baseline: baseline.clone(),
                     outcomes: partial.clone(),
                     not_reached: 0,

@@ -47,14 +47,11 @@
 pub mod decompose;
 pub mod encoding;
 pub mod error;
-pub mod evaluate;
 pub mod fusion;
 pub mod prune;
-pub mod results;
 pub mod schedule;
 pub mod space;
 pub mod structure;
-pub mod tuner;
 
 pub use encoding::{default_names, Encoding, Relation, SpaceStats};
 pub use error::{Error, Result};

@@ -212,6 +212,20 @@ impl Default for Limits {
     }
 }
 
+impl Space {
+    /// The tree of `structure` without optimisation below the outer level: each class
+    /// under its fusing row, then its statements' original schedule
+    /// ([`crate::embed_outer`]).
+    pub fn embed(&self, structure: &FusionStructure) -> Result<ScheduleTree> {
+        crate::schedule::embed_outer(
+            &self.scop,
+            &self.problem,
+            structure,
+            &FusionOptions::default(),
+        )
+    }
+}
+
 /// The schedule of one point of the space.
 #[derive(Clone, Debug)]
 pub struct Scheduled {

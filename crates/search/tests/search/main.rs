@@ -8,3 +8,4 @@ mod fusion;
 mod kernels;
 mod oracle;
 mod schedule;
+mod space;

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use pollen_driver::Options as DriverOptions;
 use pollen_presburger::Budget;
 
-use crate::space::{Limits, Space};
-use crate::structure::FusionStructure;
+use pollen_search::FusionStructure;
+use pollen_search::{Limits, Space};
 
 /// One point of the search: a fusion structure of the space with a choice of the
 /// pipeline, or `pollen opt`'s default.
@@ -34,17 +34,44 @@ pub struct Candidate {
     /// The outer fusion structure; `None` for `pollen opt`'s default pipeline (the
     /// scheduler's own fusion and the cost model's checks).
     pub structure: Option<FusionStructure>,
-    /// Whether permutable bands are tiled (sizes from the cache model).
-    pub tiled: bool,
+    /// How the classes of the structure are scheduled (ignored for the default).
+    pub inner: Inner,
+}
+
+/// How a candidate's classes are scheduled below the outer level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Inner {
+    /// Pluto with maximal fusion in each class ([`Space::schedule`]), permutable bands
+    /// tiled with sizes from the cache model.
+    Tiled,
+    /// The same schedule, not tiled.
+    Untiled,
+    /// Each class's fusing row over the original loop order of its statements
+    /// ([`Space::embed`]), not tiled: interchanges and skews left out.
+    Original,
+}
+
+impl Inner {
+    /// Every choice, in the order of the candidate list.
+    pub const ALL: [Inner; 3] = [Inner::Tiled, Inner::Untiled, Inner::Original];
+
+    /// The name in keys and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Inner::Tiled => "tiled",
+            Inner::Untiled => "untiled",
+            Inner::Original => "original-order",
+        }
+    }
 }
 
 impl Candidate {
     /// The key that names the candidate in results and resumed searches: `default`, or
-    /// the structure and `tiled`/`untiled`.
+    /// the structure and the [`Inner`] choice's name.
     pub fn key(&self) -> String {
         match &self.structure {
             None => "default".to_string(),
-            Some(s) => format!("{s} {}", if self.tiled { "tiled" } else { "untiled" }),
+            Some(s) => format!("{s} {}", self.inner.name()),
         }
     }
 }
@@ -55,20 +82,20 @@ impl fmt::Display for Candidate {
     }
 }
 
-/// The candidates of `space`: the default first, then every structure of F¹ tiled and
-/// untiled (the order of [`Space::structures`], maximal fusion first).
+/// The candidates of `space`: the default first, then every structure of F¹ with each
+/// [`Inner`] choice (the order of [`Space::structures`], maximal fusion first).
 pub fn candidates(space: &Space) -> Vec<Candidate> {
     let mut out = vec![Candidate {
         id: 0,
         structure: None,
-        tiled: true,
+        inner: Inner::Tiled,
     }];
     for structure in space.structures() {
-        for tiled in [true, false] {
+        for inner in Inner::ALL {
             out.push(Candidate {
                 id: out.len(),
                 structure: Some(structure.clone()),
-                tiled,
+                inner,
             });
         }
     }
@@ -221,10 +248,9 @@ impl Local {
         }
         DriverOptions {
             profitability: false,
-            tiling: if candidate.tiled {
-                self.options.tiling.clone()
-            } else {
-                pollen_driver::Tiling::Off
+            tiling: match candidate.inner {
+                Inner::Tiled => self.options.tiling.clone(),
+                Inner::Untiled | Inner::Original => pollen_driver::Tiling::Off,
             },
             ..self.options.clone()
         }
@@ -238,11 +264,14 @@ impl Local {
             None => pollen_driver::optimize_source(&self.source, &options)
                 .map_err(|e| fail(e.to_string())),
             Some(structure) => {
-                let scheduled = self
-                    .space
-                    .schedule(structure, options.budget)
-                    .map_err(|e| fail(format!("{structure}: {e}")))?;
-                let tree = scheduled.tree;
+                let tree = match candidate.inner {
+                    Inner::Tiled | Inner::Untiled => self
+                        .space
+                        .schedule(structure, options.budget)
+                        .map(|s| s.tree),
+                    Inner::Original => self.space.embed(structure),
+                }
+                .map_err(|e| fail(format!("{structure}: {e}")))?;
                 let region = self.region;
                 pollen_driver::optimize_source_scheduled(&self.source, &options, &|i, _| {
                     (i == region).then(|| tree.clone())
@@ -545,8 +574,8 @@ pub enum SpaceError {
         /// The regions of the file.
         count: usize,
     },
-    /// The space could not be built (or the budget ran out: [`crate::Error::LimitExceeded`]).
-    Space(crate::Error),
+    /// The space could not be built (or the budget ran out: [`pollen_search::Error::LimitExceeded`]).
+    Space(pollen_search::Error),
 }
 
 impl fmt::Display for SpaceError {

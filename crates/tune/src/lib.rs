@@ -1,0 +1,52 @@
+//! Iterative compilation over the interleaving search space of `pollen-search`: the
+//! machinery of `pollen search`.
+//!
+//! Pouchet et al., POPL 2011, §5 (digest `shared/digests/pouchet-popl11.md` §2.10,
+//! "Protocol"): every point of F¹ is turned into a complete program, compiled, run and
+//! timed, and the fastest is kept. This crate measures, so it is the one place above
+//! the exact library crates where time is a floating-point number of seconds.
+//!
+//! - [`evaluate`]: a [`Candidate`](evaluate::Candidate) (a fusion structure and how its
+//!   classes are scheduled, or `pollen opt`'s default) and the four steps of its
+//!   evaluation, generate → build → run → measure, behind the
+//!   [`Evaluator`](evaluate::Evaluator) trait; [`Local`](evaluate::Local) does them on
+//!   this machine (the driver prints, a C compiler builds, the program runs). Another
+//!   implementation could hand a batch of candidates to a cluster's scheduler.
+//! - [`tuner`]: the search loop: the original's output and time first, then the
+//!   candidates in a seeded order, several built and checked at once, every timing run
+//!   alone, a cutoff for slow candidates, a budget of candidates or time, resumed
+//!   results, confirmation rounds for the finalists.
+//! - [`results`]: the results as a table, as CSV (which a search resumes from) and as
+//!   JSON.
+//!
+//! ```text
+//!  source ─► Space (pollen-search) ─► candidates ─► search ─┬─► generate (pollen-driver)
+//!                                                           ├─► build    (cc)
+//!                                                           ├─► run      (compare with the original)
+//!                                                           └─► measure  (alone)
+//! ```
+//!
+//! # Example
+//! ```
+//! use pollen_presburger::Budget;
+//! use pollen_search::Limits;
+//! use pollen_tune::evaluate::{candidates, space_of};
+//!
+//! let c = "void f(int n, double a[n], double b[n]) {
+//! #pragma scop
+//!   for (int i = 0; i < n; i++)
+//!     a[i] = 1;
+//!   for (int i = 0; i < n; i++)
+//!     b[i] = a[i];
+//! #pragma endscop
+//! }";
+//! let space = space_of(c, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
+//! let keys: Vec<String> = candidates(&space).iter().map(|c| c.key()).collect();
+//! assert_eq!(keys[0], "default");
+//! assert_eq!(keys[1], "{S0 S1} tiled");
+//! assert_eq!(keys.len(), 1 + 3 * 2);
+//! ```
+
+pub mod evaluate;
+pub mod results;
+pub mod tuner;
