@@ -5,7 +5,8 @@
 //! polyhedral model and the dependences of a C file's `#pragma scop` region (see
 //! [`program`]); `pollen opt` maps its flags onto the `pollen-driver` library (see
 //! [`opt`]); `pollen explain` writes an HTML page with pictures of what it does (see
-//! [`explain`]). This is the only crate of the workspace that reads files and reports
+//! [`explain`]); `pollen search` compiles and times the legal fusion structures of a
+//! region (see [`search`], over `pollen-tune`). This is the only crate of the workspace that reads files and reports
 //! errors with `anyhow`. Every command runs under a work budget (`--budget`, see
 //! [`budget`]); running out exits with status 3.
 
@@ -149,7 +150,8 @@ Pollen, a polyhedral loop optimizer built on exact integer sets and maps.
 dependences, schedules (Pluto or Feautrier), tiles and parallelizes them, and writes the
 file back with each region replaced by C with OpenMP pragmas; every schedule is confirmed by an
 independent legality checker. `pollen scop`, `pollen deps` and `pollen sched` print the
-stages one by one; `pollen explain` writes an HTML page with pictures of the domains,
+stages one by one; `pollen search` compiles, checks and times every legal outer fusion
+structure of a region and keeps the fastest; `pollen explain` writes an HTML page with pictures of the domains,
 dependences, schedules and tiles. `pollen calc` evaluates scripts over the exact Presburger library
 (parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
 a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
@@ -168,6 +170,7 @@ Examples:
   pollen opt examples/kernels/gemm.c -o gemm.opt.c
   pollen opt examples/fragments/seidel2d.c --explain
   pollen explain examples/kernels/jacobi-1d.c -o jacobi-1d.html --tile-sizes 4
+  pollen search examples/kernels/gemver.c -D POLLEN_TIME -D N=4000 --threads 2
   pollen scop examples/kernels/gemm.c
   pollen deps examples/kernels/jacobi-1d.c --kind flow
   pollen sched examples/kernels/gemm.c

@@ -161,9 +161,14 @@ pub struct SearchArgs {
     /// Print candidate K's pipeline (the driver's report) and its program, and stop.
     #[arg(long, value_name = "K")]
     pub explain: Option<usize>,
-    /// Solver steps per stage (as `pollen opt --budget`), or `unlimited`.
+    /// Solver steps per stage of the space and of the default candidate (as `pollen
+    /// opt --budget`), or `unlimited`.
     #[arg(long, default_value = "25000000", value_name = "N|unlimited")]
     pub steps: Steps,
+    /// Solver steps per stage of every other candidate, or `unlimited`: a candidate that
+    /// needs more fails (listed) instead of taking minutes.
+    #[arg(long, default_value = "10000000", value_name = "N|unlimited")]
+    pub candidate_steps: Steps,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -282,6 +287,10 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         region,
         space,
         options,
+        candidate_budget: match args.candidate_steps {
+            Steps::Limited(n) => Some(n),
+            Steps::Unlimited => None,
+        },
         toolchain: Toolchain {
             compiler: words(&args.compiler),
             extra: words(&args.cflags),

@@ -739,7 +739,7 @@ impl Walker<'_> {
                 continue;
             };
             let (bs, bt) = (&schedules[&d.source_key], &schedules[&d.target_key]);
-            let outer_equal = d.relation.intersect(&pairs_equal(ps, pt)?)?;
+            let outer_equal = intersect(&d.relation, &pairs_equal(ps, pt)?, self.budget)?;
             if outer_equal.is_empty_with(self.budget)? {
                 continue;
             }
@@ -750,21 +750,29 @@ impl Walker<'_> {
                 let (ms, mt) = (member(bs, k)?, member(bt, k)?);
                 let site = (path, k, depth + k);
                 if band.permutable {
-                    let negative = outer_equal.intersect(&pairs_related(&ms, &greater(), &mt)?)?;
+                    let negative = intersect(
+                        &outer_equal,
+                        &pairs_related(&ms, &greater(), &mt)?,
+                        self.budget,
+                    )?;
                     if let Some(example) = example(&negative, &full_s, &full_t, self.budget)? {
                         self.violations
                             .push(band_violation(d, site, false, example));
                     }
                 }
                 if band.coincident[k] {
-                    let carried =
-                        earlier_equal.intersect(&pairs_related(&ms, &different()?, &mt)?)?;
+                    let carried = intersect(
+                        &earlier_equal,
+                        &pairs_related(&ms, &different()?, &mt)?,
+                        self.budget,
+                    )?;
                     if let Some(example) = example(&carried, &full_s, &full_t, self.budget)? {
                         self.violations.push(band_violation(d, site, true, example));
                     }
                 }
                 if k + 1 < band.n_members() && band.coincident[k + 1..].iter().any(|&c| c) {
-                    earlier_equal = earlier_equal.intersect(&pairs_equal(&ms, &mt)?)?;
+                    earlier_equal =
+                        intersect(&earlier_equal, &pairs_equal(&ms, &mt)?, self.budget)?;
                 }
             }
         }
@@ -1040,4 +1048,13 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// `a ∩ b` with the pairs of pieces charged to the budget before they are built and the
+/// empty pieces dropped: pieces multiply with every schedule member intersected, and
+/// most products of piecewise schedules are empty.
+fn intersect(a: &Map, b: &Map, budget: &mut Budget) -> Result<Map> {
+    let pairs = (a.basic_maps().len() as u64).saturating_mul(b.basic_maps().len() as u64);
+    budget.tick(pairs)?;
+    Ok(a.intersect(b)?.remove_empty_parts(budget)?)
 }

@@ -16,6 +16,9 @@
 //!   statistics of the paper's Table 1.
 //! - [`schedule`]: a legal schedule tree implementing an outer fusion structure.
 //! - [`decompose`]: the μ/λ decomposition of a schedule row (§4.3).
+//! - [`space`]: [`Space`], the search space of one scop with Table 1's statistics, and
+//!   the complete schedule of each of its structures (`OptimizeRec` at depth 1, the
+//!   paper's protocol); the `pollen-tune` crate compiles and times them.
 //!
 //! ```text
 //!  Scop + Dependences ──► Problem ──► prune_outer ──► F¹ (Set) ──► FusionStructures

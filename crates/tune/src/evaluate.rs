@@ -226,8 +226,14 @@ pub struct Local {
     /// The space of that region.
     pub space: Space,
     /// The driver options of the default candidate; structure candidates take them with
-    /// the profitability check off and tiling as the candidate says.
+    /// the profitability check off, tiling as the candidate says and
+    /// [`Local::candidate_budget`].
     pub options: DriverOptions,
+    /// The solver steps per stage of a structure candidate (`None`: unlimited). Some
+    /// structures give schedules whose tiling is far harder to check than the
+    /// default's; a smaller budget than the default's stops them in seconds, as a
+    /// failed candidate, before they take minutes and gigabytes.
+    pub candidate_budget: Option<u64>,
     /// The compiler and flags.
     pub toolchain: Toolchain,
     /// Where the builds go.
@@ -248,6 +254,7 @@ impl Local {
         }
         DriverOptions {
             profitability: false,
+            budget: self.candidate_budget,
             tiling: match candidate.inner {
                 Inner::Tiled => self.options.tiling.clone(),
                 Inner::Untiled | Inner::Original => pollen_driver::Tiling::Off,
