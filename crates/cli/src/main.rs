@@ -98,7 +98,7 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// Search the legal fusion structures of a region for the fastest program.
     #[command(long_about = search::SEARCH_HELP)]
-    Search(search::SearchArgs),
+    Search(Box<search::SearchArgs>),
 }
 
 const SCHED_HELP: &str = "\
