@@ -65,8 +65,8 @@ pub use options::{
     Algorithm, Fusion, GpuOptions, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET,
 };
 pub use pipeline::{
-    optimize_scop, optimize_scop_scheduled, optimize_source, optimize_source_scheduled, Optimized,
-    OptimizedScop,
+    optimize_scop, optimize_scop_scheduled, optimize_source, optimize_source_scheduled,
+    Coincidence, Optimized, OptimizedScop,
 };
 pub use pollen_deps::DepKind;
 pub use pollen_sched::Fallback as SchedulerFallback;

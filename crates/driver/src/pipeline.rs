@@ -57,13 +57,14 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
 
 /// [`optimize_source`] where `schedule(index, scop)` may give a region's schedule: a
 /// region (numbered from 0 in the file) for which it returns a tree is optimized by
-/// [`optimize_scop_scheduled`] with that tree, the others by [`optimize_scop`]. This is
+/// [`optimize_scop_scheduled`] with that tree and its [`Coincidence`], the others by
+/// [`optimize_scop`]. This is
 /// how an iterative search runs the pipeline with a schedule of its own choosing
 /// (`pollen-search`).
 pub fn optimize_source_scheduled(
     source: &str,
     options: &Options,
-    schedule: &dyn Fn(usize, &Scop) -> Option<ScheduleTree>,
+    schedule: &dyn Fn(usize, &Scop) -> Option<(ScheduleTree, Coincidence)>,
 ) -> Result<Optimized> {
     let extracted = pollen_frontend::extract_all_with(source, &mut fresh_budget(options))
         .map_err(Error::Frontend)?;
@@ -80,7 +81,7 @@ pub fn optimize_source_scheduled(
         };
         let scop = &region.scop;
         let mut optimized = match schedule(index, scop) {
-            Some(tree) => optimize_scop_scheduled(scop, &tree, options),
+            Some((tree, coincidence)) => optimize_scop_scheduled(scop, &tree, coincidence, options),
             None => optimize_scop(scop, options),
         }
         .map_err(in_region)?;
@@ -379,16 +380,29 @@ fn profitability_check(
     })
 }
 
+/// Where the parallel loops of a given schedule come from
+/// ([`optimize_scop_scheduled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coincidence {
+    /// The bands' coincident flags as given (a scheduler's): the tiling stage's checker
+    /// confirms them and clears any it refutes.
+    Given,
+    /// Every band member is proposed parallel and the checker keeps the flags it
+    /// confirms (`pollen_transform::parallelize`), for trees built without flags. On
+    /// deep bands of piecewise schedules this costs many more set operations.
+    Decided,
+}
+
 /// Optimizes a scop along a schedule given by the caller instead of the scheduler's:
-/// the tree's parallel loops are decided exactly (`pollen_transform::parallelize`, which
-/// also refuses a tree that violates a dependence), then the tiling, the profitability
-/// check (as [`Options::profitability`] says) and code generation of
-/// [`optimize_scop`]. [`Options::algorithm`] and [`Options::fusion`] play no part. The
+/// the tree's parallel loops as `coincidence` says (a tree that violates a dependence
+/// is refused by the checker either way), then the tiling, the profitability check (as
+/// [`Options::profitability`] says) and code generation of [`optimize_scop`]. [`Options::algorithm`] and [`Options::fusion`] play no part. The
 /// GPU targets are refused ([`Error::GpuMapping`]): their schedules come from
 /// constraint injection.
 pub fn optimize_scop_scheduled(
     scop: &Scop,
     schedule: &ScheduleTree,
+    coincidence: Coincidence,
     options: &Options,
 ) -> Result<OptimizedScop> {
     if options.target.is_gpu() {
@@ -399,13 +413,14 @@ pub fn optimize_scop_scheduled(
     let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
         .map_err(Error::Dependences)?;
     let deps_slice = deps.as_slice();
-    let schedule =
-        pollen_transform::parallelize(deps_slice, schedule, options.budget).map_err(|error| {
-            Error::Transform {
+    let schedule = match coincidence {
+        Coincidence::Given => schedule.clone(),
+        Coincidence::Decided => pollen_transform::parallelize(deps_slice, schedule, options.budget)
+            .map_err(|error| Error::Transform {
                 stage: Stage::Tiling,
                 error,
-            }
-        })?;
+            })?,
+    };
     let scheduled = tile_schedule(scop, deps_slice, schedule, Vec::new(), options)?;
     let mut tree = scheduled.final_tree().clone();
     let mut fallback = Fallback::None;

@@ -59,7 +59,7 @@ pub mod structure;
 pub use encoding::{default_names, Encoding, Relation, SpaceStats};
 pub use error::{Error, Result};
 pub use fusion::{FusionOptions, Problem, RowKind};
-pub use prune::{prune_outer, prune_outer_with, Options, PairOrder, Pruned};
+pub use prune::{prune_outer, prune_outer_with, Options, PairOrder, Pruned, SplitMix};
 pub use schedule::{embed_outer, optimize_outer, Optimized};
 pub use space::{ordered_bell, Limits, ProgramStats, Scheduled, Space};
 pub use structure::{lex_precedes, FusionStructure, Interleaving};

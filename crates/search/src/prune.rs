@@ -552,12 +552,14 @@ fn is_convex(set: u64, reach: &[u64], n: usize) -> bool {
     })
 }
 
-/// SplitMix64, the small generator of the sampled dives.
+/// SplitMix64 (Steele, Lea and Flood), the small generator of the sampled dives and of
+/// the search's visiting order: reproducible from its seed on every platform.
 #[derive(Clone, Debug)]
-struct SplitMix(u64);
+pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -566,9 +568,9 @@ impl SplitMix {
     }
 
     /// A Fisher–Yates shuffle.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
+            let j = (self.next_u64() % (i as u64 + 1)) as usize;
             items.swap(i, j);
         }
     }

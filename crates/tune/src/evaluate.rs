@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pollen_driver::Options as DriverOptions;
+use pollen_driver::{Coincidence, Options as DriverOptions};
 use pollen_presburger::Budget;
 
 use pollen_search::FusionStructure;
@@ -271,17 +271,22 @@ impl Local {
             None => pollen_driver::optimize_source(&self.source, &options)
                 .map_err(|e| fail(e.to_string())),
             Some(structure) => {
-                let tree = match candidate.inner {
+                // Pluto's bands carry its coincident flags; the plain embedding has none,
+                // and the checker decides them.
+                let (tree, coincidence) = match candidate.inner {
                     Inner::Tiled | Inner::Untiled => self
                         .space
                         .schedule(structure, options.budget)
-                        .map(|s| s.tree),
-                    Inner::Original => self.space.embed(structure),
+                        .map(|s| (s.tree, Coincidence::Given)),
+                    Inner::Original => self
+                        .space
+                        .embed(structure)
+                        .map(|t| (t, Coincidence::Decided)),
                 }
                 .map_err(|e| fail(format!("{structure}: {e}")))?;
                 let region = self.region;
                 pollen_driver::optimize_source_scheduled(&self.source, &options, &|i, _| {
-                    (i == region).then(|| tree.clone())
+                    (i == region).then(|| (tree.clone(), coincidence))
                 })
                 .map_err(|e| fail(e.to_string()))
             }

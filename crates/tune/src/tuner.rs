@@ -191,18 +191,7 @@ pub fn order(candidates: &[Candidate], seed: u64) -> Vec<usize> {
     let mut rest: Vec<usize> = (0..candidates.len())
         .filter(|&i| candidates[i].structure.is_some())
         .collect();
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    for i in (1..rest.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        rest.swap(i, j);
-    }
+    pollen_search::SplitMix(seed).shuffle(&mut rest);
     let mut out: Vec<usize> = (0..candidates.len())
         .filter(|&i| candidates[i].structure.is_none())
         .collect();
@@ -252,7 +241,7 @@ pub fn search(
         observe,
     });
     let deadline = config.time.map(|t| start + t);
-    let take = || -> Option<(usize, Option<Status>)> {
+    let take = || -> Option<usize> {
         loop {
             let index = queue.lock().ok()?.next()?;
             let candidate = &candidates[index];
@@ -273,13 +262,13 @@ pub fn search(
             }
             s.started += 1;
             (s.observe)(Event::Started(candidate));
-            return Some((index, None));
+            return Some(index);
         }
     };
     std::thread::scope(|scope| {
         for _ in 0..config.jobs.max(1) {
             scope.spawn(|| {
-                while let Some((index, _)) = take() {
+                while let Some(index) = take() {
                     let candidate = &candidates[index];
                     let (status, build) = evaluate(
                         candidate, evaluator, &baseline, runs, config, &quiet, &shared,
