@@ -66,7 +66,7 @@ pub use options::{
 };
 pub use pipeline::{
     optimize_scop, optimize_scop_scheduled, optimize_source, optimize_source_scheduled,
-    Coincidence, Optimized, OptimizedScop,
+    Coincidence, Optimized, OptimizedScop, ScheduleOf,
 };
 pub use pollen_deps::DepKind;
 pub use pollen_sched::Fallback as SchedulerFallback;

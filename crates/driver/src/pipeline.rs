@@ -55,6 +55,11 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
     optimize_source_scheduled(source, options, &|_, _| None)
 }
 
+/// The caller's choice of a region's schedule in [`optimize_source_scheduled`]: given
+/// the region's index (from 0) and its scop, a tree and where its parallel flags come
+/// from, or `None` for the scheduler's.
+pub type ScheduleOf<'a> = dyn Fn(usize, &Scop) -> Option<(ScheduleTree, Coincidence)> + 'a;
+
 /// [`optimize_source`] where `schedule(index, scop)` may give a region's schedule: a
 /// region (numbered from 0 in the file) for which it returns a tree is optimized by
 /// [`optimize_scop_scheduled`] with that tree and its [`Coincidence`], the others by
@@ -64,7 +69,7 @@ pub fn optimize_source(source: &str, options: &Options) -> Result<Optimized> {
 pub fn optimize_source_scheduled(
     source: &str,
     options: &Options,
-    schedule: &dyn Fn(usize, &Scop) -> Option<(ScheduleTree, Coincidence)>,
+    schedule: &ScheduleOf<'_>,
 ) -> Result<Optimized> {
     let extracted = pollen_frontend::extract_all_with(source, &mut fresh_budget(options))
         .map_err(Error::Frontend)?;
