@@ -313,13 +313,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         options,
     )?;
 
-    let codegen_options = pollen_codegen::Options {
-        distribute: true,
-        budget: options.budget,
-        ..Default::default()
-    };
-    let ast =
-        pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    let ast = generate_loops(scop, &tree, options)?;
     let report = ScopReport {
         summary: ScopSummary::of(scop),
         dependences: DependenceSummary::of(&deps),
@@ -437,13 +431,7 @@ pub fn optimize_scop_scheduled(
         &mut fallback,
         options,
     )?;
-    let codegen_options = pollen_codegen::Options {
-        distribute: true,
-        budget: options.budget,
-        ..Default::default()
-    };
-    let ast =
-        pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    let ast = generate_loops(scop, &tree, options)?;
     let report = ScopReport {
         summary: ScopSummary::of(scop),
         dependences: DependenceSummary::of(&deps),
@@ -525,13 +513,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         }
     };
     let tree = tiled.clone().unwrap_or_else(|| outcome.tree.clone());
-    let codegen_options = pollen_codegen::Options {
-        distribute: true,
-        budget: options.budget,
-        ..Default::default()
-    };
-    let ast =
-        pollen_codegen::generate(scop, &tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    let ast = generate_loops(scop, &tree, options)?;
     let gpu_options = pollen_gpu::GpuOptions {
         block: options.gpu.block.clone(),
         shared_memory: options.gpu.shared_memory,
@@ -667,6 +649,17 @@ fn tile_schedule(
         ordered: None,
         tiled_any,
     })
+}
+
+/// The loops of `tree` (statements distributed where their schedules allow, the
+/// options' budget).
+fn generate_loops(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result<Ast> {
+    let codegen_options = pollen_codegen::Options {
+        distribute: true,
+        budget: options.budget,
+        ..Default::default()
+    };
+    pollen_codegen::generate(scop, tree, &codegen_options).map_err(Error::CodeGeneration)
 }
 
 /// The cost model's figures for `tree`.

@@ -25,6 +25,18 @@ fn speedups(results: &Results, outcome: &Outcome) -> (Option<f64>, Option<f64>) 
     (Some(results.baseline.seconds / s), default.map(|d| d / s))
 }
 
+/// Every timed run's seconds, joined by `separator` (empty for an untimed status).
+fn runs_text(status: &Status, separator: &str) -> String {
+    match status {
+        Status::Timed { runs, .. } => runs
+            .iter()
+            .map(|r| format!("{r:.6}"))
+            .collect::<Vec<_>>()
+            .join(separator),
+        _ => String::new(),
+    }
+}
+
 /// The detail column.
 fn detail(status: &Status) -> String {
     match status {
@@ -47,14 +59,7 @@ pub fn to_csv(results: &Results) -> String {
     let mut out = format!("{CSV_HEADER}\n");
     for o in by_id(results) {
         let (orig, def) = speedups(results, o);
-        let runs = match &o.status {
-            Status::Timed { runs, .. } => runs
-                .iter()
-                .map(|r| format!("{r:.6}"))
-                .collect::<Vec<_>>()
-                .join(";"),
-            _ => String::new(),
-        };
+        let runs = runs_text(&o.status, ";");
         let fields = [
             o.candidate.id.to_string(),
             o.candidate.key(),
@@ -191,14 +196,7 @@ pub fn to_json(results: &Results) -> String {
     let rows = by_id(results);
     for (k, o) in rows.iter().enumerate() {
         let (orig, def) = speedups(results, o);
-        let runs = match &o.status {
-            Status::Timed { runs, .. } => runs
-                .iter()
-                .map(|r| format!("{r:.6}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            _ => String::new(),
-        };
+        let runs = runs_text(&o.status, ", ");
         let _ = write!(
             out,
             "    {{\"id\": {}, \"key\": {}, \"status\": {}, \"seconds\": {}, \"runs\": [{}], \"speedup_original\": {}, \"speedup_default\": {}, \"detail\": {}, \"resumed\": {}}}",
