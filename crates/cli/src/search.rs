@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use pollen_driver::{Options, Tiling};
-use pollen_tune::evaluate::{candidates, space_of, Local, SpaceError, Timer, Toolchain};
+use pollen_tune::evaluate::{
+    candidates, neighbours, space_of, Local, SpaceError, Timer, Toolchain,
+};
 use pollen_tune::results::{from_csv, table, to_csv, to_json};
 use pollen_tune::tuner::{search, Config, Event, Status};
 
@@ -45,7 +47,12 @@ Each structure becomes a complete schedule: the classes run in order, each sched
 by Pluto with maximal fusion inside its outer loop and tiled, or the same untiled, or
 each class's statements in their original loop order under the class's fused outer
 loop (three candidates per structure); the `pollen opt` pipeline parallelises and
-generates each. `pollen opt`'s own default is candidate 0.
+generates each. `pollen opt`'s own default is candidate 0, followed by its neighbours:
+the same pipeline with one parameter changed (tile sizes 16, 32, 64, 128, 32x256 or
+64x512 instead of the cache model's, no unroll-and-jam, no parallel loops). From the
+middle of --time or --budget on (or once the list is done), the neighbours of the
+--refine fastest candidates so far go first, each candidate refined once, so that the
+search descends from its best points; their keys name them (`{S0 S1} tiled tiles=64`).
 
 Each candidate is compiled with --compiler (the words before the source file; --cflags
 words after it; -D definitions), run once and its output (standard output and error,
@@ -142,6 +149,11 @@ pub struct SearchArgs {
     /// The seed of the visiting order.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Local refinement: the N fastest candidates' neighbours (tile sizes,
+    /// unroll-and-jam, parallel loops changed one at a time) are tried next, each
+    /// candidate once, from the middle of --time or --budget on (0: none).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub refine: usize,
     /// Write the results as CSV to FILE, after every candidate.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -351,6 +363,8 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         cutoff: (args.cutoff > 0.0).then_some(args.cutoff),
         confirm: args.confirm,
         finalists: 3,
+        refine: args.refine,
+        ..Config::default()
     };
     let total = match args.budget {
         Some(b) => b.min(all.len()),
@@ -382,6 +396,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             let names: Vec<String> = finalists.iter().map(|c| format!("#{}", c.id)).collect();
             bar.set_message(format!("confirming {}", names.join(", ")));
         }
+        Event::Added(added) => bar.inc_length(added.len() as u64),
         Event::Started(c) => {
             bar.set_message(format!("running {c}{}", left(time_limit, search_start)))
         }
@@ -411,7 +426,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             }
         }
     };
-    let results = search(&all, &evaluator, &config, &known, &mut observe)
+    let results = search(&all, &neighbours, &evaluator, &config, &known, &mut observe)
         .map_err(|f| anyhow::anyhow!("the original program: {f}"))?;
     bar.finish_and_clear();
     out!("{}", table(&results));

@@ -45,6 +45,10 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
             "2",
             "--confirm",
             "1",
+            "--refine",
+            "0",
+            "--cutoff",
+            "0",
             "--csv",
             csv.to_str().unwrap(),
             "--json",
@@ -55,16 +59,17 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-    // The space line, then one row per candidate: the default and 3 per structure.
+    // The space line, then one row per candidate: the default, its 8 neighbours and 3
+    // per structure.
     assert!(stdout.starts_with("space of "), "{stdout}");
     assert!(stdout.contains("F1: #dim 2 #cst 5 #points 3"), "{stdout}");
     assert!(
-        stdout.contains("10 candidates evaluated (0 resumed), 0 not reached, 0 mismatch(es)"),
+        stdout.contains("18 candidates evaluated (0 resumed), 0 not reached, 0 mismatch(es)"),
         "{stdout}"
     );
     assert!(stdout.contains("best: #"), "{stdout}");
     let rows = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(rows.lines().count(), 11, "{rows}");
+    assert_eq!(rows.lines().count(), 19, "{rows}");
     assert!(
         rows.lines()
             .skip(1)
@@ -73,7 +78,7 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     );
     let json = std::fs::read_to_string(&json).unwrap();
     assert!(json.contains("\"candidates\": ["), "{json}");
-    assert_eq!(json.matches("\"key\": ").count(), 10);
+    assert_eq!(json.matches("\"key\": ").count(), 18);
 
     // The best program is a program: it compiles and prints the original's arrays.
     let build = |source: &Path, exe: &Path| {
@@ -97,12 +102,20 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     // Resumed from the CSV: nothing is evaluated again.
     let again = search(
         &kernel("mvt"),
-        &["--csv", csv.to_str().unwrap(), "--resume", "--confirm", "0"],
+        &[
+            "--csv",
+            csv.to_str().unwrap(),
+            "--resume",
+            "--confirm",
+            "0",
+            "--refine",
+            "0",
+        ],
     );
     let stdout = text(&again.stdout);
     assert!(again.status.success(), "{stdout}");
     assert!(
-        stdout.contains("10 candidates evaluated (10 resumed), 0 not reached"),
+        stdout.contains("18 candidates evaluated (18 resumed), 0 not reached"),
         "{stdout}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -113,12 +126,21 @@ fn a_budget_limits_the_candidates() {
     require_gcc();
     let out = search(
         &kernel("atax"),
-        &["--budget", "3", "--seed", "5", "--confirm", "0"],
+        &[
+            "--budget",
+            "3",
+            "--seed",
+            "5",
+            "--confirm",
+            "0",
+            "--refine",
+            "0",
+        ],
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(
-        stdout.contains("3 candidates evaluated (0 resumed), 46 not reached"),
+        stdout.contains("3 candidates evaluated (0 resumed), 54 not reached"),
         "{stdout}"
     );
     assert!(
@@ -147,7 +169,7 @@ fn a_miscompiled_candidate_is_a_listed_mismatch() {
         .arg(kernel("mvt"))
         .args(["--compiler", &compiler])
         .args(["-D", "POLLEN_TIME", "--check-define", "POLLEN_DUMP"])
-        .args(["--runs", "1", "--confirm", "0", "--quiet"])
+        .args(["--runs", "1", "--confirm", "0", "--refine", "0", "--quiet"])
         .output()
         .unwrap();
     let stdout = text(&out.stdout);
@@ -173,14 +195,14 @@ fn explain_shows_one_candidates_pipeline() {
             "search",
             kernel("gemver").to_str().unwrap(),
             "--explain",
-            "2",
+            "10",
         ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("candidate #2 {S0 S1 S2 S3} untiled"),
+        stderr.contains("candidate #10 {S0 S1 S2 S3} untiled"),
         "{stderr}"
     );
     assert!(stderr.contains("schedule (given)"), "{stderr}");
@@ -190,9 +212,11 @@ fn explain_shows_one_candidates_pipeline() {
         .output()
         .unwrap();
     let listed = text(&list.stdout);
-    // 8 structures of F¹ (digest T13), 3 candidates each, and the default.
+    // 8 structures of F¹ (digest T13), 3 candidates each, the default and its 8
+    // neighbours.
     assert!(listed.contains("#points 8"), "{listed}");
-    assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 25);
+    assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 33);
+    assert!(listed.contains("#1 default tiles=16"), "{listed}");
 }
 
 #[test]
@@ -207,7 +231,7 @@ fn errors_are_reported() {
     let gemver = gemver.to_str().unwrap();
     let out = run(&["search", gemver, "--explain", "99"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("there are 25 candidates"));
+    assert!(text(&out.stderr).contains("there are 33 candidates"));
     let out = run(&["search", gemver, "--region", "2", "--list"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("the file has 1 region(s)"));

@@ -36,6 +36,81 @@ pub struct Candidate {
     pub structure: Option<FusionStructure>,
     /// How the classes of the structure are scheduled (ignored for the default).
     pub inner: Inner,
+    /// The pipeline's parameters: tile sizes, register tiling, parallel loops.
+    pub knobs: Knobs,
+}
+
+/// The parameters of the pipeline that a candidate may change, each a neighbour of the
+/// others in the local search ([`neighbours`]): the tile sizes, the unroll-and-jam of
+/// the point loops, and OpenMP's parallel loops.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Knobs {
+    /// Tile sizes, outermost band member first, the last one repeated
+    /// ([`pollen_driver::Tiling::Sizes`]); `None`: the sizes of the cache model.
+    pub tile_sizes: Option<Vec<i64>>,
+    /// Register tiling ([`DriverOptions::unroll_and_jam`]).
+    pub unroll_and_jam: bool,
+    /// Parallel loops and wavefronts ([`DriverOptions::parallel`]).
+    pub parallel: bool,
+}
+
+impl Default for Knobs {
+    /// `pollen opt`'s choices.
+    fn default() -> Knobs {
+        Knobs {
+            tile_sizes: None,
+            unroll_and_jam: true,
+            parallel: true,
+        }
+    }
+}
+
+/// The tile sizes the local search tries besides the cache model's: cubes from 16 to
+/// 128, and two shapes with a long innermost extent (for bands whose innermost loop
+/// streams through memory).
+pub const TILE_SIZES: [&[i64]; 6] = [&[16], &[32], &[64], &[128], &[32, 256], &[64, 512]];
+
+impl Knobs {
+    /// The suffix of a candidate's key: empty for the default choices, else one word
+    /// per changed parameter (` tiles=32,256`, ` no-unroll-and-jam`, ` sequential`).
+    pub fn suffix(&self) -> String {
+        let mut out = String::new();
+        if let Some(sizes) = &self.tile_sizes {
+            let sizes: Vec<String> = sizes.iter().map(i64::to_string).collect();
+            out += &format!(" tiles={}", sizes.join(","));
+        }
+        if !self.unroll_and_jam {
+            out += " no-unroll-and-jam";
+        }
+        if !self.parallel {
+            out += " sequential";
+        }
+        out
+    }
+
+    /// The knobs that differ from these in one parameter; the tile parameters only
+    /// where the candidate is `tiled`.
+    pub fn neighbours(&self, tiled: bool) -> Vec<Knobs> {
+        let mut out = Vec::new();
+        if tiled {
+            let sizes = std::iter::once(None).chain(TILE_SIZES.iter().map(|s| Some(s.to_vec())));
+            for tile_sizes in sizes.filter(|s| *s != self.tile_sizes) {
+                out.push(Knobs {
+                    tile_sizes,
+                    ..self.clone()
+                });
+            }
+            out.push(Knobs {
+                unroll_and_jam: !self.unroll_and_jam,
+                ..self.clone()
+            });
+        }
+        out.push(Knobs {
+            parallel: !self.parallel,
+            ..self.clone()
+        });
+        out
+    }
 }
 
 /// How a candidate's classes are scheduled below the outer level.
@@ -69,11 +144,39 @@ impl Candidate {
     /// The key that names the candidate in results and resumed searches: `default`, or
     /// the structure and the [`Inner`] choice's name.
     pub fn key(&self) -> String {
-        match &self.structure {
+        let base = match &self.structure {
             None => "default".to_string(),
             Some(s) => format!("{s} {}", self.inner.name()),
-        }
+        };
+        base + &self.knobs.suffix()
     }
+
+    /// Whether this is `pollen opt`'s default: its pipeline with its parameters.
+    pub fn is_default(&self) -> bool {
+        self.structure.is_none() && self.knobs == Knobs::default()
+    }
+
+    /// Whether the candidate's bands are tiled: the default pipeline's (where the cost
+    /// model finds reuse) and [`Inner::Tiled`] structures'.
+    pub fn tiled(&self) -> bool {
+        self.structure.is_none() || self.inner == Inner::Tiled
+    }
+}
+
+/// The neighbours of a candidate in the local search: the same structure and schedule
+/// with one parameter of its [`Knobs`] changed. Their ids are left 0 for the search to
+/// number.
+pub fn neighbours(candidate: &Candidate) -> Vec<Candidate> {
+    candidate
+        .knobs
+        .neighbours(candidate.tiled())
+        .into_iter()
+        .map(|knobs| Candidate {
+            id: 0,
+            knobs,
+            ..candidate.clone()
+        })
+        .collect()
 }
 
 impl fmt::Display for Candidate {
@@ -82,20 +185,30 @@ impl fmt::Display for Candidate {
     }
 }
 
-/// The candidates of `space`: the default first, then every structure of F¹ with each
-/// [`Inner`] choice (the order of [`Space::structures`], maximal fusion first).
+/// The candidates of `space`: the default first, then its [`neighbours`] (the default
+/// pipeline with one parameter changed), then every structure of F¹ with each [`Inner`]
+/// choice (the order of [`Space::structures`], maximal fusion first). The neighbours of
+/// the structures' candidates come later, from the search's local refinement of the
+/// fastest ([`crate::tuner::Config::refine`]).
 pub fn candidates(space: &Space) -> Vec<Candidate> {
-    let mut out = vec![Candidate {
+    let default = Candidate {
         id: 0,
         structure: None,
         inner: Inner::Tiled,
-    }];
+        knobs: Knobs::default(),
+    };
+    let mut out = vec![default.clone()];
+    for mut c in neighbours(&default) {
+        c.id = out.len();
+        out.push(c);
+    }
     for structure in space.structures() {
         for inner in Inner::ALL {
             out.push(Candidate {
                 id: out.len(),
                 structure: Some(structure.clone()),
                 inner,
+                knobs: Knobs::default(),
             });
         }
     }
@@ -249,17 +362,30 @@ pub struct Local {
 impl Local {
     /// The driver options of `candidate`.
     pub fn driver_options(&self, candidate: &Candidate) -> DriverOptions {
-        if candidate.structure.is_none() {
+        if candidate.is_default() {
             return self.options.clone();
         }
+        let knobs = &candidate.knobs;
+        let tiling = match (&knobs.tile_sizes, candidate.tiled()) {
+            (_, false) => pollen_driver::Tiling::Off,
+            (Some(sizes), true) => pollen_driver::Tiling::Sizes(sizes.clone()),
+            (None, true) => self.options.tiling.clone(),
+        };
+        // The default pipeline's variants keep its checks and its budget.
+        let base = if candidate.structure.is_none() {
+            self.options.clone()
+        } else {
+            DriverOptions {
+                profitability: false,
+                budget: self.candidate_budget,
+                ..self.options.clone()
+            }
+        };
         DriverOptions {
-            profitability: false,
-            budget: self.candidate_budget,
-            tiling: match candidate.inner {
-                Inner::Tiled => self.options.tiling.clone(),
-                Inner::Untiled | Inner::Original => pollen_driver::Tiling::Off,
-            },
-            ..self.options.clone()
+            tiling,
+            unroll_and_jam: base.unroll_and_jam && knobs.unroll_and_jam,
+            parallel: base.parallel && knobs.parallel,
+            ..base
         }
     }
 

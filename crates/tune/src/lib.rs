@@ -7,7 +7,8 @@
 //! the exact library crates where time is a floating-point number of seconds.
 //!
 //! - [`evaluate`]: a [`Candidate`](evaluate::Candidate) (a fusion structure and how its
-//!   classes are scheduled, or `pollen opt`'s default) and the four steps of its
+//!   classes are scheduled, or `pollen opt`'s default, with the pipeline's parameters:
+//!   tile sizes, unroll-and-jam, parallel loops) and the four steps of its
 //!   evaluation, generate → build → run → measure, behind the
 //!   [`Evaluator`](evaluate::Evaluator) trait; [`Local`](evaluate::Local) does them on
 //!   this machine (the driver prints, a C compiler builds, the program runs). Another
@@ -15,7 +16,8 @@
 //! - [`tuner`]: the search loop: the original's output and time first, then the
 //!   candidates in a seeded order, several built and checked at once, every timing run
 //!   alone, a cutoff for slow candidates, a budget of candidates or time, resumed
-//!   results, confirmation rounds for the finalists.
+//!   results, a local refinement of the fastest (their neighbours tried next),
+//!   confirmation rounds for the finalists.
 //! - [`results`]: the results as a table, as CSV (which a search resumes from) and as
 //!   JSON.
 //!
@@ -43,8 +45,12 @@
 //! let space = space_of(c, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
 //! let keys: Vec<String> = candidates(&space).iter().map(|c| c.key()).collect();
 //! assert_eq!(keys[0], "default");
-//! assert_eq!(keys[1], "{S0 S1} tiled");
-//! assert_eq!(keys.len(), 1 + 3 * 2);
+//! // The default pipeline with one parameter changed.
+//! assert_eq!(keys[1], "default tiles=16");
+//! assert_eq!(keys[8], "default sequential");
+//! // Then three candidates per fusion structure.
+//! assert_eq!(keys[9], "{S0 S1} tiled");
+//! assert_eq!(keys.len(), 1 + 8 + 3 * 2);
 //! ```
 
 pub mod evaluate;

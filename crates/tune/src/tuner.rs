@@ -15,11 +15,16 @@
 //!   reported as mismatches with the first difference.
 //! - Results already known (a resumed search, by [`Candidate::key`]) are not
 //!   evaluated again.
+//! - Local refinement ([`Config::refine`]): past [`Config::refine_after`] of the time
+//!   (or of the budget, or once the list is done), the fastest candidates' neighbours
+//!   (the same candidate with one pipeline parameter changed, given by the caller) go
+//!   to the front of the queue, each candidate refined once: a greedy descent from the
+//!   best points of the space.
 //! - At the end, [`Config::confirm`] rounds time the default and the fastest
 //!   candidates again in turn, so that the best and the default are compared over
 //!   the same number of interleaved runs.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -46,6 +51,13 @@ pub struct Config {
     pub confirm: usize,
     /// The fastest candidates confirmed besides the default.
     pub finalists: usize,
+    /// The fastest candidates whose neighbours are queued at a time; 0: no local
+    /// refinement.
+    pub refine: usize,
+    /// The fraction of [`Config::time`] (else of [`Config::budget`]) after which the
+    /// neighbours of the fastest go before the rest of the list; without either limit,
+    /// refinement starts when the list is done.
+    pub refine_after: f64,
 }
 
 impl Default for Config {
@@ -59,6 +71,8 @@ impl Default for Config {
             cutoff: Some(4.0),
             confirm: 3,
             finalists: 3,
+            refine: 3,
+            refine_after: 0.5,
         }
     }
 }
@@ -139,6 +153,8 @@ pub enum Event<'a> {
     Baseline(&'a Baseline),
     /// The confirmation rounds start, over these candidates.
     Confirming(&'a [Candidate]),
+    /// Candidates were added to the queue by the local refinement.
+    Added(&'a [Candidate]),
     /// A candidate was started.
     Started(&'a Candidate),
     /// A candidate is done.
@@ -152,7 +168,8 @@ pub struct Results {
     pub baseline: Baseline,
     /// The candidates evaluated (or resumed), in the order they finished.
     pub outcomes: Vec<Outcome>,
-    /// The candidates not reached within the budget or the time.
+    /// The candidates not reached within the budget or the time (of the list and of
+    /// the refinement's additions).
     pub not_reached: usize,
     /// The search's wall time.
     pub elapsed: Duration,
@@ -172,9 +189,7 @@ impl Results {
 
     /// The default candidate's outcome.
     pub fn default_outcome(&self) -> Option<&Outcome> {
-        self.outcomes
-            .iter()
-            .find(|o| o.candidate.structure.is_none())
+        self.outcomes.iter().find(|o| o.candidate.is_default())
     }
 
     /// The outcomes whose output differs from the original's.
@@ -185,8 +200,9 @@ impl Results {
     }
 }
 
-/// The order the candidates are evaluated in: the default (id 0) first, the rest by a
-/// Fisher–Yates shuffle driven by SplitMix64 from `seed`.
+/// The order the candidates are evaluated in: the default pipeline's (the default and
+/// its variants) first, the rest by a Fisher–Yates shuffle driven by SplitMix64 from
+/// `seed`.
 pub fn order(candidates: &[Candidate], seed: u64) -> Vec<usize> {
     let mut rest: Vec<usize> = (0..candidates.len())
         .filter(|&i| candidates[i].structure.is_some())
@@ -199,10 +215,15 @@ pub fn order(candidates: &[Candidate], seed: u64) -> Vec<usize> {
     out
 }
 
+/// The neighbours of a candidate for the local refinement (e.g.
+/// [`crate::evaluate::neighbours`]; ids are assigned by the search).
+pub type Neighbours<'a> = &'a (dyn Fn(&Candidate) -> Vec<Candidate> + Sync);
+
 /// Runs the search. `known` holds results of a resumed search by key; `observe` hears
 /// every event (from the worker threads, one at a time).
 pub fn search(
     candidates: &[Candidate],
+    neighbours: Neighbours<'_>,
     evaluator: &dyn Evaluator,
     config: &Config,
     known: &HashMap<String, Status>,
@@ -231,28 +252,41 @@ pub fn search(
     let baseline = Baseline { output, seconds };
     observe(Event::Baseline(&baseline));
 
-    let order = order(candidates, config.seed);
-    let queue = Mutex::new(order.into_iter());
     let shared = Mutex::new(Shared {
         outcomes: Vec::new(),
         builds: HashMap::new(),
         best: None,
         started: 0,
         observe,
+        queue: order(candidates, config.seed).into_iter().collect(),
+        seen: candidates.iter().map(Candidate::key).collect(),
+        refined: HashSet::new(),
+        all: candidates.to_vec(),
+        next_id: candidates.iter().map(|c| c.id + 1).max().unwrap_or(0),
     });
     let deadline = config.time.map(|t| start + t);
-    let take = || -> Option<usize> {
+    let refine_from = |s: &Shared<'_>| -> bool {
+        let fraction = config.refine_after.clamp(0.0, 1.0);
+        match (config.time, config.budget) {
+            (Some(t), _) => start.elapsed() >= t.mul_f64(fraction),
+            (None, Some(b)) => s.started as f64 >= b as f64 * fraction,
+            (None, None) => s.queue.is_empty(),
+        }
+    };
+    let take = || -> Option<Candidate> {
+        let mut s = shared.lock().ok()?;
         loop {
-            let index = queue.lock().ok()?.next()?;
-            let candidate = &candidates[index];
-            let mut s = shared.lock().ok()?;
+            if config.refine > 0 && (s.queue.is_empty() || refine_from(&s)) {
+                s.refine(config.refine, neighbours);
+            }
+            let index = s.queue.pop_front()?;
+            let candidate = s.all[index].clone();
             if let Some(status) = known.get(&candidate.key()) {
-                let outcome = Outcome {
-                    candidate: candidate.clone(),
+                s.record(Outcome {
+                    candidate,
                     status: status.clone(),
                     resumed: true,
-                };
-                s.record(outcome);
+                });
                 continue;
             }
             if config.budget.is_some_and(|b| s.started >= b)
@@ -261,24 +295,23 @@ pub fn search(
                 return None;
             }
             s.started += 1;
-            (s.observe)(Event::Started(candidate));
-            return Some(index);
+            (s.observe)(Event::Started(&candidate));
+            return Some(candidate);
         }
     };
     std::thread::scope(|scope| {
         for _ in 0..config.jobs.max(1) {
             scope.spawn(|| {
-                while let Some(index) = take() {
-                    let candidate = &candidates[index];
+                while let Some(candidate) = take() {
                     let (status, build) = evaluate(
-                        candidate, evaluator, &baseline, runs, config, &quiet, &shared,
+                        &candidate, evaluator, &baseline, runs, config, &quiet, &shared,
                     );
                     if let Ok(mut s) = shared.lock() {
                         if let Some(build) = build {
                             s.builds.insert(candidate.id, build);
                         }
                         s.record(Outcome {
-                            candidate: candidate.clone(),
+                            candidate,
                             status,
                             resumed: false,
                         });
@@ -291,11 +324,10 @@ pub fn search(
         .into_inner()
         .map_err(|_| Failure::new(Step::Measure, "a search thread panicked"))?;
     confirm(evaluator, config, &mut shared);
-    let done: std::collections::HashSet<usize> =
-        shared.outcomes.iter().map(|o| o.candidate.id).collect();
+    let done: HashSet<usize> = shared.outcomes.iter().map(|o| o.candidate.id).collect();
     Ok(Results {
         baseline,
-        not_reached: candidates.len() - done.len(),
+        not_reached: shared.all.len() - done.len(),
         outcomes: shared.outcomes,
         elapsed: start.elapsed(),
     })
@@ -324,7 +356,7 @@ fn confirm(evaluator: &dyn Evaluator, config: &Config, shared: &mut Shared<'_>) 
     if let Some(k) = shared
         .outcomes
         .iter()
-        .position(|o| o.candidate.structure.is_none() && o.status.seconds().is_some())
+        .position(|o| o.candidate.is_default() && o.status.seconds().is_some())
     {
         if !chosen.contains(&k) {
             chosen.push(k);
@@ -373,9 +405,55 @@ struct Shared<'o> {
     best: Option<f64>,
     started: usize,
     observe: &'o mut (dyn FnMut(Event<'_>) + Send),
+    /// Every candidate, the list's and the refinement's, by position.
+    all: Vec<Candidate>,
+    /// The positions in `all` still to evaluate, in order.
+    queue: VecDeque<usize>,
+    /// The keys of every candidate in `all`.
+    seen: HashSet<String>,
+    /// The keys of the candidates whose neighbours were queued.
+    refined: HashSet<String>,
+    /// The id of the next candidate added.
+    next_id: usize,
 }
 
 impl Shared<'_> {
+    /// Queues, at the front, the unseen neighbours of the `count` fastest candidates not
+    /// refined yet (among the fastest `count`: a candidate outside them waits until it
+    /// is one of them).
+    fn refine(&mut self, count: usize, neighbours: Neighbours<'_>) {
+        let mut timed: Vec<(f64, usize)> = self
+            .outcomes
+            .iter()
+            .enumerate()
+            .filter_map(|(k, o)| Some((o.status.seconds()?, k)))
+            .collect();
+        timed.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        let mut added = Vec::new();
+        for &(_, k) in timed.iter().take(count) {
+            let candidate = self.outcomes[k].candidate.clone();
+            if !self.refined.insert(candidate.key()) {
+                continue;
+            }
+            for mut n in neighbours(&candidate) {
+                if self.seen.insert(n.key()) {
+                    n.id = self.next_id;
+                    self.next_id += 1;
+                    added.push(n);
+                }
+            }
+        }
+        if added.is_empty() {
+            return;
+        }
+        // Front of the queue, in their order.
+        for c in added.iter().rev() {
+            self.queue.push_front(self.all.len());
+            self.all.push(c.clone());
+        }
+        (self.observe)(Event::Added(&added));
+    }
+
     fn record(&mut self, outcome: Outcome) {
         if let Some(s) = outcome.status.seconds() {
             self.best = Some(self.best.map_or(s, |b| b.min(s)));

@@ -4,8 +4,8 @@
 use pollen_presburger::Budget;
 use pollen_search::Limits;
 use pollen_tune::evaluate::{
-    candidates, compare, output_without_timer, program_timer, space_of, Agreement, Inner,
-    SpaceError, TimerLine,
+    candidates, compare, neighbours, output_without_timer, program_timer, space_of, Agreement,
+    Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, TILE_SIZES,
 };
 
 const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N], double tmp[M]) {
@@ -25,17 +25,35 @@ const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N
 ";
 
 #[test]
-fn atax_has_the_default_and_three_candidates_per_structure() {
+fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     assert_eq!(s.structures().len(), 16);
-    // The default, then three candidates per structure.
+    // The default, its 8 neighbours, then three candidates per structure.
     let all = candidates(&s);
-    assert_eq!(all.len(), 1 + 3 * 16);
-    assert!(all[0].structure.is_none());
+    assert_eq!(all.len(), 1 + 8 + 3 * 16);
+    assert!(all[0].structure.is_none() && all[0].is_default());
     assert_eq!(all[0].key(), "default");
     assert!(all.iter().enumerate().all(|(k, c)| c.id == k));
-    assert_eq!(all[1].inner, Inner::Tiled);
-    assert_eq!(all[3].inner, Inner::Original);
+    let variants: Vec<String> = all[1..9].iter().map(|c| c.key()).collect();
+    assert_eq!(
+        variants,
+        [
+            "default tiles=16",
+            "default tiles=32",
+            "default tiles=64",
+            "default tiles=128",
+            "default tiles=32,256",
+            "default tiles=64,512",
+            "default no-unroll-and-jam",
+            "default sequential",
+        ]
+    );
+    assert!(all[1..9]
+        .iter()
+        .all(|c| c.structure.is_none() && !c.is_default()));
+    assert_eq!(all[9].inner, Inner::Tiled);
+    assert_eq!(all[11].inner, Inner::Original);
+    assert!(all[9..].iter().all(|c| c.knobs == Knobs::default()));
     let keys: std::collections::BTreeSet<String> = all.iter().map(|c| c.key()).collect();
     assert_eq!(keys.len(), all.len(), "keys are unique");
 }
@@ -103,4 +121,87 @@ fn timers_are_found_and_left_out_of_the_output() {
         output_without_timer("a\n0.5\n", "", false),
         "a\n0.5\n--- stderr ---\n\n"
     );
+}
+
+#[test]
+fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
+    let tiled = Knobs::default().neighbours(true);
+    assert_eq!(tiled.len(), TILE_SIZES.len() + 2);
+    let untiled = Knobs::default().neighbours(false);
+    assert_eq!(
+        untiled,
+        [Knobs {
+            parallel: false,
+            ..Knobs::default()
+        }]
+    );
+    // From a changed point, the model's sizes are a neighbour again, and every
+    // neighbour differs in exactly one parameter.
+    let at64 = Knobs {
+        tile_sizes: Some(vec![64]),
+        ..Knobs::default()
+    };
+    let n = at64.neighbours(true);
+    assert_eq!(n.len(), TILE_SIZES.len() + 2);
+    assert!(n.iter().any(|k| k.tile_sizes.is_none()));
+    for k in &n {
+        let changed = usize::from(k.tile_sizes != at64.tile_sizes)
+            + usize::from(k.unroll_and_jam != at64.unroll_and_jam)
+            + usize::from(k.parallel != at64.parallel);
+        assert_eq!(changed, 1, "{k:?}");
+    }
+
+    let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
+    let all = candidates(&s);
+    let untiled = all.iter().find(|c| c.inner == Inner::Untiled).unwrap();
+    let keys: Vec<String> = neighbours(untiled).iter().map(|c| c.key()).collect();
+    assert_eq!(keys, [format!("{} sequential", untiled.key())]);
+}
+
+#[test]
+fn a_candidates_knobs_reach_the_pipeline() {
+    let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
+    let all = candidates(&s);
+    let local = Local {
+        source: ATAX.to_string(),
+        region: 0,
+        space: s,
+        options: pollen_driver::Options::default(),
+        candidate_budget: None,
+        toolchain: Toolchain {
+            compiler: vec!["cc".to_string()],
+            extra: Vec::new(),
+            defines: Vec::new(),
+            check_defines: None,
+            check_flags: Vec::new(),
+            include: Vec::new(),
+        },
+        dir: std::env::temp_dir(),
+        env: Vec::new(),
+        timer: Timer::Auto,
+        run_limit: std::time::Duration::from_secs(1),
+    };
+    // The maximal fusion, tiled, with 16x16 tiles and no parallel loops.
+    let tiled = all
+        .iter()
+        .find(|c| c.inner == Inner::Tiled && c.structure.is_some())
+        .unwrap();
+    let mut variant = tiled.clone();
+    variant.knobs = Knobs {
+        tile_sizes: Some(vec![16]),
+        unroll_and_jam: false,
+        parallel: false,
+    };
+    let options = local.driver_options(&variant);
+    assert_eq!(options.tiling, pollen_driver::Tiling::Sizes(vec![16]));
+    assert!(!options.parallel && !options.unroll_and_jam && !options.profitability);
+    let sequential = local.optimize(&variant).unwrap().text;
+    assert!(!sequential.contains("omp parallel"), "{sequential}");
+    let parallel = local.optimize(tiled).unwrap().text;
+    assert!(parallel.contains("omp parallel"), "{parallel}");
+    // The default's variants keep its profitability check.
+    let default_variant = all.iter().find(|c| c.key() == "default tiles=32").unwrap();
+    let options = local.driver_options(default_variant);
+    assert!(options.profitability);
+    assert_eq!(options.tiling, pollen_driver::Tiling::Sizes(vec![32]));
 }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use pollen_search::FusionStructure;
-use pollen_tune::evaluate::{Build, Candidate, Evaluator, Failure, Inner, Measured, Step};
+use pollen_tune::evaluate::{Build, Candidate, Evaluator, Failure, Inner, Knobs, Measured, Step};
 use pollen_tune::results::{from_csv, to_csv, to_json};
 use pollen_tune::tuner::{order, search, Config, Event, Status};
 
@@ -117,6 +117,7 @@ fn candidates(n: usize) -> Vec<Candidate> {
         id: 0,
         structure: None,
         inner: Inner::Tiled,
+        knobs: Knobs::default(),
     }];
     let structures = [
         FusionStructure::from_ranks(&[0, 0], names.clone()).unwrap(),
@@ -132,6 +133,7 @@ fn candidates(n: usize) -> Vec<Candidate> {
                 id: out.len(),
                 structure: Some(s.clone()),
                 inner,
+                knobs: Knobs::default(),
             });
         }
     }
@@ -145,6 +147,11 @@ fn config() -> Config {
         confirm: 0,
         ..Config::default()
     }
+}
+
+/// No local refinement.
+fn none(_: &Candidate) -> Vec<Candidate> {
+    Vec::new()
 }
 
 #[test]
@@ -176,7 +183,7 @@ fn the_fastest_correct_candidate_wins_and_wrong_ones_are_listed() {
     ]);
     let fake = Fake::new(behaviour);
     let mut events = 0;
-    let results = search(&all, &fake, &config(), &HashMap::new(), &mut |_| {
+    let results = search(&all, &none, &fake, &config(), &HashMap::new(), &mut |_| {
         events += 1
     })
     .unwrap();
@@ -217,7 +224,7 @@ fn a_budget_stops_the_search_and_the_default_always_runs() {
         budget: Some(4),
         ..config()
     };
-    let results = search(&all, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
+    let results = search(&all, &none, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
     assert_eq!(results.outcomes.len(), 4);
     assert_eq!(results.not_reached, 6);
     assert!(results.default_outcome().is_some());
@@ -240,7 +247,7 @@ fn slow_candidates_are_stopped_at_the_cutoff() {
         cutoff: Some(3.0),
         ..config()
     };
-    let results = search(&all, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
+    let results = search(&all, &none, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
     let slow = results
         .outcomes
         .iter()
@@ -264,7 +271,7 @@ fn confirmation_rounds_time_the_finalists_again() {
         ..config()
     };
     let mut confirming = Vec::new();
-    let results = search(&all, &fake, &cfg, &HashMap::new(), &mut |e| {
+    let results = search(&all, &none, &fake, &cfg, &HashMap::new(), &mut |e| {
         if let Event::Confirming(c) = e {
             confirming = c.iter().map(|c| c.id).collect();
         }
@@ -294,7 +301,7 @@ fn a_resumed_search_reuses_its_csv() {
         budget: Some(4),
         ..config()
     };
-    let first = search(&all, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
+    let first = search(&all, &none, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
     let csv = to_csv(&first);
     assert!(csv.starts_with(pollen_tune::results::CSV_HEADER));
     let known = from_csv(&csv).unwrap();
@@ -305,6 +312,7 @@ fn a_resumed_search_reuses_its_csv() {
     let again = Fake::new(behaviour);
     let second = search(
         &all,
+        &none,
         &again,
         &Config {
             budget: None,
@@ -345,4 +353,98 @@ fn csv_rejects_foreign_files_and_quotes_fields() {
     );
     let bad = format!("{header}\n1,x,ok,notanumber,,,,\n");
     assert!(from_csv(&bad).is_err());
+}
+
+#[test]
+fn the_refinement_descends_from_the_fastest_candidates() {
+    // Without a time or budget, refinement starts when the list is done. One job, so
+    // the ids of the added candidates are known: #3 is the fastest of the list; its
+    // neighbours are #4 (faster) and #5; #4's neighbour #6 is faster still; #6 has none.
+    let all = candidates(4);
+    let behaviour = HashMap::from([
+        (0, Behaviour::Fast(0.5)),
+        (3, Behaviour::Fast(0.4)),
+        (4, Behaviour::Fast(0.3)),
+        (5, Behaviour::Fast(0.6)),
+        (6, Behaviour::Fast(0.2)),
+    ]);
+    let fake = Fake::new(behaviour);
+    let chain = |c: &Candidate| -> Vec<Candidate> {
+        let with = |sizes: &[i64]| Candidate {
+            knobs: Knobs {
+                tile_sizes: Some(sizes.to_vec()),
+                ..c.knobs.clone()
+            },
+            ..c.clone()
+        };
+        match c.knobs.tile_sizes.as_deref() {
+            None => vec![with(&[16]), with(&[32])],
+            Some([16]) => vec![with(&[16, 64]), with(&[32])],
+            _ => Vec::new(),
+        }
+    };
+    let cfg = Config {
+        jobs: 1,
+        refine: 1,
+        ..config()
+    };
+    let mut added = Vec::new();
+    let results = search(&all, &chain, &fake, &cfg, &HashMap::new(), &mut |e| {
+        if let Event::Added(a) = e {
+            added.push(a.iter().map(|c| (c.id, c.key())).collect::<Vec<_>>());
+        }
+    })
+    .unwrap();
+    assert_eq!(
+        added,
+        [
+            vec![
+                (4, "{S0 S1} original-order tiles=16".to_string()),
+                (5, "{S0 S1} original-order tiles=32".to_string())
+            ],
+            // #4's second neighbour is #5 again: queued once only.
+            vec![(6, "{S0 S1} original-order tiles=16,64".to_string())],
+        ]
+    );
+    assert_eq!(results.outcomes.len(), 7);
+    assert_eq!(results.not_reached, 0);
+    let best = results.best().unwrap();
+    assert_eq!(best.candidate.id, 6);
+    assert_eq!(results.default_outcome().unwrap().candidate.id, 0);
+}
+
+#[test]
+fn without_refinement_nothing_is_added() {
+    let all = candidates(4);
+    let fake = Fake::new(HashMap::from([(3, Behaviour::Fast(0.1))]));
+    let cfg = Config {
+        refine: 0,
+        ..config()
+    };
+    let results = search(
+        &all,
+        &pollen_tune::evaluate::neighbours,
+        &fake,
+        &cfg,
+        &HashMap::new(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(results.outcomes.len(), 4);
+    // With it, the fastest's neighbours are tried.
+    let fake = Fake::new(HashMap::from([(3, Behaviour::Fast(0.1))]));
+    let results = search(
+        &all,
+        &pollen_tune::evaluate::neighbours,
+        &fake,
+        &config(),
+        &HashMap::new(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(results.outcomes.len() > 4);
+    assert!(results
+        .outcomes
+        .iter()
+        .any(|o| o.candidate.key() == "{S0 S1} original-order sequential"));
 }
