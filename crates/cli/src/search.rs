@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use pollen_driver::{Options, Tiling};
 use pollen_tune::evaluate::{
-    candidates, neighbours, space_of, Local, SpaceError, Timer, Toolchain,
+    by_key, candidates, neighbours, space_of, Local, SpaceError, Timer, Toolchain,
 };
 use pollen_tune::results::{from_csv, table, to_csv, to_json};
 use pollen_tune::tuner::{search, Config, Event, Status};
@@ -78,7 +78,8 @@ Examples:
   pollen search atax.c --compiler 'gcc -O3 -march=native -fopenmp' \\
       --cflags '-I utilities utilities/polybench.c -lm' -D LARGE_DATASET -D POLYBENCH_TIME \\
       --check-define MEDIUM_DATASET --check-define POLYBENCH_DUMP_ARRAYS --threads 2 --time 10m
-  pollen search examples/kernels/gemver.c --explain 3";
+  pollen search examples/kernels/gemver.c --explain 3
+  pollen search examples/kernels/gemver.c --explain '{S0 S1 S2} {S3} tiled tiles=32,256 sequential'";
 
 /// The arguments of `pollen search`.
 #[derive(clap::Args, Debug)]
@@ -170,9 +171,11 @@ pub struct SearchArgs {
     /// Print the space and the candidates, and stop.
     #[arg(long)]
     pub list: bool,
-    /// Print candidate K's pipeline (the driver's report) and its program, and stop.
+    /// Print candidate K's pipeline (the driver's report) and its program, and stop: K is
+    /// a number of --list or a key of the results (`"default tiles=16"`, also the
+    /// refinement's).
     #[arg(long, value_name = "K")]
-    pub explain: Option<usize>,
+    pub explain: Option<String>,
     /// Solver steps per stage of the space and of the default candidate (as `pollen
     /// opt --budget`), or `unlimited`.
     #[arg(long, default_value = "25000000", value_name = "N|unlimited")]
@@ -328,14 +331,22 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(k) = args.explain {
-        let Some(candidate) = all.get(k) else {
-            bail!(
-                "--explain {k}: there are {} candidates (0 to {})",
-                all.len(),
-                all.len() - 1
-            );
+    if let Some(k) = &args.explain {
+        let candidate = match k.trim().parse::<usize>() {
+            Ok(n) => all.get(n).cloned().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--explain {n}: there are {} candidates (0 to {})",
+                    all.len(),
+                    all.len() - 1
+                )
+            })?,
+            Err(_) => by_key(&all, k).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--explain `{k}`: no candidate has that key (see --list; a variant is a listed key followed by tiles=S1,S2,.., no-unroll-and-jam, sequential, in that order)"
+                )
+            })?,
         };
+        let candidate = &candidate;
         let optimized = evaluator
             .optimize(candidate)
             .map_err(|f| anyhow::anyhow!("candidate {candidate}: {f}"))?;

@@ -217,6 +217,24 @@ fn explain_shows_one_candidates_pipeline() {
     assert!(listed.contains("#points 8"), "{listed}");
     assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 33);
     assert!(listed.contains("#1 default tiles=16"), "{listed}");
+
+    // A refinement's key names its candidate too.
+    let out = Command::new(env!("CARGO_BIN_EXE_pollen"))
+        .args([
+            "search",
+            kernel("gemver").to_str().unwrap(),
+            "--explain",
+            "{S0 S1 S2} {S3} tiled tiles=32,256 sequential",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("candidate #33 {S0 S1 S2} {S3} tiled tiles=32,256 sequential"),
+        "{stderr}"
+    );
+    assert!(!text(&out.stdout).contains("omp parallel"));
 }
 
 #[test]
@@ -232,6 +250,9 @@ fn errors_are_reported() {
     let out = run(&["search", gemver, "--explain", "99"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("there are 33 candidates"));
+    let out = run(&["search", gemver, "--explain", "default tiles=16 tiles=8"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no candidate has that key"));
     let out = run(&["search", gemver, "--region", "2", "--list"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("the file has 1 region(s)"));

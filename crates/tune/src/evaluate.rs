@@ -163,6 +163,54 @@ impl Candidate {
     }
 }
 
+/// The candidate that `key` names ([`Candidate::key`]): one of `list`, or one of their
+/// variants (a listed key followed by the words of [`Knobs::suffix`]), as the local
+/// refinement names them; `None` when nothing matches.
+pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
+    let key = key.trim();
+    if let Some(c) = list.iter().find(|c| c.key() == key) {
+        return Some(c.clone());
+    }
+    let mut words: Vec<&str> = key.split(' ').collect();
+    let mut knobs = Knobs::default();
+    let mut seen_suffix = false;
+    while let Some(&last) = words.last() {
+        if last == "sequential" && knobs.parallel {
+            knobs.parallel = false;
+        } else if last == "no-unroll-and-jam" && knobs.unroll_and_jam {
+            knobs.unroll_and_jam = false;
+        } else if let Some(sizes) = last.strip_prefix("tiles=") {
+            if knobs.tile_sizes.is_some() {
+                return None;
+            }
+            let sizes: Option<Vec<i64>> = sizes
+                .split(',')
+                .map(|n| n.parse().ok().filter(|&n: &i64| n > 0))
+                .collect();
+            knobs.tile_sizes = Some(sizes?);
+        } else {
+            break;
+        }
+        seen_suffix = true;
+        words.pop();
+    }
+    if !seen_suffix {
+        return None;
+    }
+    let base = words.join(" ");
+    let c = list
+        .iter()
+        .find(|c| c.knobs == Knobs::default() && c.key() == base)?;
+    let candidate = Candidate {
+        id: list.iter().map(|c| c.id + 1).max().unwrap_or(0),
+        knobs,
+        ..c.clone()
+    };
+    // Tile sizes name only tiled candidates; the suffix's words in their order.
+    (candidate.key() == key && (candidate.tiled() || candidate.knobs.tile_sizes.is_none()))
+        .then_some(candidate)
+}
+
 /// The neighbours of a candidate in the local search: the same structure and schedule
 /// with one parameter of its [`Knobs`] changed. Their ids are left 0 for the search to
 /// number.

@@ -4,8 +4,8 @@
 use pollen_presburger::Budget;
 use pollen_search::Limits;
 use pollen_tune::evaluate::{
-    candidates, compare, neighbours, output_without_timer, program_timer, space_of, Agreement,
-    Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, TILE_SIZES,
+    by_key, candidates, compare, neighbours, output_without_timer, program_timer, space_of,
+    Agreement, Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, TILE_SIZES,
 };
 
 const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N], double tmp[M]) {
@@ -204,4 +204,43 @@ fn a_candidates_knobs_reach_the_pipeline() {
     let options = local.driver_options(default_variant);
     assert!(options.profitability);
     assert_eq!(options.tiling, pollen_driver::Tiling::Sizes(vec![32]));
+}
+
+#[test]
+fn keys_name_listed_candidates_and_their_variants() {
+    let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
+    let all = candidates(&s);
+    for c in &all {
+        assert_eq!(by_key(&all, &c.key()).as_ref(), Some(c));
+    }
+    let tiled = all
+        .iter()
+        .find(|c| c.inner == Inner::Tiled && c.structure.is_some())
+        .unwrap();
+    let untiled = all.iter().find(|c| c.inner == Inner::Untiled).unwrap();
+    // Every neighbour of every neighbour round-trips through its key.
+    for c in [tiled, untiled, &all[0]] {
+        for n in neighbours(c) {
+            for m in neighbours(&n) {
+                let found = by_key(&all, &m.key()).unwrap();
+                assert_eq!(found.key(), m.key());
+                assert_eq!(found.knobs, m.knobs);
+                assert_eq!(found.structure, m.structure);
+                let listed = all.iter().any(|c| c.key() == m.key());
+                assert_eq!(found.id < all.len(), listed, "{}", m.key());
+            }
+        }
+    }
+    let bad = [
+        format!("{} tiles=16", untiled.key()),
+        format!("{} sequential tiles=16", tiled.key()),
+        format!("{} tiles=0", tiled.key()),
+        format!("{} tiles=16 tiles=32", tiled.key()),
+        format!("{} sequential sequential", tiled.key()),
+        "{S9} tiled sequential".to_string(),
+        "nothing".to_string(),
+    ];
+    for key in bad {
+        assert!(by_key(&all, &key).is_none(), "{key}");
+    }
 }
