@@ -343,8 +343,15 @@ pub trait Evaluator: Sync {
 /// The result of one timed run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Measured {
-    /// The seconds the timer gave.
-    Seconds(f64),
+    /// The seconds the timer gave, and the wall clock of the whole run: the same when
+    /// the wall clock is the timer, more when the program times its kernel only (and
+    /// its set-up, e.g. PolyBench's initialisation, is left out).
+    Seconds {
+        /// The timer's seconds.
+        seconds: f64,
+        /// The run's wall-clock seconds.
+        wall: f64,
+    },
     /// The run was stopped after this many seconds of wall clock.
     Stopped(f64),
 }
@@ -624,7 +631,10 @@ impl Evaluator for Local {
             Timer::Wall => None,
             Timer::Auto => program_timer(&stdout, &stderr).map(|(seconds, _)| seconds),
         };
-        Ok(Measured::Seconds(own.unwrap_or(wall)))
+        Ok(Measured::Seconds {
+            seconds: own.unwrap_or(wall),
+            wall,
+        })
     }
 }
 

@@ -10,7 +10,9 @@
 //!   reader-writer lock: the other steps share it, a timing run holds it alone).
 //! - A candidate's time is the minimum of [`Config::runs`] runs. A run that exceeds
 //!   [`Config::cutoff`] times the best time so far is stopped and the candidate marked
-//!   slow (it cannot be the best).
+//!   slow (it cannot be the best). The limit is on the run's wall clock, so it adds the
+//!   most that a run's wall clock has exceeded its timer (a program that times only its
+//!   kernel spends the rest setting up).
 //! - Only candidates whose output agrees with the original's are timed; the others are
 //!   reported as mismatches with the first difference.
 //! - Results already known (a resumed search, by [`Candidate::key`]) are not
@@ -238,9 +240,13 @@ pub fn search(
     let build = evaluator.build("original", &original)?;
     let output = evaluator.run(&build)?;
     let mut seconds = f64::INFINITY;
+    let mut overhead: f64 = 0.0;
     for _ in 0..runs {
         match evaluator.measure(&build, None)? {
-            Measured::Seconds(s) => seconds = seconds.min(s),
+            Measured::Seconds { seconds: s, wall } => {
+                seconds = seconds.min(s);
+                overhead = overhead.max(wall - s);
+            }
             Measured::Stopped(after) => {
                 return Err(Failure::new(
                     Step::Measure,
@@ -256,6 +262,7 @@ pub fn search(
         outcomes: Vec::new(),
         builds: HashMap::new(),
         best: None,
+        overhead,
         started: 0,
         observe,
         queue: order(candidates, config.seed).into_iter().collect(),
@@ -387,7 +394,7 @@ fn confirm(evaluator: &dyn Evaluator, config: &Config, shared: &mut Shared<'_>) 
             let Some(build) = shared.builds.get(&id) else {
                 continue;
             };
-            if let Ok(Measured::Seconds(s)) = evaluator.measure(build, None) {
+            if let Ok(Measured::Seconds { seconds: s, .. }) = evaluator.measure(build, None) {
                 if let Status::Timed { seconds, runs, .. } = &mut shared.outcomes[k].status {
                     runs.push(s);
                     *seconds = seconds.min(s);
@@ -403,6 +410,8 @@ struct Shared<'o> {
     /// The builds of the candidates evaluated, by id (for the confirmation rounds).
     builds: HashMap<usize, Build>,
     best: Option<f64>,
+    /// The most that a run's wall clock exceeded its timer's seconds.
+    overhead: f64,
     started: usize,
     observe: &'o mut (dyn FnMut(Event<'_>) + Send),
     /// Every candidate, the list's and the refinement's, by position.
@@ -484,17 +493,24 @@ fn evaluate(
     };
     let mut times = Vec::new();
     for _ in 0..runs {
-        let best = shared.lock().ok().and_then(|s| s.best);
-        let limit = config
-            .cutoff
-            .zip(best)
-            .map(|(factor, best)| Duration::from_secs_f64((best * factor).max(0.05) + 0.5));
+        let (best, overhead) = shared
+            .lock()
+            .map(|s| (s.best, s.overhead))
+            .unwrap_or((None, 0.0));
+        let limit = config.cutoff.zip(best).map(|(factor, best)| {
+            Duration::from_secs_f64((best * factor).max(0.05) + overhead.max(0.0) + 0.5)
+        });
         let measured = {
             let _alone = quiet.write();
             evaluator.measure(&build, limit)
         };
         match measured {
-            Ok(Measured::Seconds(s)) => times.push(s),
+            Ok(Measured::Seconds { seconds, wall }) => {
+                times.push(seconds);
+                if let Ok(mut s) = shared.lock() {
+                    s.overhead = s.overhead.max(wall - seconds);
+                }
+            }
             Ok(Measured::Stopped(after)) => return (Status::Slow { agreement, after }, None),
             Err(failure) => return (Status::Failed(failure), None),
         }

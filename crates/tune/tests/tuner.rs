@@ -28,6 +28,8 @@ enum Behaviour {
 struct Fake {
     behaviour: HashMap<usize, Behaviour>,
     original_seconds: f64,
+    /// Wall-clock seconds of every run beyond its timer's (a set-up the timer leaves out).
+    overhead: f64,
     /// Steps running now (generate, build, run) and timing runs running now.
     busy: AtomicUsize,
     timing: AtomicUsize,
@@ -40,6 +42,7 @@ impl Fake {
         Fake {
             behaviour,
             original_seconds: 1.0,
+            overhead: 0.0,
             busy: AtomicUsize::new(0),
             timing: AtomicUsize::new(0),
             overlaps: AtomicUsize::new(0),
@@ -104,9 +107,10 @@ impl Evaluator for Fake {
             _ => self.original_seconds,
         };
         self.timing.fetch_sub(1, Ordering::SeqCst);
+        let wall = seconds + self.overhead;
         Ok(match limit {
-            Some(l) if seconds > l.as_secs_f64() => Measured::Stopped(l.as_secs_f64()),
-            _ => Measured::Seconds(seconds),
+            Some(l) if wall > l.as_secs_f64() => Measured::Stopped(l.as_secs_f64()),
+            _ => Measured::Seconds { seconds, wall },
         })
     }
 }
@@ -258,6 +262,38 @@ fn slow_candidates_are_stopped_at_the_cutoff() {
         "{:?}",
         slow.status
     );
+}
+
+#[test]
+fn the_cutoff_allows_for_the_set_up_the_timer_leaves_out() {
+    // Every run spends 5 s setting up, outside the timer: a candidate at twice the
+    // default's time is timed, one at a hundred times is stopped.
+    let all = candidates(4);
+    let behaviour = HashMap::from([
+        (0, Behaviour::Fast(0.1)),
+        (1, Behaviour::Fast(0.2)),
+        (2, Behaviour::Fast(10.0)),
+        (3, Behaviour::Fast(0.1)),
+    ]);
+    let mut fake = Fake::new(behaviour);
+    fake.overhead = 5.0;
+    let cfg = Config {
+        jobs: 1,
+        cutoff: Some(3.0),
+        ..config()
+    };
+    let results = search(&all, &none, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
+    let status = |id: usize| {
+        results
+            .outcomes
+            .iter()
+            .find(|o| o.candidate.id == id)
+            .unwrap()
+            .status
+            .clone()
+    };
+    assert_eq!(status(1).seconds(), Some(0.2));
+    assert!(matches!(status(2), Status::Slow { .. }), "{:?}", status(2));
 }
 
 #[test]
