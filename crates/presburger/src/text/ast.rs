@@ -49,12 +49,23 @@ pub(crate) enum ExprKind {
     Min(Vec<Expr>),
     /// `max(e1, ..., en)`.
     Max(Vec<Expr>),
+    /// `(c ? a : b)`: `a` where `c` holds, else `b`.
+    Select(Box<Formula>, Box<Expr>, Box<Expr>),
 }
 
 impl Expr {
     /// A node whose depth is computed from its children.
     pub fn new(kind: ExprKind, pos: Pos) -> Expr {
-        let depth = 1 + kind.children().map(|c| c.depth).max().unwrap_or(0);
+        let condition = match &kind {
+            ExprKind::Select(c, ..) => c.depth,
+            _ => 0,
+        };
+        let depth = 1 + kind
+            .children()
+            .map(|c| c.depth)
+            .max()
+            .unwrap_or(0)
+            .max(condition);
         Expr { kind, pos, depth }
     }
 
@@ -74,6 +85,7 @@ impl ExprKind {
             ExprKind::Div(e, _) | ExprKind::Floor(e) | ExprKind::Ceil(e) | ExprKind::Mod(e, _) => {
                 Box::new(std::iter::once(&**e))
             }
+            ExprKind::Select(_, a, b) => Box::new([&**a, &**b].into_iter()),
         }
     }
 }
@@ -223,5 +235,8 @@ pub(crate) struct Piece {
 #[derive(Clone, Debug)]
 pub(crate) struct Object {
     pub params: Vec<String>,
+    /// The definitions of the parameters defined in the list (`[n, m = 2n]`), by
+    /// position in `params`.
+    pub param_defs: Vec<Option<Expr>>,
     pub pieces: Vec<Piece>,
 }

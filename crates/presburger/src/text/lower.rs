@@ -346,6 +346,11 @@ impl<'w> Ctx<'w> {
                     .pos
                     .error("'min' and 'max' are only supported inside comparisons"));
             }
+            ExprKind::Select(..) => {
+                return Err(e.pos.error(
+                    "conditional expressions ('?:') are only supported inside comparisons and tuple definitions",
+                ));
+            }
         })
     }
 
@@ -633,6 +638,26 @@ impl<'w> Ctx<'w> {
             return Ok(Some(Formula::new(kind, pos)));
         }
         let node = node_at(if in_left { a } else { b }, &path);
+        if let ExprKind::Select(condition, then, otherwise) = &node.kind {
+            // (c and a[then] op b) or (not c and a[otherwise] op b).
+            self.tick(2, pos)?;
+            let with = |arg: &Expr| {
+                if in_left {
+                    cmp(replace_at(a, &path, arg), op, b.clone())
+                } else {
+                    cmp(a.clone(), op, replace_at(b, &path, arg))
+                }
+            };
+            let negated = Formula::new(FormulaKind::Not(condition.clone()), condition.pos);
+            let cases = vec![
+                Formula::new(
+                    FormulaKind::And(vec![(**condition).clone(), with(then)]),
+                    pos,
+                ),
+                Formula::new(FormulaKind::And(vec![negated, with(otherwise)]), pos),
+            ];
+            return Ok(Some(Formula::new(FormulaKind::Or(cases), pos)));
+        }
         let (args, is_min) = match &node.kind {
             ExprKind::Min(v) => (v.clone(), true),
             ExprKind::Max(v) => (v.clone(), false),
@@ -831,11 +856,15 @@ fn lex_formula(a: &[Expr], op: CmpOp, b: &[Expr], pos: Pos) -> Formula {
     Formula::new(FormulaKind::Or(cases), pos)
 }
 
-/// The first `min`/`max` node in pre-order: its path and, when every node above it is
-/// monotone, the direction (`±1`) in which the whole expression moves with it.
+/// The first `min`/`max` or conditional node in pre-order: its path and, for `min` and
+/// `max` when every node above it is monotone, the direction (`±1`) in which the whole
+/// expression moves with it.
 fn find_minmax(e: &Expr) -> Option<(Vec<usize>, Option<i32>)> {
     if matches!(e.kind, ExprKind::Min(_) | ExprKind::Max(_)) {
         return Some((Vec::new(), Some(1)));
+    }
+    if matches!(e.kind, ExprKind::Select(..)) {
+        return Some((Vec::new(), None));
     }
     for (i, child) in e.kind.children().enumerate() {
         if let Some((mut path, pol)) = find_minmax(child) {
@@ -921,6 +950,13 @@ fn replace_at(e: &Expr, path: &[usize], with: &Expr) -> Expr {
         ExprKind::Floor(x) => ExprKind::Floor(Box::new(r(x))),
         ExprKind::Ceil(x) => ExprKind::Ceil(Box::new(r(x))),
         ExprKind::Mod(x, d) => ExprKind::Mod(Box::new(r(x)), d.clone()),
+        ExprKind::Select(c, x, y) => {
+            if i == 0 {
+                ExprKind::Select(c.clone(), Box::new(r(x)), y.clone())
+            } else {
+                ExprKind::Select(c.clone(), x.clone(), Box::new(r(y)))
+            }
+        }
         other => other.clone(),
     };
     Expr::new(kind, e.pos)
@@ -946,7 +982,12 @@ fn piece_space(params: &[String], piece: &Piece) -> Space {
 }
 
 /// Lowers one piece to a map in its space.
-fn lower_piece(params: &[String], piece: &Piece, work: &mut usize) -> Result<Map> {
+fn lower_piece(
+    params: &[String],
+    param_defs: &[Option<Expr>],
+    piece: &Piece,
+    work: &mut usize,
+) -> Result<Map> {
     let space = piece_space(params, piece);
     let mut ctx = Ctx::new(space, work);
     for (i, p) in params.iter().enumerate() {
@@ -963,6 +1004,12 @@ fn lower_piece(params: &[String], piece: &Piece, work: &mut usize) -> Result<Map
         dims.extend(r.dims());
     }
     let mut parts = Vec::new();
+    for (i, def) in param_defs.iter().enumerate() {
+        if let Some(def) = def {
+            let var = Expr::new(ExprKind::Col(1 + i), def.pos);
+            parts.push(ctx.lower_cmp(&var, CmpOp::Eq, def, false, def.pos)?);
+        }
+    }
     for (k, dim) in dims.iter().enumerate() {
         let col = 1 + params.len() + k;
         if let Some(def) = &dim.def {
@@ -988,6 +1035,11 @@ pub(crate) fn lower_object(obj: &Object) -> Result<Vec<(Pos, Map)>> {
     let mut work = 0;
     obj.pieces
         .iter()
-        .map(|p| Ok((p.pos, lower_piece(&obj.params, p, &mut work)?)))
+        .map(|p| {
+            Ok((
+                p.pos,
+                lower_piece(&obj.params, &obj.param_defs, p, &mut work)?,
+            ))
+        })
         .collect()
 }

@@ -19,12 +19,20 @@
 //! already in scope is an expression (`{ [i, i] }` is the diagonal, `[N] -> { [N] }` the
 //! point at `N`), undeclared identifiers are errors, `not` binds tighter than `and`, which
 //! binds tighter than `or`, which binds tighter than `implies`, and `exists x: …` without
-//! parentheses extends as far as possible.
+//! parentheses extends as far as possible. Also as in isl: `[e]` is `floor(e)` (a
+//! tuple's first element `[..]` opens a wrapped pair only when `->` follows its closing
+//! bracket); `(c ? a : b)` is `a` where the formula `c` holds and `b` elsewhere (inside
+//! comparisons and tuple definitions, which split into the two cases); a parameter may
+//! be defined in the list by the parameters before it (`[N, M = 2N] -> …`, a constraint
+//! of every piece).
 //!
-//! Not supported: isl's rational sets (`rat:`), `infty`/`NaN`, quasi-polynomials,
-//! schedules, the ternary operator `?:`, `[e]` as a floor, `Sym = …`, definitions in the
-//! parameter list (`[N, M = 2N] -> …`), and a union mixing parameter domains with sets
-//! or sets with maps.
+//! Not supported: isl's rational sets (`rat:`, a positioned error), `infty`/`NaN`,
+//! quasi-polynomials, schedules, `Sym = …`, and a union mixing parameter domains with
+//! sets or sets with maps. Printing is a fixed point after one round
+//! (`print(parse(print(x))) == print(x)`) for sets with at most one division in their
+//! constraints and for those whose divisions the reader meets in column order; with
+//! several divisions in the constraints the re-read columns may come in another order,
+//! and the second print then orders the terms differently (the same points).
 //!
 //! # Invariants
 //! - parsing never panics, whatever the input: bad input is an [`Error::Parse`] (or, for

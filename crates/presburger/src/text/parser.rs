@@ -3,7 +3,8 @@
 //! The grammar is isl's (see isl's `isl_input.c` for the reference reader):
 //!
 //! ```text
-//! object     := [ '[' names ']' '->' ] '{' [ piece (';' piece)* [';'] ] '}'
+//! object     := [ '[' params ']' '->' ] '{' [ piece (';' piece)* [';'] ] '}'
+//! params     := param (',' param)*          param := name ['=' expr]
 //! piece      := ':' [formula] | tuple ['->' tuple] [(':' | '|') [formula]]
 //! tuple      := [name] '[' ( tuple '->' tuple | [element (',' element)*] ) ']'
 //! element    := '*' | fresh-name ['=' expr] | expr
@@ -15,10 +16,16 @@
 //! chain      := list (cmp list)+            list := expr (',' expr)*
 //! expr       := '-'* factor (('+' | '-') '-'* factor)*
 //! factor     := INT ['*'] ['-'] factor | base [postfix]
-//! base       := INT | name | '(' expr ')' | floor/ceil '(' expr ')'
-//!             | floord/ceild '(' expr ',' INT ')' | min/max '(' expr (',' expr)* ')'
+//! base       := INT | name | '(' expr ')' | '(' conditional ')' | '[' expr ']'
+//!             | floor/ceil '(' expr ')' | floord/ceild '(' expr ',' INT ')'
+//!             | min/max '(' expr (',' expr)* ')'
+//! conditional:= formula '?' expr ':' (conditional | expr)
 //! postfix    := ('mod' | '%') INT | ['*' ['-'] INT ('*' ['-'] INT)*] ['/' INT] ['//' INT]
 //! ```
+//!
+//! As in isl, `[e]` is `floor(e)`, `(c ? a : b)` is `a` where the formula `c` holds and
+//! `b` elsewhere, and a parameter may be defined by an expression of the parameters
+//! before it (`[n, m = 2n]`: a constraint of every piece).
 //!
 //! As in isl, a tuple element that is an identifier not yet in scope (parameters and the
 //! earlier dimensions of the piece) declares a new dimension; any other element is an
@@ -155,6 +162,7 @@ impl Parser {
     /// Parses a whole object and checks that nothing follows it.
     pub fn parse_object(&mut self) -> Result<Object> {
         let mut params = Vec::new();
+        let mut param_defs = Vec::new();
         let had_params = self.peek() == &Tok::LBracket;
         if had_params {
             self.bump();
@@ -169,7 +177,19 @@ impl Parser {
                     if params.contains(&name) {
                         return Err(pos.error(format!("duplicate parameter '{name}'")));
                     }
+                    let def = if self.eat(&Tok::Eq) {
+                        let def = self.parse_expr()?;
+                        if let Some(v) = first_unknown_var(&def, &params) {
+                            return Err(def.pos.error(format!(
+                                "the definition of parameter '{name}' uses '{v}', which is not an earlier parameter"
+                            )));
+                        }
+                        Some(def)
+                    } else {
+                        None
+                    };
                     params.push(name);
+                    param_defs.push(def);
                     if self.eat(&Tok::Comma) {
                         continue;
                     }
@@ -205,7 +225,11 @@ impl Parser {
         if self.peek() != &Tok::Eof {
             return self.unexpected("end of input after '}'");
         }
-        Ok(Object { params, pieces })
+        Ok(Object {
+            params,
+            param_defs,
+            pieces,
+        })
     }
 
     fn next_is_condition_separator(&self) -> bool {
@@ -223,6 +247,13 @@ impl Parser {
                 range: None,
                 formula,
             });
+        }
+        if let Tok::Kw(Keyword::Unsupported, word) = self.peek() {
+            if word.as_str() == "rat" {
+                return Err(pos.error(
+                    "rational sets and maps ('rat:') are not supported: only integer sets and maps can be read",
+                ));
+            }
         }
         if !self.next_is_tuple() {
             return self.unexpected("a tuple or ':'");
@@ -265,6 +296,34 @@ impl Parser {
         }
     }
 
+    /// Whether a wrapped pair `[A[..] -> B[..]]` follows (rather than elements that
+    /// start with a floor `[e]`): a tuple whose closing bracket is followed by `->`.
+    fn wrapped_tuple_ahead(&self) -> bool {
+        if !self.next_is_tuple() {
+            return false;
+        }
+        let mut k = self.at;
+        if matches!(self.toks[k].tok, Tok::Ident(_) | Tok::Kw(..)) {
+            k += 1;
+        }
+        let mut depth = 0usize;
+        while k < self.toks.len() {
+            match self.toks[k].tok {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return self.toks.get(k + 1).is_some_and(|t| t.tok == Tok::Arrow);
+                    }
+                }
+                Tok::Eof => return false,
+                _ => {}
+            }
+            k += 1;
+        }
+        false
+    }
+
     fn parse_tuple(&mut self) -> Result<TupleAst> {
         self.enter()?;
         let name = match self.peek() {
@@ -276,7 +335,7 @@ impl Parser {
             _ => None,
         };
         self.expect(&Tok::LBracket, "'['")?;
-        let body = if self.next_is_tuple() {
+        let body = if self.wrapped_tuple_ahead() {
             let a = self.parse_tuple()?;
             self.expect(&Tok::Arrow, "'->' inside a wrapped tuple")?;
             if !self.next_is_tuple() {
@@ -435,6 +494,13 @@ impl Parser {
     fn resolve_paren(&mut self) -> Result<()> {
         self.enter()?;
         let open = self.expect(&Tok::LParen, "'('")?;
+        if self.conditional_ahead() {
+            let e = self.parse_conditional(open)?;
+            self.expect(&Tok::RParen, "')' after the conditional expression")?;
+            self.pending = Some(Pending::Expr(e));
+            self.leave();
+            return Ok(());
+        }
         if self.peek() == &Tok::LParen {
             self.resolve_paren()?;
         }
@@ -615,9 +681,22 @@ impl Parser {
             }
             Tok::LParen => {
                 self.bump();
-                let e = self.parse_expr()?;
+                let e = if self.conditional_ahead() {
+                    self.parse_conditional(pos)?
+                } else {
+                    self.parse_expr()?
+                };
                 self.expect(&Tok::RParen, "')' after expression")?;
                 Ok(e)
+            }
+            Tok::LBracket => {
+                self.bump();
+                let e = self.parse_expr()?;
+                self.expect(
+                    &Tok::RBracket,
+                    "']' after the expression of '[...]' (floor)",
+                )?;
+                self.mk_expr(ExprKind::Floor(Box::new(e)), pos)
             }
             Tok::Kw(kw @ (Keyword::Floor | Keyword::Ceil), _) => {
                 self.bump();
@@ -703,6 +782,44 @@ impl Parser {
         Ok(e)
     }
 
+    /// Whether a `?` follows before the parenthesis that closes the current one: the
+    /// contents are a conditional expression.
+    fn conditional_ahead(&self) -> bool {
+        let mut depth = 0usize;
+        for t in &self.toks[self.at..] {
+            match t.tok {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace if depth == 0 => return false,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth -= 1,
+                Tok::Question if depth == 0 => return true,
+                Tok::Eof => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// `c ? a : b` (the parentheses around it are the caller's); `b` may be another
+    /// conditional.
+    fn parse_conditional(&mut self, pos: Pos) -> Result<Expr> {
+        self.enter()?;
+        let condition = self.parse_formula()?;
+        self.expect(&Tok::Question, "'?' after the condition")?;
+        let then = self.parse_expr()?;
+        self.expect(&Tok::Colon, "':' between the branches of '?'")?;
+        let otherwise = if self.conditional_ahead() {
+            let at = self.pos();
+            self.parse_conditional(at)?
+        } else {
+            self.parse_expr()?
+        };
+        self.leave();
+        self.mk_expr(
+            ExprKind::Select(Box::new(condition), Box::new(then), Box::new(otherwise)),
+            pos,
+        )
+    }
+
     fn parse_denominator(&mut self) -> Result<Int> {
         let pos = self.pos();
         match self.peek().clone() {
@@ -714,6 +831,46 @@ impl Parser {
                 Ok(v)
             }
             _ => self.unexpected("a positive integer constant"),
+        }
+    }
+}
+
+/// The first variable of `e` (its condition included) that is not in `known`.
+fn first_unknown_var(e: &Expr, known: &[String]) -> Option<String> {
+    if let ExprKind::Var(v) = &e.kind {
+        return (!known.contains(v)).then(|| v.clone());
+    }
+    if let ExprKind::Select(c, ..) = &e.kind {
+        if let Some(v) = first_unknown_var_in_formula(c, known) {
+            return Some(v);
+        }
+    }
+    e.kind.children().find_map(|c| first_unknown_var(c, known))
+}
+
+fn first_unknown_var_in_formula(f: &Formula, known: &[String]) -> Option<String> {
+    match &f.kind {
+        FormulaKind::True | FormulaKind::False => None,
+        FormulaKind::Chain { lists, .. } => lists
+            .iter()
+            .flatten()
+            .find_map(|e| first_unknown_var(e, known)),
+        FormulaKind::Cmp(a, _, b) => {
+            first_unknown_var(a, known).or_else(|| first_unknown_var(b, known))
+        }
+        FormulaKind::And(v) | FormulaKind::Or(v) => v
+            .iter()
+            .find_map(|g| first_unknown_var_in_formula(g, known)),
+        FormulaKind::Not(g) => first_unknown_var_in_formula(g, known),
+        FormulaKind::Implies(a, b) => first_unknown_var_in_formula(a, known)
+            .or_else(|| first_unknown_var_in_formula(b, known)),
+        FormulaKind::Exists { vars, body } => {
+            let mut inner = known.to_vec();
+            inner.extend(vars.iter().map(|v| v.name.clone()));
+            vars.iter()
+                .filter_map(|v| v.def.as_ref())
+                .find_map(|d| first_unknown_var(d, &inner))
+                .or_else(|| first_unknown_var_in_formula(body, &inner))
         }
     }
 }

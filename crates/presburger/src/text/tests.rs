@@ -942,11 +942,18 @@ fn error_positions_and_messages() {
         5,
         "expected '->' after the parameter list, found '{'",
     );
+    // `[i]` is a floor (isl's `[e]`) unless the bracket is followed by `->`.
     check_error(
         "{ [[i] [j]] }",
         1,
         8,
-        "expected '->' inside a wrapped tuple, found '['",
+        "expected ']' or ',' after tuple element, found '['",
+    );
+    check_error(
+        "{ [[i] -> [j] x] }",
+        1,
+        15,
+        "expected ']' after wrapped tuple, found 'x'",
     );
     check_error(
         "{ [i] : floor(i) mod j = 0 }",
@@ -1071,6 +1078,8 @@ struct TokenSoup(String);
 const SOUP: &[&str] = &[
     "{",
     "}",
+    "?",
+    "rat",
     "[",
     "]",
     "(",
@@ -1192,6 +1201,10 @@ enum GenExpr {
     Mod(Box<GenExpr>, i64),
     Min(Box<GenExpr>, Box<GenExpr>),
     Max(Box<GenExpr>, Box<GenExpr>),
+    /// `[e/d]`, isl's other spelling of the floor.
+    Bracket(Box<GenExpr>, i64),
+    /// `(a < b ? c : d)`.
+    Select([Box<GenExpr>; 4]),
 }
 
 const VARS: [&str; 3] = ["N", "i", "j"];
@@ -1203,7 +1216,7 @@ impl GenExpr {
         let choice = if depth == 0 {
             u8::arbitrary(g) % 2
         } else {
-            u8::arbitrary(g) % 8
+            u8::arbitrary(g) % 10
         };
         match choice {
             0 => GenExpr::Const(small(g)),
@@ -1220,10 +1233,12 @@ impl GenExpr {
                 Box::new(GenExpr::gen(g, depth - 1)),
                 Box::new(GenExpr::gen(g, depth - 1)),
             ),
-            _ => GenExpr::Max(
+            7 => GenExpr::Max(
                 Box::new(GenExpr::gen(g, depth - 1)),
                 Box::new(GenExpr::gen(g, depth - 1)),
             ),
+            8 => GenExpr::Bracket(Box::new(GenExpr::gen(g, depth - 1)), den(g)),
+            _ => GenExpr::Select([(); 4].map(|()| Box::new(GenExpr::gen(g, depth - 1)))),
         }
     }
 
@@ -1243,6 +1258,14 @@ impl GenExpr {
             GenExpr::Mod(a, d) => format!("({}) mod {d}", a.text()),
             GenExpr::Min(a, b) => format!("min({}, {})", a.text(), b.text()),
             GenExpr::Max(a, b) => format!("max({}, {})", a.text(), b.text()),
+            GenExpr::Bracket(a, d) => format!("[({})/{d}]", a.text()),
+            GenExpr::Select([a, b, c, d]) => format!(
+                "({} < {} ? {} : {})",
+                a.text(),
+                b.text(),
+                c.text(),
+                d.text()
+            ),
         }
     }
 
@@ -1256,6 +1279,14 @@ impl GenExpr {
             GenExpr::Mod(a, d) => a.eval(p).rem_euclid(*d),
             GenExpr::Min(a, b) => a.eval(p).min(b.eval(p)),
             GenExpr::Max(a, b) => a.eval(p).max(b.eval(p)),
+            GenExpr::Bracket(a, d) => a.eval(p).div_euclid(*d),
+            GenExpr::Select([a, b, c, d]) => {
+                if a.eval(p) < b.eval(p) {
+                    c.eval(p)
+                } else {
+                    d.eval(p)
+                }
+            }
         }
     }
 }
@@ -1481,4 +1512,126 @@ fn random_pieces_fold_and_read_back() {
     crate::oracle::seeded_quickcheck(100)
         .tests(500)
         .quickcheck(prop as fn(GenPieces) -> bool);
+}
+
+// ----- isl's other spellings: `[e]`, `(c ? a : b)`, defined parameters -----
+
+#[test]
+fn brackets_are_floors() {
+    check_set("{ [i] : 0 <= [i/3] <= 1 }", |p| {
+        (0..=1).contains(&p[0].div_euclid(3))
+    });
+    check_set("{ [i] : 2 * [i/3] = [i/2] }", |p| {
+        2 * p[0].div_euclid(3) == p[0].div_euclid(2)
+    });
+    check_set("{ [i, j] : [(i + [j/2])/3] = [(j + [i/4])/5] }", |p| {
+        (p[0] + p[1].div_euclid(2)).div_euclid(3) == (p[1] + p[0].div_euclid(4)).div_euclid(5)
+    });
+    assert_eq!(
+        round_trip("{ [i] -> [[i/2]] }"),
+        round_trip("{ [i] -> [floor(i/2)] }")
+    );
+}
+
+#[test]
+fn conditional_expressions() {
+    check_set("[N] -> { [i] : 0 <= i <= (N > 2 ? N : 2) }", |p| {
+        0 <= p[1] && p[1] <= p[0].max(2)
+    });
+    // At the start of a conjunct, and nested in the second branch.
+    check_set("[N] -> { [i] : (N > 2 ? N : 2) >= i >= 0 }", |p| {
+        0 <= p[1] && p[1] <= p[0].max(2)
+    });
+    check_set("{ [i, j] : j = (i > 2 ? 2 : i < -2 ? -2 : i) }", |p| {
+        p[1] == p[0].clamp(-2, 2)
+    });
+    check_set(
+        "{ [i, j] : (i > 0 and j > 0 ? i + j : (i - j) / 2) = 2 }",
+        |p| {
+            if p[0] > 0 && p[1] > 0 {
+                p[0] + p[1] == 2
+            } else {
+                p[0] - p[1] == 4
+            }
+        },
+    );
+    check_set("{ [i] : ((i > 2) ? i : 0) = 0 }", |p| p[0] <= 2);
+    check_set("{ [i] : min(i, (i > 0 ? 1 : 0)) = 1 }", |p| p[0] >= 1);
+    check_set("{ [i, j] : j = 3 * (i >= 0 ? i : -i) - 1 }", |p| {
+        p[1] == 3 * p[0].abs() - 1
+    });
+    // In a tuple: the map of |i|.
+    let m = parse_map("{ [i] -> [(i >= 0 ? i : -i)] }").unwrap();
+    for_each_point(2, 4, |p| {
+        let v: Vec<i64> = p.iter().map(|x| x.to_i64().unwrap()).collect();
+        assert_eq!(map_contains(&m, p), v[1] == v[0].abs(), "{v:?}");
+    });
+    round_trip("{ [i] -> [(i > 2 ? 2 : i)] }");
+}
+
+#[test]
+fn parameters_defined_in_the_list() {
+    check_set("[N, M = N + 1] -> { [i] : 0 <= i < M }", |p| {
+        p[1] == p[0] + 1 && 0 <= p[2] && p[2] <= p[0]
+    });
+    check_set("[N, M = [N/2]] -> { [i] : i = M }", |p| {
+        p[1] == p[0].div_euclid(2) && p[2] == p[1]
+    });
+    let a = parse_map("[N, M = 2N] -> { [i] : i < M }").unwrap();
+    let b = parse_map("[N, M] -> { [i] : M = 2N and i < M }").unwrap();
+    assert_same_points(&a, &b, "a defined parameter");
+    round_trip("[N, M = N + 1] -> { [i] : 0 <= i < M; [i, j] : i = j = M }");
+}
+
+#[test]
+fn errors_of_the_other_spellings() {
+    check_error(
+        "{ rat: [i] : 0 <= 2i <= 3 }",
+        1,
+        3,
+        "rational sets and maps ('rat:') are not supported",
+    );
+    check_error(
+        "[N = M, M] -> { [i] }",
+        1,
+        6,
+        "the definition of parameter 'N' uses 'M', which is not an earlier parameter",
+    );
+    check_error(
+        "{ [i] : i = (i > 0 ? 1) }",
+        1,
+        23,
+        "expected ':' between the branches of '?', found ')'",
+    );
+    check_error(
+        "{ [i] : i = (i > 0 ? 1 : 0 }",
+        1,
+        28,
+        "expected ')' after expression, found '}'",
+    );
+    check_error(
+        "{ [i] -> [j] : j = [i/2 }",
+        1,
+        25,
+        "expected ']' after the expression of '[...]' (floor), found '}'",
+    );
+    check_error(
+        "{ [i] : i = (1 ? 1 : 0) }",
+        1,
+        16,
+        "expected a comparison operator, found '?'",
+    );
+}
+
+#[test]
+fn prints_with_several_divisions_read_back_to_the_same_print() {
+    for text in [
+        "{ [i, j] : exists (a = floor(i/3), b = floor(j/5), c = floor((a + b)/7) : i = 3a and j = 5b and a + b = 7c) and 0 <= i, j <= 100 }",
+        "{ [i] : [i/2] + [i/3] >= [i/5] + 3 and -20 <= i <= 20 }",
+        "{ [i, j] : [(i + [j/2])/3] = [(j + [i/4])/5] and 0 <= i, j <= 30 }",
+        "{ [i, j, k] : i mod 2 = 0 and j mod 3 = 1 and k mod 5 = 2 and [(i + j + k)/7] >= 1 }",
+        "[N] -> { [i] -> [[i/2], [(i + N)/3], [[i/2]/2]] : 0 <= i < N }",
+    ] {
+        round_trip(text);
+    }
 }
