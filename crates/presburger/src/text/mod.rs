@@ -28,17 +28,16 @@
 //!
 //! Not supported: isl's rational sets (`rat:`, a positioned error), `infty`/`NaN`,
 //! quasi-polynomials, schedules, `Sym = …`, and a union mixing parameter domains with
-//! sets or sets with maps. Printing is a fixed point after one round
-//! (`print(parse(print(x))) == print(x)`) for sets with at most one division in their
-//! constraints and for those whose divisions the reader meets in column order; with
-//! several divisions in the constraints the re-read columns may come in another order,
-//! and the second print then orders the terms differently (the same points).
+//! sets or sets with maps.
 //!
 //! # Invariants
 //! - parsing never panics, whatever the input: bad input is an [`Error::Parse`] (or, for
 //!   valid syntax that needs an unfinished operation, the operation's error);
 //! - `parse(print(x))` describes the same integer points as `x`, in the same space;
-//! - printing is deterministic.
+//! - printing is deterministic, and a fixed point: `print(parse(print(x))) == print(x)`
+//!   for any number of divisions (a map whose pieces have two divisions or more is read
+//!   back and printed again until its text no longer changes, since the reader numbers
+//!   the locals in the order it meets them).
 
 mod ast;
 mod lexer;

@@ -1044,9 +1044,50 @@ impl fmt::Display for BasicMap {
     }
 }
 
+/// The pieces of `m` as printed, read back and printed again until the text no longer
+/// changes, so that `print(parse(print(x))) == print(x)`.
+///
+/// One round is enough unless a piece has two divisions or more: the reader numbers
+/// the locals in the order it meets them in the text, which may differ from the
+/// columns the text was printed from, and the terms of the second print then come in
+/// another order. The rounds stop at a fixed point; in a cycle, the least text of the
+/// cycle is taken (any print of the cycle leads back to the same cycle, hence to the
+/// same text). At most [`STABLE_ROUNDS`] rounds.
+fn stable_pieces(m: &Map) -> Vec<String> {
+    let pieces = map_pieces(m.space(), m.basic_maps());
+    if m.basic_maps().iter().all(|b| b.divs().len() < 2) {
+        return pieces;
+    }
+    let params = m.space().param_names();
+    let mut seen: Vec<(String, Vec<String>)> = vec![(object_text(params, &pieces), pieces)];
+    for _ in 0..STABLE_ROUNDS {
+        let Some((text, _)) = seen.last() else {
+            break;
+        };
+        let Ok(again) = super::parse_map(text) else {
+            break;
+        };
+        let pieces = map_pieces(again.space(), again.basic_maps());
+        let next = object_text(again.space().param_names(), &pieces);
+        if let Some(at) = seen.iter().position(|(t, _)| *t == next) {
+            // A fixed point (the last text) or a cycle from `at` on: its least text.
+            return seen
+                .drain(at..)
+                .min_by(|a, b| a.0.cmp(&b.0))
+                .map(|(_, p)| p)
+                .unwrap_or_default();
+        }
+        seen.push((next, pieces));
+    }
+    seen.pop().map(|(_, p)| p).unwrap_or_default()
+}
+
+/// The most rounds of [`stable_pieces`].
+const STABLE_ROUNDS: usize = 8;
+
 impl fmt::Display for Map {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pieces = map_pieces(self.space(), self.basic_maps());
+        let pieces = stable_pieces(self);
         f.write_str(&object_text(self.space().param_names(), &pieces))
     }
 }
@@ -1065,10 +1106,7 @@ impl fmt::Display for Set {
 
 impl fmt::Display for UnionMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pieces: Vec<String> = self
-            .maps()
-            .flat_map(|m| map_pieces(m.space(), m.basic_maps()))
-            .collect();
+        let pieces: Vec<String> = self.maps().flat_map(stable_pieces).collect();
         f.write_str(&object_text(self.param_names(), &pieces))
     }
 }

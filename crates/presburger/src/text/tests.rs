@@ -1378,33 +1378,6 @@ impl Arbitrary for GenFormula {
     }
 }
 
-/// The number of distinct floor divisions and `mod`s written in `text`. With several,
-/// the order of the terms and constraints that involve them may follow the order in
-/// which a simplification left them, so that only one-local texts must print stably.
-fn n_locals(text: &str) -> usize {
-    let mut seen: Vec<&str> = Vec::new();
-    for (start, _) in text.match_indices("floor(") {
-        let mut depth = 0;
-        for (k, c) in text[start..].char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let f = &text[start..=start + k];
-                        if !seen.contains(&f) {
-                            seen.push(f);
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    seen.len() + text.matches(" mod ").count()
-}
-
 #[test]
 fn random_formulas_mean_what_they_say() {
     fn prop(f: GenFormula) -> bool {
@@ -1418,9 +1391,7 @@ fn random_formulas_mean_what_they_say() {
         let printed = m.to_string();
         let again =
             parse_map(&printed).unwrap_or_else(|e| panic!("{text} printed as {printed}: {e}"));
-        if !printed.contains("exists") && n_locals(&printed) <= 1 {
-            assert_eq!(again.to_string(), printed, "printing {text} is not stable");
-        }
+        assert_eq!(again.to_string(), printed, "printing {text} is not stable");
         for_each_point(3, 3, |p| {
             let v: Vec<i64> = p.iter().map(|x| x.to_i64().expect("small")).collect();
             let want = f.eval(&v);
@@ -1504,9 +1475,7 @@ fn random_pieces_fold_and_read_back() {
         let again =
             parse_map(&printed).unwrap_or_else(|e| panic!("{} printed as {printed}: {e}", p.0));
         assert_same_points(&m, &again, &format!("{} printed as {printed}", p.0));
-        if n_locals(&printed) <= 1 {
-            assert_eq!(again.to_string(), printed, "printing {} is not stable", p.0);
-        }
+        assert_eq!(again.to_string(), printed, "printing {} is not stable", p.0);
         true
     }
     crate::oracle::seeded_quickcheck(100)
