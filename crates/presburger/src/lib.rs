@@ -8,6 +8,7 @@
 
 pub mod aff;
 pub mod bmap;
+pub mod count;
 pub mod enumerate;
 pub mod error;
 pub mod lexmin;
@@ -23,6 +24,7 @@ pub mod text;
 pub mod union;
 
 pub use bmap::{BasicMap, DivDef};
+pub use count::{Polynomial, PwPolynomial};
 pub use error::{Budget, Error, Result};
 pub use map::Map;
 pub use point::Point;

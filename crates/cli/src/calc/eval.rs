@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use pollen_presburger::text::{parse_object_at, Parsed};
-use pollen_presburger::{Budget, DimKind, Error, Int, Map, Set, UnionMap, UnionSet};
+use pollen_presburger::{Budget, DimKind, Error, Int, Map, PwPolynomial, Set, UnionMap, UnionSet};
 
 use super::lexer::Span;
 use super::parser::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
@@ -46,6 +46,9 @@ pub enum Value {
     Bool(bool),
     /// A number of points.
     Int(Int),
+    /// The number of points of a parametric set: a piecewise polynomial in the
+    /// parameters, printed as iscc does (`[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`).
+    Count(PwPolynomial),
     /// A value with an exactness flag (`A^+`, `A^*`), printed `(value, True)` as iscc
     /// does.
     Pair(Box<Value>, bool),
@@ -70,6 +73,7 @@ impl Value {
             Value::UnionMap(_) => "a union map",
             Value::Bool(_) => "a boolean",
             Value::Int(_) => "an integer",
+            Value::Count(_) => "a piecewise polynomial",
             Value::Pair(..) => "a pair",
         }
     }
@@ -86,6 +90,7 @@ impl fmt::Display for Value {
             Value::Bool(true) => write!(f, "True"),
             Value::Bool(false) => write!(f, "False"),
             Value::Int(n) => write!(f, "{n}"),
+            Value::Count(c) => write!(f, "{c}"),
             Value::Pair(v, exact) => {
                 write!(f, "({v}, {})", if *exact { "True" } else { "False" })
             }
@@ -257,7 +262,7 @@ fn rel(value: Value) -> Option<(bool, Rel)> {
         Value::Map(m) => Some((false, Rel::One(m))),
         Value::UnionSet(u) => Some((true, Rel::Union(u.as_union_map().clone()))),
         Value::UnionMap(u) => Some((false, Rel::Union(u))),
-        Value::Bool(_) | Value::Int(_) | Value::Pair(..) => None,
+        Value::Bool(_) | Value::Int(_) | Value::Count(_) | Value::Pair(..) => None,
     }
 }
 
@@ -566,12 +571,27 @@ fn single_point(m: &Map, point: &[Int]) -> pollen_presburger::Result<Map> {
     Ok(result)
 }
 
-/// The number of points of a bounded set (or union set) without parameters.
+/// The number of points of a bounded set (or union set): an integer without
+/// parameters, else a piecewise polynomial in them.
 fn card(r: Rel, budget: &mut Budget) -> OpResult {
     let members: Vec<Map> = match r {
         Rel::One(m) => vec![m],
         Rel::Union(u) => u.maps().cloned().collect(),
     };
+    if members.iter().any(|m| m.space().n_params() > 0) {
+        let mut total: Option<PwPolynomial> = None;
+        for m in members {
+            let set = lib(Set::from_map(m))?;
+            let count = lib(set.card_parametric_with(budget))?;
+            total = Some(match total {
+                None => count,
+                Some(t) => lib(t.add_with(&count, budget))?,
+            });
+        }
+        return Ok(Value::Count(
+            total.expect("a union with parameters has a member"),
+        ));
+    }
     let mut total = Int::zero();
     for m in members {
         let set = lib(Set::from_map(m))?;
@@ -708,10 +728,29 @@ mod tests {
     }
 
     #[test]
+    fn parametric_counts_are_piecewise_polynomials() {
+        let v = value("card [N] -> { [i, j] : 0 <= j <= i < N };");
+        assert_eq!(v.kind_name(), "a piecewise polynomial");
+        assert_eq!(
+            v.to_string(),
+            "[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }"
+        );
+        // A union: the parts in each space added up.
+        assert_eq!(
+            value("card [N] -> { S[i] : 0 <= i < N; T[i] : 0 <= i < N };").to_string(),
+            "[N] -> { 2 * N : N >= 1 }"
+        );
+        assert_eq!(
+            value("card [N] -> { [i] : 0 <= i < N and N = 5 };").to_string(),
+            "[N] -> { 5 : N = 5 }"
+        );
+    }
+
+    #[test]
     fn library_errors_point_at_the_operator() {
-        let e = error("A := [N] -> { [i] : 0 <= i < N };\n card A;");
+        let e = error("A := [N] -> { [i] : 0 <= 2i < N };\n card A;");
         assert_eq!((e.line, e.column), (2, 2));
-        assert!(e.message.contains("parameters"), "{}", e.message);
+        assert!(e.message.contains("quasi-polynomial"), "{}", e.message);
         let e = error("deltas { [i] -> [j, k] };");
         assert_eq!((e.line, e.column), (1, 1));
     }

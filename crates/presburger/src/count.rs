@@ -1,0 +1,696 @@
+//! Counting the points of parametric sets: the number of points as a piecewise
+//! polynomial in the parameters, by exact symbolic summation.
+//!
+//! [`Set::card_parametric`] eliminates the dimensions from the innermost out. A
+//! dimension `x` with lower bounds `x >= L_1, …, x >= L_p` and upper bounds
+//! `x <= U_1, …, x <= U_q` (affine in the parameters and the outer dimensions, each
+//! with coefficient ±1 on `x`) splits the outer space into chambers, one per pair
+//! `(i, j)` where `L_i` is the greatest lower bound and `U_j` the least upper bound
+//! (ties broken by position, so that the chambers are disjoint) and `L_i <= U_j`. In a
+//! chamber, the sum of a polynomial `P(x) = Σ c_m x^m` over `L_i <= x <= U_j` is
+//! `Σ c_m (G_m(U_j + 1) - G_m(L_i))` with `G_m(t) = Σ_{x=0}^{t-1} x^m`, Faulhaber's
+//! polynomial (exact for all integers, as `G_m(t + 1) - G_m(t) = t^m`). Empty chambers
+//! are dropped by the library's emptiness test. An equality with coefficient ±1 on `x`
+//! substitutes it instead. What remains is a list of (parameter domain, polynomial)
+//! pieces; the pieces of a union's disjoint parts are added up where their domains
+//! meet.
+//!
+//! This covers sets whose constraints have unit coefficients on every dimension and no
+//! existentially quantified variables or divisions (most loop nests: rectangles,
+//! triangles, tetrahedra, bands); the counts are then polynomials. Other sets need
+//! quasi-polynomials (Barvinok's algorithm) and are [`Error::Unsupported`], never
+//! approximated.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use pollen_arith::{Int, Rat};
+
+use crate::bmap::BasicMap;
+use crate::error::{Budget, Error, Result};
+use crate::map::Map;
+use crate::set::Set;
+use crate::space::Space;
+
+/// A polynomial with rational coefficients in `n` variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Polynomial {
+    n: usize,
+    /// Exponent vectors (length `n`) to nonzero coefficients.
+    terms: BTreeMap<Vec<u32>, Rat>,
+}
+
+impl Polynomial {
+    /// The zero polynomial in `n` variables.
+    pub fn zero(n: usize) -> Polynomial {
+        Polynomial {
+            n,
+            terms: BTreeMap::new(),
+        }
+    }
+
+    /// The constant `c`.
+    pub fn constant(n: usize, c: Rat) -> Polynomial {
+        let mut p = Polynomial::zero(n);
+        p.add_term(vec![0; n], c);
+        p
+    }
+
+    /// The variable `i`.
+    pub fn var(n: usize, i: usize) -> Polynomial {
+        let mut e = vec![0; n];
+        e[i] = 1;
+        let mut p = Polynomial::zero(n);
+        p.add_term(e, Rat::one());
+        p
+    }
+
+    /// The affine form `row[0] + Σ row[1 + i]·x_i`.
+    pub fn affine(n: usize, row: &[Int]) -> Polynomial {
+        let mut p = Polynomial::constant(n, Rat::from(row[0].clone()));
+        for (i, c) in row[1..=n].iter().enumerate() {
+            if !c.is_zero() {
+                p = p.add(&Polynomial::var(n, i).scale(&Rat::from(c.clone())));
+            }
+        }
+        p
+    }
+
+    /// The number of variables.
+    pub fn n_vars(&self) -> usize {
+        self.n
+    }
+
+    /// Whether this is the zero polynomial.
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The terms: exponent vectors and their nonzero coefficients, in increasing order
+    /// of the exponent vectors.
+    pub fn terms(&self) -> impl Iterator<Item = (&[u32], &Rat)> {
+        self.terms.iter().map(|(e, c)| (e.as_slice(), c))
+    }
+
+    fn add_term(&mut self, e: Vec<u32>, c: Rat) {
+        if c.is_zero() {
+            return;
+        }
+        let sum = match self.terms.get(&e) {
+            Some(old) => old + &c,
+            None => c,
+        };
+        if sum.is_zero() {
+            self.terms.remove(&e);
+        } else {
+            self.terms.insert(e, sum);
+        }
+    }
+
+    /// `self + other`.
+    pub fn add(&self, other: &Polynomial) -> Polynomial {
+        let mut out = self.clone();
+        for (e, c) in &other.terms {
+            out.add_term(e.clone(), c.clone());
+        }
+        out
+    }
+
+    /// `self - other`.
+    pub fn sub(&self, other: &Polynomial) -> Polynomial {
+        self.add(&other.scale(&Rat::from(-1)))
+    }
+
+    /// `c · self`.
+    pub fn scale(&self, c: &Rat) -> Polynomial {
+        let mut out = Polynomial::zero(self.n);
+        for (e, d) in &self.terms {
+            out.add_term(e.clone(), d * c);
+        }
+        out
+    }
+
+    /// `self · other`.
+    pub fn mul(&self, other: &Polynomial) -> Polynomial {
+        let mut out = Polynomial::zero(self.n);
+        for (a, c) in &self.terms {
+            for (b, d) in &other.terms {
+                let e: Vec<u32> = a.iter().zip(b).map(|(x, y)| x + y).collect();
+                out.add_term(e, c * d);
+            }
+        }
+        out
+    }
+
+    /// `self^k`.
+    pub fn pow(&self, k: u32) -> Polynomial {
+        let mut out = Polynomial::constant(self.n, Rat::one());
+        for _ in 0..k {
+            out = out.mul(self);
+        }
+        out
+    }
+
+    /// The coefficients of the powers of variable `v`: `self = Σ_m out[m]·x_v^m`, each
+    /// `out[m]` free of `x_v`.
+    fn coefficients_in(&self, v: usize) -> Vec<Polynomial> {
+        let mut out: Vec<Polynomial> = Vec::new();
+        for (e, c) in &self.terms {
+            let m = e[v] as usize;
+            while out.len() <= m {
+                out.push(Polynomial::zero(self.n));
+            }
+            let mut rest = e.clone();
+            rest[v] = 0;
+            out[m].add_term(rest, c.clone());
+        }
+        out
+    }
+
+    /// `self` with variable `v` replaced by `by` (a polynomial in the same variables).
+    pub fn substitute(&self, v: usize, by: &Polynomial) -> Polynomial {
+        let mut out = Polynomial::zero(self.n);
+        for (m, c) in self.coefficients_in(v).iter().enumerate() {
+            if !c.is_zero() {
+                out = out.add(&c.mul(&by.pow(m as u32)));
+            }
+        }
+        out
+    }
+
+    /// The same polynomial in the first `n - 1` variables, when the last is absent.
+    fn drop_last(&self) -> Polynomial {
+        let n = self.n - 1;
+        let mut out = Polynomial::zero(n);
+        for (e, c) in &self.terms {
+            debug_assert_eq!(e[n], 0, "the dropped variable occurs");
+            out.add_term(e[..n].to_vec(), c.clone());
+        }
+        out
+    }
+
+    /// The value at `point` (one integer per variable).
+    pub fn eval(&self, point: &[Int]) -> Rat {
+        let mut sum = Rat::zero();
+        for (e, c) in &self.terms {
+            let mut t = c.clone();
+            for (x, &k) in point.iter().zip(e) {
+                for _ in 0..k {
+                    t *= Rat::from(x.clone());
+                }
+            }
+            sum += t;
+        }
+        sum
+    }
+
+    /// `Σ_{x_v = lo}^{hi} self`, for `lo` and `hi` free of `x_v` (zero when
+    /// `hi = lo - 1`; the caller ensures `lo <= hi + 1`).
+    fn sum_over(&self, v: usize, lo: &Polynomial, hi: &Polynomial) -> Polynomial {
+        let one = Polynomial::constant(self.n, Rat::one());
+        let top = hi.add(&one);
+        let mut out = Polynomial::zero(self.n);
+        for (m, c) in self.coefficients_in(v).iter().enumerate() {
+            if c.is_zero() {
+                continue;
+            }
+            let g = faulhaber(m);
+            let at = |t: &Polynomial| {
+                let mut s = Polynomial::zero(self.n);
+                for (k, gk) in g.iter().enumerate() {
+                    if !gk.is_zero() {
+                        s = s.add(&t.pow(k as u32).scale(gk));
+                    }
+                }
+                s
+            };
+            out = out.add(&c.mul(&at(&top).sub(&at(lo))));
+        }
+        out
+    }
+}
+
+/// The coefficients of `G_m(t) = Σ_{x=0}^{t-1} x^m` as a polynomial in `t` (index =
+/// power): `G_m(t) = 1/(m+1) Σ_{j=0}^{m} C(m+1, j) B_j t^{m+1-j}`, with the Bernoulli
+/// numbers `B_1 = -1/2`.
+fn faulhaber(m: usize) -> Vec<Rat> {
+    let bernoulli = bernoulli_numbers(m);
+    let mut out = vec![Rat::zero(); m + 2];
+    let denominator = Rat::from((m + 1) as i64);
+    for (j, b) in bernoulli.iter().enumerate() {
+        let c = Rat::from(binomial(m + 1, j)) * b / &denominator;
+        out[m + 1 - j] += c;
+    }
+    out
+}
+
+/// `B_0 … B_m` with `B_1 = -1/2`: `Σ_{j=0}^{n} C(n+1, j) B_j = 0` for `n >= 1`.
+fn bernoulli_numbers(m: usize) -> Vec<Rat> {
+    let mut b = vec![Rat::one()];
+    for n in 1..=m {
+        let mut s = Rat::zero();
+        for (j, bj) in b.iter().enumerate() {
+            s += Rat::from(binomial(n + 1, j)) * bj;
+        }
+        b.push(-(s / Rat::from((n + 1) as i64)));
+    }
+    b
+}
+
+fn binomial(n: usize, k: usize) -> Int {
+    let mut c = Int::one();
+    for i in 0..k {
+        c = (c * Int::from((n - i) as i64)).exact_div(&Int::from((i + 1) as i64));
+    }
+    c
+}
+
+/// A piecewise polynomial in the parameters: the value at a parameter point is the
+/// polynomial of the piece whose domain holds it, zero outside every piece (the
+/// domains are disjoint). The form of iscc's `card`.
+#[derive(Clone, Debug)]
+pub struct PwPolynomial {
+    params: Vec<String>,
+    pieces: Vec<(Set, Polynomial)>,
+}
+
+impl PwPolynomial {
+    /// The parameters, in the order of the polynomials' variables.
+    pub fn params(&self) -> &[String] {
+        &self.params
+    }
+
+    /// The pieces: disjoint parameter domains and their polynomials.
+    pub fn pieces(&self) -> &[(Set, Polynomial)] {
+        &self.pieces
+    }
+
+    /// The value at a parameter point (an integer: a count).
+    pub fn eval(&self, params: &[Int]) -> Result<Int> {
+        for (domain, p) in &self.pieces {
+            if domain.contains_point(params)? {
+                let v = p.eval(params);
+                return if v.is_integer() {
+                    Ok(v.floor())
+                } else {
+                    Err(Error::Unsupported(format!(
+                        "a count that is not an integer ({v}) at {params:?}"
+                    )))
+                };
+            }
+        }
+        Ok(Int::zero())
+    }
+
+    /// `self + other`, pointwise (the same parameters, by name).
+    pub fn add_with(&self, other: &PwPolynomial, budget: &mut Budget) -> Result<PwPolynomial> {
+        if self.params != other.params {
+            return Err(Error::Unsupported(format!(
+                "adding counts over different parameters [{}] and [{}]",
+                self.params.join(", "),
+                other.params.join(", ")
+            )));
+        }
+        let mut out = self.clone();
+        for (d, p) in &other.pieces {
+            out.add_piece(d.clone(), p.clone(), budget)?;
+        }
+        Ok(out)
+    }
+
+    /// Adds `(domain, p)` to disjoint pieces, keeping them disjoint: the overlaps get
+    /// the sum of the polynomials.
+    fn add_piece(&mut self, domain: Set, p: Polynomial, budget: &mut Budget) -> Result<()> {
+        let mut rest = domain;
+        let mut out = Vec::new();
+        for (d, q) in std::mem::take(&mut self.pieces) {
+            budget.tick(1)?;
+            let both = d.intersect(&rest)?;
+            if both.is_empty_with(budget)? {
+                out.push((d, q));
+                continue;
+            }
+            let only_old = Set::from_map(d.as_map().subtract_with(rest.as_map(), budget)?)?;
+            if !only_old.is_empty_with(budget)? {
+                out.push((only_old, q.clone()));
+            }
+            let sum = q.add(&p);
+            if !sum.is_zero() {
+                out.push((both.clone(), sum));
+            }
+            rest = Set::from_map(rest.as_map().subtract_with(both.as_map(), budget)?)?;
+        }
+        if !rest.is_empty_with(budget)? && !p.is_zero() {
+            out.push((rest, p));
+        }
+        self.pieces = out;
+        Ok(())
+    }
+}
+
+impl Set {
+    /// The number of points as a piecewise polynomial in the parameters (a set without
+    /// parameters gives one constant piece). See the module documentation for the
+    /// method and the sets it covers; [`Error::Unsupported`] for the others, and for
+    /// unbounded sets.
+    pub fn card_parametric(&self) -> Result<PwPolynomial> {
+        self.card_parametric_with(&mut Budget::unlimited())
+    }
+
+    /// [`Set::card_parametric`] within a budget.
+    pub fn card_parametric_with(&self, budget: &mut Budget) -> Result<PwPolynomial> {
+        let params = self.space().param_names().to_vec();
+        let p = params.len();
+        let mut out = PwPolynomial {
+            params: params.clone(),
+            pieces: Vec::new(),
+        };
+        for part in disjoint_parts(self.as_map(), budget)? {
+            if !part.divs().is_empty() {
+                return Err(Error::Unsupported(
+                    "counting a set with existentially quantified variables or divisions (a quasi-polynomial)"
+                        .into(),
+                ));
+            }
+            // The variables: the parameters, then the set's dimensions.
+            let n = part.n_dims();
+            let mut chambers = Vec::new();
+            sum_out(
+                part.eqs().to_vec(),
+                part.ineqs().to_vec(),
+                Polynomial::constant(n, Rat::one()),
+                p,
+                &mut chambers,
+                budget,
+            )?;
+            for (eqs, ineqs, poly) in chambers {
+                let domain =
+                    BasicMap::from_parts(Space::params(params.clone()), Vec::new(), eqs, ineqs)?;
+                let domain = Set::from_map(Map::from_basic(domain))?;
+                out.add_piece(domain, poly, budget)?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The basic maps of `m` made pairwise disjoint: each is what remains of it outside
+/// those kept before it.
+fn disjoint_parts(m: &Map, budget: &mut Budget) -> Result<Vec<BasicMap>> {
+    let mut kept: Vec<BasicMap> = Vec::new();
+    let mut queue: std::collections::VecDeque<BasicMap> = m.basic_maps().iter().cloned().collect();
+    while let Some(b) = queue.pop_front() {
+        budget.tick(1)?;
+        let mut rest = Map::from_basic(b);
+        if !kept.is_empty() {
+            let before = Map::from_parts(m.space().clone(), kept.clone())?;
+            rest = rest.subtract_with(&before, budget)?;
+        }
+        let mut parts = rest.basic_maps().iter().cloned();
+        if let Some(first) = parts.next() {
+            kept.push(first);
+            queue.extend(parts);
+        }
+    }
+    Ok(kept)
+}
+
+/// Sums `poly` (in the first `n` variables, `n = eqs[0].len() - 1`) over the
+/// dimensions after the first `p` (the parameters), innermost first, appending the
+/// parameter chambers and their polynomials to `out`.
+#[allow(clippy::type_complexity)]
+fn sum_out(
+    eqs: Vec<Vec<Int>>,
+    ineqs: Vec<Vec<Int>>,
+    poly: Polynomial,
+    p: usize,
+    out: &mut Vec<(Vec<Vec<Int>>, Vec<Vec<Int>>, Polynomial)>,
+    budget: &mut Budget,
+) -> Result<()> {
+    budget.tick(1)?;
+    let n = poly.n_vars();
+    let Some((eqs, ineqs)) = normalized(eqs, ineqs) else {
+        return Ok(());
+    };
+    if empty(&eqs, &ineqs, n, budget)? {
+        return Ok(());
+    }
+    if n == p {
+        out.push((eqs, ineqs, poly));
+        return Ok(());
+    }
+    let v = n - 1;
+    let col = 1 + v;
+    // An equality on the last variable substitutes it.
+    if let Some(k) = eqs.iter().position(|r| !r[col].is_zero()) {
+        let row = &eqs[k];
+        let a = row[col].clone();
+        if !(a.is_one() || (-&a).is_one()) {
+            return Err(unsupported_coefficient(&a));
+        }
+        // a·x + rest = 0  ⇒  x = -rest / a = -a·rest (a = ±1).
+        let mut value: Vec<Int> = row.iter().map(|c| -(c * &a)).collect();
+        value[col] = Int::zero();
+        let substitute = |r: &Vec<Int>| -> Vec<Int> {
+            let f = r[col].clone();
+            let mut s: Vec<Int> = r.iter().zip(&value).map(|(c, w)| c + &(&f * w)).collect();
+            s[col] = Int::zero();
+            s.truncate(col);
+            s
+        };
+        let eqs2: Vec<Vec<Int>> = eqs
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != k)
+            .map(|(_, r)| substitute(r))
+            .collect();
+        let ineqs2: Vec<Vec<Int>> = ineqs.iter().map(substitute).collect();
+        let poly2 = poly
+            .substitute(v, &Polynomial::affine(n, &value))
+            .drop_last();
+        return sum_out(eqs2, ineqs2, poly2, p, out, budget);
+    }
+    let mut lower = Vec::new();
+    let mut upper = Vec::new();
+    let mut others = Vec::new();
+    for r in &ineqs {
+        let a = &r[col];
+        if a.is_zero() {
+            let mut s = r.clone();
+            s.truncate(col);
+            others.push(s);
+            continue;
+        }
+        if !(a.is_one() || (-a).is_one()) {
+            return Err(unsupported_coefficient(a));
+        }
+        // x >= -rest (a = 1) or x <= rest (a = -1), the bound without the x column.
+        let mut bound: Vec<Int> = if a.is_one() {
+            r.iter().map(|c| -c).collect()
+        } else {
+            r.clone()
+        };
+        bound.truncate(col);
+        if a.is_one() {
+            lower.push(bound);
+        } else {
+            upper.push(bound);
+        }
+    }
+    if lower.is_empty() || upper.is_empty() {
+        return Err(Error::Unsupported("counting an unbounded set".into()));
+    }
+    let eqs2: Vec<Vec<Int>> = eqs
+        .iter()
+        .map(|r| {
+            let mut s = r.clone();
+            s.truncate(col);
+            s
+        })
+        .collect();
+    let diff = |a: &[Int], b: &[Int], shift: i64| -> Vec<Int> {
+        let mut d: Vec<Int> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+        d[0] = &d[0] - &Int::from(shift);
+        d
+    };
+    for (i, lo) in lower.iter().enumerate() {
+        for (j, hi) in upper.iter().enumerate() {
+            budget.tick(1)?;
+            let mut chamber = others.clone();
+            for (k, other) in lower.iter().enumerate() {
+                if k != i {
+                    // lo is the greatest: strictly above the earlier ones.
+                    chamber.push(diff(lo, other, i64::from(k < i)));
+                }
+            }
+            for (l, other) in upper.iter().enumerate() {
+                if l != j {
+                    chamber.push(diff(other, hi, i64::from(l < j)));
+                }
+            }
+            chamber.push(diff(hi, lo, 0));
+            let lo_p = Polynomial::affine(n, &extend(lo, n));
+            let hi_p = Polynomial::affine(n, &extend(hi, n));
+            let summed = poly.sum_over(v, &lo_p, &hi_p).drop_last();
+            sum_out(eqs2.clone(), chamber, summed, p, out, budget)?;
+        }
+    }
+    Ok(())
+}
+
+/// The constraints divided by the gcd of their variable coefficients, as over the
+/// integers: an inequality's constant rounded down (`2x - 1 >= 0` is `x - 1 >= 0`), an
+/// equality whose constant the gcd does not divide makes the system empty (`None`).
+/// Chamber conditions between two bounds often have even coefficients; tightened,
+/// they are unit again.
+#[allow(clippy::type_complexity)]
+fn normalized(eqs: Vec<Vec<Int>>, ineqs: Vec<Vec<Int>>) -> Option<(Vec<Vec<Int>>, Vec<Vec<Int>>)> {
+    // The variable coefficients divide exactly; the constant is rounded down.
+    let divide = |row: &[Int], g: &Int| -> Vec<Int> {
+        let mut r: Vec<Int> = row.iter().map(|c| c.floor_div(g)).collect();
+        r[0] = row[0].floor_div(g);
+        r
+    };
+    let mut e2 = Vec::with_capacity(eqs.len());
+    for r in eqs {
+        let g = pollen_arith::gcd_slice(&r[1..]);
+        if g.is_zero() || g.is_one() {
+            if g.is_zero() && !r[0].is_zero() {
+                return None;
+            }
+            e2.push(r);
+            continue;
+        }
+        if &r[0].floor_div(&g) * &g != r[0] {
+            return None;
+        }
+        e2.push(divide(&r, &g));
+    }
+    let mut i2 = Vec::with_capacity(ineqs.len());
+    for r in ineqs {
+        let g = pollen_arith::gcd_slice(&r[1..]);
+        if g.is_zero() {
+            if r[0].is_negative() {
+                return None;
+            }
+            continue;
+        }
+        i2.push(if g.is_one() { r } else { divide(&r, &g) });
+    }
+    Some((e2, i2))
+}
+
+/// A row over the first `n - 1` variables as a row over `n` (the last coefficient 0).
+fn extend(row: &[Int], n: usize) -> Vec<Int> {
+    let mut r = row.to_vec();
+    r.resize(n + 1, Int::zero());
+    r
+}
+
+fn unsupported_coefficient(a: &Int) -> Error {
+    Error::Unsupported(format!(
+        "counting a set with a coefficient {a} on a dimension (a quasi-polynomial); only coefficients ±1 are counted"
+    ))
+}
+
+/// Whether the constraints (rows `[const | x_0 … x_{n-1}]`) have no integer solution.
+fn empty(eqs: &[Vec<Int>], ineqs: &[Vec<Int>], n: usize, budget: &mut Budget) -> Result<bool> {
+    let b = BasicMap::from_parts(
+        Space::set_anonymous(n),
+        Vec::new(),
+        eqs.to_vec(),
+        ineqs.to_vec(),
+    )?;
+    b.is_empty(budget)
+}
+
+impl fmt::Display for Polynomial {
+    /// iscc's form, with variables `x0, x1, …`; see [`PwPolynomial`]'s printer for
+    /// named ones.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<String> = (0..self.n).map(|i| format!("x{i}")).collect();
+        f.write_str(&polynomial_text(self, &names))
+    }
+}
+
+/// iscc's text of a polynomial: terms by increasing degree, `(1/2) * N^2`, `-3 * M`.
+fn polynomial_text(p: &Polynomial, names: &[String]) -> String {
+    if p.is_zero() {
+        return "0".into();
+    }
+    let mut terms: Vec<(&Vec<u32>, &Rat)> = p.terms.iter().collect();
+    terms.sort_by(|a, b| {
+        let da: u32 = a.0.iter().sum();
+        let db: u32 = b.0.iter().sum();
+        da.cmp(&db).then_with(|| b.0.cmp(a.0))
+    });
+    let mut out = String::new();
+    for (k, (e, c)) in terms.iter().enumerate() {
+        let factors: Vec<String> = e
+            .iter()
+            .enumerate()
+            .filter(|(_, &x)| x > 0)
+            .map(|(i, &x)| {
+                if x == 1 {
+                    names[i].clone()
+                } else {
+                    format!("{}^{x}", names[i])
+                }
+            })
+            .collect();
+        let negative = c.is_negative();
+        let magnitude = c.abs();
+        let coefficient = if magnitude.is_integer() {
+            magnitude.to_string()
+        } else {
+            format!("({magnitude})")
+        };
+        let body = if factors.is_empty() {
+            coefficient
+        } else if magnitude == Rat::one() {
+            factors.join(" * ")
+        } else {
+            format!("{coefficient} * {}", factors.join(" * "))
+        };
+        match (k, negative) {
+            (0, false) => out += &body,
+            (0, true) => out += &format!("-{body}"),
+            (_, false) => out += &format!(" + {body}"),
+            (_, true) => out += &format!(" - {body}"),
+        }
+    }
+    out
+}
+
+impl fmt::Display for PwPolynomial {
+    /// iscc's form: `[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`, `{ 6 }`, `{ 0 }`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let prefix = if self.params.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] -> ", self.params.join(", "))
+        };
+        if self.pieces.is_empty() {
+            return write!(f, "{prefix}{{ 0 }}");
+        }
+        let mut pieces = Vec::new();
+        for (domain, p) in &self.pieces {
+            let text = polynomial_text(p, &self.params);
+            let value = if p.terms.len() > 1 || text.starts_with('-') {
+                format!("({text})")
+            } else {
+                text
+            };
+            let d = domain.to_string();
+            let condition = d
+                .find(": ")
+                .and_then(|at| d[at + 2..].strip_suffix(" }"))
+                .map(str::to_string);
+            pieces.push(match condition {
+                Some(c) => format!("{value} : {c}"),
+                None => value,
+            });
+        }
+        write!(f, "{prefix}{{ {} }}", pieces.join("; "))
+    }
+}
