@@ -15,6 +15,9 @@
 //! pieces; the pieces of a union's disjoint parts are added up where their domains
 //! meet.
 //!
+//! [`Set::sum_parametric`] sums any polynomial in the parameters and dimensions the
+//! same way (the count is the sum of 1).
+//!
 //! This covers sets whose constraints have unit coefficients on every dimension and no
 //! existentially quantified variables or divisions (most loop nests: rectangles,
 //! triangles, tetrahedra, bands); the counts are then polynomials. Other sets need
@@ -285,7 +288,17 @@ impl PwPolynomial {
         &self.pieces
     }
 
-    /// The value at a parameter point (an integer: a count).
+    /// The value at a parameter point (zero outside every piece).
+    pub fn value(&self, params: &[Int]) -> Result<Rat> {
+        for (domain, p) in &self.pieces {
+            if domain.contains_point(params)? {
+                return Ok(p.eval(params));
+            }
+        }
+        Ok(Rat::zero())
+    }
+
+    /// The value at a parameter point, which must be an integer (a count).
     pub fn eval(&self, params: &[Int]) -> Result<Int> {
         for (domain, p) in &self.pieces {
             if domain.contains_point(params)? {
@@ -359,7 +372,29 @@ impl Set {
 
     /// [`Set::card_parametric`] within a budget.
     pub fn card_parametric_with(&self, budget: &mut Budget) -> Result<PwPolynomial> {
+        let n = self.n_params() + self.n_dims();
+        self.sum_parametric_with(&Polynomial::constant(n, Rat::one()), budget)
+    }
+
+    /// The sum of `f` over the points of the set, as a piecewise polynomial in the
+    /// parameters: `f` is a polynomial in the parameters and then the set's dimensions
+    /// (`n_params + n_dims` variables). The sets covered are those of
+    /// [`Set::card_parametric`] (the count is the sum of 1).
+    pub fn sum_parametric(&self, f: &Polynomial) -> Result<PwPolynomial> {
+        self.sum_parametric_with(f, &mut Budget::unlimited())
+    }
+
+    /// [`Set::sum_parametric`] within a budget.
+    pub fn sum_parametric_with(&self, f: &Polynomial, budget: &mut Budget) -> Result<PwPolynomial> {
         let params = self.space().param_names().to_vec();
+        if f.n_vars() != params.len() + self.n_dims() {
+            return Err(Error::Unsupported(format!(
+                "summing a polynomial in {} variables over a set with {} parameters and {} dimensions",
+                f.n_vars(),
+                params.len(),
+                self.n_dims()
+            )));
+        }
         let p = params.len();
         let mut out = PwPolynomial {
             params: params.clone(),
@@ -375,10 +410,11 @@ impl Set {
             // The variables: the parameters, then the set's dimensions.
             let n = part.n_dims();
             let mut chambers = Vec::new();
+            debug_assert_eq!(n, f.n_vars());
             sum_out(
                 part.eqs().to_vec(),
                 part.ineqs().to_vec(),
-                Polynomial::constant(n, Rat::one()),
+                f.clone(),
                 p,
                 &mut chambers,
                 budget,

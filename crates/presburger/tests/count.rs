@@ -243,3 +243,49 @@ fn random_sets_count_as_brute_force_does() {
     let counted = COUNTED.load(std::sync::atomic::Ordering::SeqCst);
     assert!(counted >= 100, "only {counted} random sets were counted");
 }
+
+#[test]
+fn sums_of_polynomials_over_sets() {
+    use pollen_presburger::{Polynomial, Rat};
+    // Variables: N, then i, j.
+    let (n, i, j) = (
+        Polynomial::var(3, 0),
+        Polynomial::var(3, 1),
+        Polynomial::var(3, 2),
+    );
+    let f = n
+        .mul(&i)
+        .add(&j.mul(&j).scale(&Rat::from(3)))
+        .sub(&Polynomial::constant(
+            3,
+            Rat::new(Int::from(1), Int::from(2)),
+        ));
+    for text in [
+        "[N] -> { [i, j] : 0 <= j <= i < N }",
+        "[N] -> { [i, j] : 0 <= i < N and -2 <= j <= 3 and j <= i }",
+        "[N] -> { [i, j] : 0 <= i < N and i <= j < 2N; [i, j] : -3 <= i < 0 and 0 <= j <= N }",
+    ] {
+        let s = set(text);
+        let total = s.sum_parametric(&f).unwrap();
+        for v in -2..7 {
+            let mut expect = Rat::zero();
+            for a in -8..=16 {
+                for b in -8..=16 {
+                    let point = [Int::from(v), Int::from(a), Int::from(b)];
+                    if s.contains_point(&point).unwrap() {
+                        expect += f.eval(&point);
+                    }
+                }
+            }
+            assert_eq!(
+                total.value(&[Int::from(v)]).unwrap(),
+                expect,
+                "{text} at N = {v}"
+            );
+        }
+    }
+    // The wrong number of variables is an error.
+    assert!(set("[N] -> { [i] : 0 <= i < N }")
+        .sum_parametric(&f)
+        .is_err());
+}
