@@ -730,3 +730,276 @@ impl fmt::Display for PwPolynomial {
         write!(f, "{prefix}{{ {} }}", pieces.join("; "))
     }
 }
+
+impl std::str::FromStr for PwPolynomial {
+    type Err = Error;
+
+    /// Reads iscc's form, as printed: `[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1;
+    /// N : N <= 0 }`, `{ 6 }`. A piece is a polynomial (integers, parameters, `+ - *`,
+    /// `/` by a constant, `^` with a constant exponent, parentheses) and an optional
+    /// `: condition` on the parameters in isl syntax. The pieces must be disjoint, as
+    /// a printed value's are; where they overlap, the first holds.
+    fn from_str(text: &str) -> Result<PwPolynomial> {
+        let err = |at: usize, m: &str| {
+            let mut at = at.min(text.len());
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |k| k + 1) + 1;
+            Error::Parse {
+                line,
+                column,
+                message: m.to_string(),
+            }
+        };
+        let open = text.find('{').ok_or_else(|| err(0, "expected '{'"))?;
+        let close = text
+            .rfind('}')
+            .ok_or_else(|| err(text.len(), "expected '}'"))?;
+        if !text[close + 1..].trim().is_empty() {
+            return Err(err(close + 1, "expected end of input after '}'"));
+        }
+        let prefix = text[..open].trim();
+        let params: Vec<String> = if prefix.is_empty() {
+            Vec::new()
+        } else {
+            let inner = prefix
+                .strip_suffix("->")
+                .map(str::trim)
+                .and_then(|p| p.strip_prefix('['))
+                .and_then(|p| p.strip_suffix(']'))
+                .ok_or_else(|| err(0, "expected '[params] ->' before '{'"))?;
+            inner
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let mut out = PwPolynomial {
+            params: params.clone(),
+            pieces: Vec::new(),
+        };
+        let body_start = open + 1;
+        for (start, piece) in split_top(&text[body_start..close], ';') {
+            let at = body_start + start;
+            if piece.trim().is_empty() {
+                continue;
+            }
+            let (poly_text, condition) = match split_top(piece, ':').as_slice() {
+                [(_, p)] => (*p, None),
+                [(_, p), (c_at, c)] => (*p, Some((*c_at, *c))),
+                _ => return Err(err(at, "expected one ':' in a piece")),
+            };
+            let poly = PolyParser {
+                text: poly_text,
+                at: 0,
+                params: &params,
+            }
+            .parse()
+            .map_err(|(k, m)| err(at + k, &m))?;
+            let domain_text = format!(
+                "[{}] -> {{ : {} }}",
+                params.join(", "),
+                condition.map_or("true", |(_, c)| c)
+            );
+            // An error in the condition, at its place in `text`.
+            let prefix = format!("[{}] -> {{ : ", params.join(", ")).len();
+            let domain =
+                crate::text::parse_set(&domain_text).map_err(|e| match (e, condition) {
+                    (
+                        Error::Parse {
+                            column, message, ..
+                        },
+                        Some((c_at, c)),
+                    ) => {
+                        let offset = column.saturating_sub(1).saturating_sub(prefix).min(c.len());
+                        err(at + c_at + offset, &message)
+                    }
+                    (e, _) => e,
+                })?;
+            // Later pieces only where the earlier do not hold.
+            let mut rest = domain;
+            for (d, _) in &out.pieces {
+                rest = Set::from_map(rest.as_map().subtract(d.as_map())?)?;
+            }
+            if !rest.is_empty()? && !poly.is_zero() {
+                out.pieces.push((rest, poly));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The parts of `text` between the top-level (outside brackets) `sep`s, each with its
+/// byte offset.
+fn split_top(text: &str, sep: char) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (k, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            c if c == sep && depth == 0 => {
+                out.push((start, &text[start..k]));
+                start = k + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    out.push((start, &text[start..]));
+    out
+}
+
+/// The highest degree a read polynomial's power may reach (a resource limit: powers of
+/// powers grow fast).
+const MAX_DEGREE: u32 = 256;
+
+/// A recursive-descent reader of a polynomial in named parameters. Errors are
+/// (byte offset, message).
+struct PolyParser<'a> {
+    text: &'a str,
+    at: usize,
+    params: &'a [String],
+}
+
+type PolyResult = std::result::Result<Polynomial, (usize, String)>;
+
+impl PolyParser<'_> {
+    fn parse(mut self) -> PolyResult {
+        let p = self.sum()?;
+        self.skip();
+        if self.at < self.text.len() {
+            return Err((
+                self.at,
+                "expected '+', '-', '*', '/', '^' or the end of the polynomial".into(),
+            ));
+        }
+        Ok(p)
+    }
+
+    fn skip(&mut self) {
+        while let Some(c) = self.text[self.at..]
+            .chars()
+            .next()
+            .filter(|c| c.is_whitespace())
+        {
+            self.at += c.len_utf8();
+        }
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        self.skip();
+        if self.text[self.at..].starts_with(c) {
+            self.at += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn sum(&mut self) -> PolyResult {
+        let mut p = self.product()?;
+        loop {
+            if self.eat('+') {
+                p = p.add(&self.product()?);
+            } else if self.eat('-') {
+                p = p.sub(&self.product()?);
+            } else {
+                return Ok(p);
+            }
+        }
+    }
+
+    fn product(&mut self) -> PolyResult {
+        let mut p = self.unary()?;
+        loop {
+            if self.eat('*') {
+                p = p.mul(&self.unary()?);
+            } else if self.eat('/') {
+                self.skip();
+                let at = self.at;
+                let d = self.unary()?;
+                let constant =
+                    d.terms.len() <= 1 && d.terms.keys().all(|e| e.iter().all(|&x| x == 0));
+                let value = d.terms.values().next().cloned();
+                match (constant, value) {
+                    (true, Some(v)) => p = p.scale(&v.recip()),
+                    (true, None) => return Err((at, "division by zero".into())),
+                    (false, _) => return Err((at, "division by a non-constant".into())),
+                }
+            } else {
+                return Ok(p);
+            }
+        }
+    }
+
+    fn unary(&mut self) -> PolyResult {
+        if self.eat('-') {
+            return Ok(self.unary()?.scale(&Rat::from(-1)));
+        }
+        let base = self.atom()?;
+        if self.eat('^') {
+            self.skip();
+            let start = self.at;
+            let digits = self.text[start..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .count();
+            let k: u32 = self.text[start..start + digits]
+                .parse()
+                .ok()
+                .filter(|&k| k <= 64)
+                .ok_or((start, "expected an exponent from 0 to 64".to_string()))?;
+            self.at += digits;
+            let degree = base
+                .terms
+                .keys()
+                .map(|e| e.iter().sum::<u32>())
+                .max()
+                .unwrap_or(0);
+            if degree.saturating_mul(k) > MAX_DEGREE {
+                return Err((start, format!("a degree above {MAX_DEGREE}")));
+            }
+            return Ok(base.pow(k));
+        }
+        Ok(base)
+    }
+
+    fn atom(&mut self) -> PolyResult {
+        self.skip();
+        let n = self.params.len();
+        let rest = &self.text[self.at..];
+        let start = self.at;
+        if self.eat('(') {
+            let p = self.sum()?;
+            if !self.eat(')') {
+                return Err((self.at, "expected ')'".into()));
+            }
+            return Ok(p);
+        }
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 {
+            self.at += digits;
+            let v: Int = rest[..digits]
+                .parse()
+                .map_err(|_| (start, "malformed integer".to_string()))?;
+            return Ok(Polynomial::constant(n, Rat::from(v)));
+        }
+        let word = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '\'')
+            .count();
+        if word > 0 {
+            let name = &rest[..word];
+            self.at += word;
+            return match self.params.iter().position(|p| p == name) {
+                Some(k) => Ok(Polynomial::var(n, k)),
+                None => Err((start, format!("unknown parameter '{name}'"))),
+            };
+        }
+        Err((start, "expected a number, a parameter or '('".into()))
+    }
+}

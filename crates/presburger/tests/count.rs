@@ -289,3 +289,92 @@ fn sums_of_polynomials_over_sets() {
         .sum_parametric(&f)
         .is_err());
 }
+
+#[test]
+fn printed_counts_read_back() {
+    use pollen_presburger::PwPolynomial;
+    for text in [
+        "[N] -> { [i, j] : 0 <= j <= i < N }",
+        "[N, M] -> { [i] : 0 <= i < N and i < M and i >= M - 5 }",
+        "[N] -> { [i, j, k] : 0 <= k <= j <= i < N }",
+        "[N] -> { [i] : 0 <= i < N; [i] : 5 <= i < 2N }",
+        "{ [i, j] : 0 <= i < 1000 and 0 <= j < 1000 }",
+        "[N] -> { [i] : 0 <= i < N and N = 5 }",
+    ] {
+        let c = set(text).card_parametric().unwrap();
+        let printed = c.to_string();
+        let again: PwPolynomial = printed.parse().unwrap_or_else(|e| panic!("{printed}: {e}"));
+        assert_eq!(again.to_string(), printed, "{text}");
+        let n = c.params().len();
+        for v in -3..9 {
+            for w in -3..9 {
+                let p: Vec<Int> = [v, w][..n].iter().map(|&x| Int::from(x)).collect();
+                assert_eq!(
+                    c.eval(&p).unwrap(),
+                    again.eval(&p).unwrap(),
+                    "{printed} at {p:?}"
+                );
+            }
+        }
+    }
+    // iscc's other spellings, and errors with positions.
+    let c: PwPolynomial = "[N] -> { (1/2 * N + 1/2 * N^2) : N > 0 }".parse().unwrap();
+    assert_eq!(
+        c.to_string(),
+        "[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }"
+    );
+    let c: PwPolynomial = "[N, M] -> { 2*(N - M)^2 - (N*M)/3 }".parse().unwrap();
+    assert_eq!(
+        c.value(&[Int::from(4), Int::from(1)]).unwrap(),
+        pollen_presburger::Rat::new(Int::from(50), Int::from(3))
+    );
+    for (bad, column, message) in [
+        ("[N] -> { N * K }", 14, "unknown parameter 'K'"),
+        ("[N] -> { N / N }", 14, "division by a non-constant"),
+        ("[N] -> { N : N >= }", 19, "expected an expression"),
+        ("[N] -> { N ^ }", 14, "expected an exponent"),
+    ] {
+        match bad.parse::<PwPolynomial>() {
+            Err(Error::Parse {
+                column: c,
+                message: m,
+                ..
+            }) => {
+                assert!(m.contains(message), "{bad}: {m}");
+                assert_eq!(c, column, "{bad}: {m}");
+            }
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn reading_counts_never_panics() {
+    use pollen_presburger::PwPolynomial;
+    const PARTS: [&str; 18] = [
+        "[N]", "->", "{", "}", "(", ")", "N", "M", "1/2", "*", "+", "-", "^", "2", ":", ";", " ",
+        "\u{a0}é",
+    ];
+    fn prop(picks: Vec<u8>) -> bool {
+        let text: String = picks
+            .iter()
+            .map(|&k| PARTS[k as usize % PARTS.len()])
+            .collect();
+        let _ = text.parse::<PwPolynomial>();
+        true
+    }
+    QuickCheck::new()
+        .tests(2000)
+        .quickcheck(prop as fn(Vec<u8>) -> bool);
+}
+
+#[test]
+fn powers_of_powers_are_a_limit() {
+    use pollen_presburger::PwPolynomial;
+    let e = "[N] -> { ((N + 1)^64)^64 }"
+        .parse::<PwPolynomial>()
+        .unwrap_err();
+    assert!(e.to_string().contains("degree above 256"), "{e}");
+    let ok: PwPolynomial = "[N] -> { ((N + 1)^2)^3 }".parse().unwrap();
+    assert_eq!(ok.eval(&[Int::from(1)]).unwrap(), Int::from(64));
+}
