@@ -348,17 +348,9 @@ fn confirm(evaluator: &dyn Evaluator, config: &Config, shared: &mut Shared<'_>) 
     if config.confirm == 0 {
         return;
     }
-    let mut timed: Vec<(f64, usize)> = shared
-        .outcomes
-        .iter()
-        .enumerate()
-        .filter_map(|(k, o)| Some((o.status.seconds()?, k)))
-        .collect();
-    timed.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    let mut chosen: Vec<usize> = timed
-        .iter()
+    let mut chosen: Vec<usize> = fastest(&shared.outcomes)
+        .into_iter()
         .take(config.finalists)
-        .map(|&(_, k)| k)
         .collect();
     if let Some(k) = shared
         .outcomes
@@ -404,6 +396,17 @@ fn confirm(evaluator: &dyn Evaluator, config: &Config, shared: &mut Shared<'_>) 
     }
 }
 
+/// The positions of the timed outcomes, fastest first.
+fn fastest(outcomes: &[Outcome]) -> Vec<usize> {
+    let mut timed: Vec<(f64, usize)> = outcomes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, o)| Some((o.status.seconds()?, k)))
+        .collect();
+    timed.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    timed.into_iter().map(|(_, k)| k).collect()
+}
+
 /// The state the workers share.
 struct Shared<'o> {
     outcomes: Vec<Outcome>,
@@ -431,15 +434,8 @@ impl Shared<'_> {
     /// refined yet (among the fastest `count`: a candidate outside them waits until it
     /// is one of them).
     fn refine(&mut self, count: usize, neighbours: Neighbours<'_>) {
-        let mut timed: Vec<(f64, usize)> = self
-            .outcomes
-            .iter()
-            .enumerate()
-            .filter_map(|(k, o)| Some((o.status.seconds()?, k)))
-            .collect();
-        timed.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         let mut added = Vec::new();
-        for &(_, k) in timed.iter().take(count) {
+        for k in fastest(&self.outcomes).into_iter().take(count) {
             let candidate = self.outcomes[k].candidate.clone();
             if !self.refined.insert(candidate.key()) {
                 continue;
