@@ -66,6 +66,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::bench_polybench::{compile, geomean, works};
+use crate::formats::{csv_field, json_number, json_string};
 
 /// How many times each program runs by default (its time is the minimum).
 const DEFAULT_RUNS: usize = 3;
@@ -956,15 +957,6 @@ fn report(rows: &[Row], targets: &[Target], size: Size, runs: usize, notes: &[St
     out
 }
 
-/// A CSV field, quoted when it needs to be.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
 /// The results as CSV: one line per operator, times in seconds, empty where none.
 fn csv(rows: &[Row], targets: &[Target]) -> String {
     let mut header = vec!["operator".to_string(), "family".into(), "cpu_s".into()];
@@ -1005,33 +997,6 @@ fn csv(rows: &[Row], targets: &[Target]) -> String {
         out.push('\n');
     }
     out
-}
-
-/// A JSON string literal.
-fn json_string(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A JSON number, or `null`.
-fn json_number(value: Option<f64>) -> String {
-    value
-        .filter(|v| v.is_finite())
-        .map_or("null".to_string(), |v| format!("{v}"))
 }
 
 /// One outcome as a JSON object.

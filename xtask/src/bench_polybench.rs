@@ -1,12 +1,19 @@
-//! `cargo xtask bench polybench`: the example kernels optimized by Pollen, timed against
-//! `gcc -O3` and, side by side, against Polly and OpenBLAS.
+//! `cargo xtask bench polybench`: the example kernels, or the real PolyBench/C 4.2.1
+//! suite, optimized by Pollen, timed against `gcc -O3` and, side by side, against Polly
+//! and OpenBLAS.
 //!
-//! For every kernel of `examples/kernels/manifest.txt` (or the ones named on the command
-//! line), at its bench size (the manifest's bench flags, chosen so that the original runs
-//! 0.5 to 5 s), this command builds and times:
+//! By default the kernels are those of `examples/kernels/manifest.txt` (or the ones named
+//! on the command line), at their bench size (the manifest's bench flags, chosen so that
+//! the original runs 0.5 to 5 s). With `--polybench DIR` (or `$POLLEN_POLYBENCH`, unless
+//! `--examples` is given) they are PolyBench/C's 30 kernels (`DIR/utilities/benchmark_list`,
+//! `DIR/<category>/.../NAME/NAME.c`; the copy stays where it is), each built with
+//! `-I DIR/utilities -I <kernel dir> DIR/utilities/polybench.c -lm -D<SIZE>_DATASET
+//! -DPOLYBENCH_TIME` (`--size mini|small|medium|large|extralarge`, default large). For
+//! every kernel this command builds and times:
 //! - the original under `gcc -O3 -march=native`, the baseline;
 //! - Pollen's output (`pollen opt`, the defaults: tiling, parallel loops, smart fusion)
-//!   under the same compiler with `-fopenmp`, with `OMP_NUM_THREADS` 1 and 2;
+//!   under the same compiler with `-fopenmp`, with `OMP_NUM_THREADS` 1 and 2; every
+//!   `pollen opt` call is timed (wall clock), and their sum is reported;
 //! - the original under `clang -O3 -march=native -mllvm -polly`, and with
 //!   `-mllvm -polly-parallel` (Polly's GNU OpenMP backend, linked with `-lgomp`) on 2
 //!   threads. Debian's clang has Polly linked into `libLLVM`, so `-mllvm -polly` is enough
@@ -15,25 +22,41 @@
 //!   (package `clang`, then `libpolly-<version>-dev` if Polly is still missing) when that
 //!   is possible; otherwise the Polly columns are skipped with the reason.
 //!
-//! Every build is run 3 times (`--runs`); a kernel's time is the minimum of the `time`
-//! lines its `-DPOLLEN_TIME` build prints, so initialisation and output are not timed.
-//! Every variant's checksums (standard output) are compared with the original's: equal,
-//! close (relative difference at most 1e-6, as different compilers contract
-//! multiply-adds differently), or a MISMATCH, which is shown in the table and left out of
-//! the geometric means (a wrong fast result is not a speedup).
+//! Every build is run `--runs` times (default 3 on the examples, 5 on PolyBench); a
+//! kernel's time is the minimum over the runs, of the `time` lines its `-DPOLLEN_TIME`
+//! build prints on standard error (examples) or of the last line PolyBench's
+//! `-DPOLYBENCH_TIME` prints on standard output, so initialisation and output are not
+//! timed. The PolyBench table also shows each time's spread, the slowest run over the
+//! fastest minus 1, so that noise is visible.
 //!
-//! OpenBLAS: `benches/polybench/dgemm_openblas.c` times `cblas_dgemm` on gemm's bench
-//! shape with `OPENBLAS_NUM_THREADS` 1 and 2 (`libopenblas-dev` is installed when
-//! missing), and the report compares Pollen's gemm in GFLOP/s (2·NI·NJ·NK / time).
+//! Checks: on the examples every variant's checksums (standard output of the timed runs,
+//! the worst run counting) are compared with the original's. On PolyBench every build is
+//! made a second time at the check size (`--check-size`, default medium) with
+//! `-DPOLYBENCH_DUMP_ARRAYS -ffp-contract=off` (no contraction of multiply-adds, so that
+//! gcc and clang round alike) and run once with the variant's threads; its arrays
+//! (standard error) are compared with those of the original gcc build's check build. A
+//! result is equal, close (every number within a relative difference of 1e-6), or a
+//! MISMATCH, which is shown in the table and left out of the geometric means (a wrong
+//! fast result is not a speedup).
+//!
+//! OpenBLAS: `benches/polybench/dgemm_openblas.c` times `cblas_dgemm` on gemm's shape
+//! (the manifest's bench flags, or the `NI`, `NJ`, `NK` that PolyBench's `gemm.h`
+//! defines for the size) with `OPENBLAS_NUM_THREADS` 1 and 2 (`libopenblas-dev` is
+//! installed when missing), and the report compares Pollen's gemm in GFLOP/s
+//! (2·NI·NJ·NK / time).
 //!
 //! The targets: Pollen's geometric-mean speedup over `gcc -O3` on 2 threads at least
 //! Polly's on 2 threads (over the kernels both run correctly, and no wrong or failed
-//! Pollen kernel), and Pollen's gemm on 2 threads at least 40% of OpenBLAS's dgemm
-//! GFLOP/s on 2 threads.
+//! Pollen kernel), Pollen's gemm on 2 threads at least 40% of OpenBLAS's dgemm GFLOP/s on
+//! 2 threads, and (PolyBench, whole suite) every kernel optimized by `pollen opt` in less
+//! than 5 s in all.
 //!
-//! Options: `--runs N` (default 3), `--no-install` (never call `apt-get`), kernel names.
-//! Everything built goes to `target/polybench/`.
+//! Options: `--runs N`, `--no-install` (never call `apt-get`), `--polybench DIR`,
+//! `--size S`, `--check-size S`, `--examples`, kernel names. Everything built goes to
+//! `target/polybench/` (examples) or `target/polybench-real/` (PolyBench), with the
+//! report as `report.txt`, `results.csv` and `results.json`.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -41,10 +64,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
+use crate::formats::{csv_field, json_number, json_string};
 use crate::fuzz::cargo;
+use crate::polybench_suite::{self, Size};
 
-/// How many times each build runs by default (its time is the minimum).
+/// How many times each build runs by default on the examples (its time is the minimum).
 const DEFAULT_RUNS: usize = 3;
+
+/// How many times each build runs by default on PolyBench.
+const DEFAULT_POLYBENCH_RUNS: usize = 5;
 
 /// The longest one run of a build may take.
 const RUN_LIMIT: Duration = Duration::from_secs(180);
@@ -55,8 +83,15 @@ const CLOSE: f64 = 1e-6;
 /// The least fraction of OpenBLAS's dgemm GFLOP/s that Pollen's gemm should reach.
 const GEMM_TARGET: f64 = 0.40;
 
+/// The most seconds `pollen opt` may take over the whole PolyBench suite.
+const OPT_TARGET: f64 = 5.0;
+
 /// The gcc flags of every build.
 const GCC_FLAGS: &[&str] = &["-O3", "-march=native"];
+
+/// The flag of every PolyBench check build, gcc's and clang's: no contraction of
+/// multiply-adds, so that every build rounds alike.
+const NO_CONTRACTION: &str = "-ffp-contract=off";
 
 /// One line of the manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +100,103 @@ struct Kernel {
     category: String,
     /// The `-D` flags of the timing runs.
     bench_flags: Vec<String>,
+}
+
+/// Where a run prints the time of its kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    /// The last `time <seconds>` line of standard error (`-DPOLLEN_TIME`, the OpenBLAS
+    /// program).
+    Stderr,
+    /// The last non-empty line of standard output (PolyBench's `-DPOLYBENCH_TIME`).
+    StdoutLast,
+}
+
+impl Timer {
+    /// The seconds a run printed.
+    fn read(self, stdout: &str, stderr: &str) -> Option<f64> {
+        match self {
+            Timer::Stderr => kernel_time(stderr),
+            Timer::StdoutLast => stdout
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())?
+                .trim()
+                .parse()
+                .ok()
+                .filter(|s: &f64| s.is_finite() && *s >= 0.0),
+        }
+    }
+
+    /// What a run without its time line failed to print.
+    fn missing(self) -> &'static str {
+        match self {
+            Timer::Stderr => "no `time <seconds>` line on stderr",
+            Timer::StdoutLast => "no time (a number) on the last line of stdout",
+        }
+    }
+}
+
+/// How one kernel is built, run and checked.
+#[derive(Debug, Clone, PartialEq)]
+struct Job {
+    name: String,
+    /// The original C file.
+    source: PathBuf,
+    /// The flags of the timed builds before the C file: include directories, defines.
+    flags: Vec<String>,
+    /// The flags of separate check builds, or `None` where the timed runs' standard
+    /// outputs (checksums) are compared.
+    check_flags: Option<Vec<String>>,
+    /// Further C files of every build (PolyBench's `polybench.c`).
+    extra: Vec<PathBuf>,
+    /// Where a run prints its time.
+    timer: Timer,
+}
+
+/// An example kernel of the manifest at its bench size.
+fn example_job(kernels_dir: &Path, kernel: &Kernel) -> Job {
+    let mut flags = vec![
+        "-DPOLLEN_TIME".to_string(),
+        "-I".to_string(),
+        kernels_dir.to_string_lossy().into_owned(),
+    ];
+    flags.extend(kernel.bench_flags.iter().cloned());
+    Job {
+        name: kernel.name.clone(),
+        source: kernels_dir.join(format!("{}.c", kernel.name)),
+        flags,
+        check_flags: None,
+        extra: Vec::new(),
+        timer: Timer::Stderr,
+    }
+}
+
+/// A PolyBench kernel timed at `size` and checked at `check`.
+fn polybench_job(dir: &Path, name: &str, source: &Path, size: Size, check: Size) -> Job {
+    let kernel_dir = source.parent().unwrap_or(dir);
+    let includes = vec![
+        "-I".to_string(),
+        dir.join("utilities").to_string_lossy().into_owned(),
+        "-I".to_string(),
+        kernel_dir.to_string_lossy().into_owned(),
+    ];
+    let mut flags = includes.clone();
+    flags.extend([format!("-D{}", size.dataset()), "-DPOLYBENCH_TIME".into()]);
+    let mut check_flags = includes;
+    check_flags.extend([
+        format!("-D{}", check.dataset()),
+        "-DPOLYBENCH_DUMP_ARRAYS".into(),
+        NO_CONTRACTION.into(),
+    ]);
+    Job {
+        name: name.to_string(),
+        source: source.to_path_buf(),
+        flags,
+        check_flags: Some(check_flags),
+        extra: vec![dir.join("utilities/polybench.c")],
+        timer: Timer::StdoutLast,
+    }
 }
 
 /// The timed builds besides the original, in table order.
@@ -94,6 +226,16 @@ impl Variant {
         }
     }
 
+    /// Its name in the CSV and JSON files.
+    fn key(self) -> &'static str {
+        match self {
+            Variant::Pollen1 => "pollen_1t",
+            Variant::Pollen2 => "pollen_2t",
+            Variant::Polly => "polly_1t",
+            Variant::PollyParallel => "polly_2t",
+        }
+    }
+
     /// The `OMP_NUM_THREADS` of its runs.
     fn threads(self) -> usize {
         match self {
@@ -120,11 +262,69 @@ enum Check {
     Mismatch,
 }
 
+impl Check {
+    /// Its name in the CSV and JSON files.
+    fn name(self) -> &'static str {
+        match self {
+            Check::Same => "same",
+            Check::Close => "close",
+            Check::Mismatch => "mismatch",
+        }
+    }
+}
+
+/// The fastest and the slowest of a build's runs, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Times {
+    min: f64,
+    max: f64,
+}
+
+impl Times {
+    /// The times of some runs (`None` for none).
+    fn of(seconds: &[f64]) -> Option<Times> {
+        let min = seconds.iter().copied().reduce(f64::min)?;
+        let max = seconds.iter().copied().reduce(f64::max)?;
+        Some(Times { min, max })
+    }
+
+    /// The slowest run over the fastest, minus 1.
+    fn spread(self) -> f64 {
+        if self.min > 0.0 {
+            self.max / self.min - 1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A spread as a percentage: `+2.4%`, `+31%`.
+fn spread_text(times: Times) -> String {
+    let percent = 100.0 * times.spread();
+    if percent < 10.0 {
+        format!("+{percent:.1}%")
+    } else {
+        format!("+{percent:.0}%")
+    }
+}
+
+/// Seconds with three or four significant digits: `1.234`, `0.01234`, `1.50e-5` (small
+/// PolyBench sizes run for microseconds).
+fn seconds_text(s: f64) -> String {
+    if s >= 0.1 || s == 0.0 {
+        format!("{s:.3}")
+    } else if s >= 1e-3 {
+        format!("{s:.5}")
+    } else {
+        format!("{s:.2e}")
+    }
+}
+
 /// What became of one build of one kernel.
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
-    /// The minimum kernel time in seconds and its checksums against the original's.
-    Timed(f64, Check),
+    /// The times of the runs and its checksums (or arrays) against the original's.
+    Timed(Times, Check),
     /// A step failed: the message.
     Failed(String),
     /// Not run: the reason is given once for the whole column.
@@ -135,10 +335,12 @@ enum Outcome {
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
     kernel: String,
-    /// The original's minimum time, or why it has none.
-    original: std::result::Result<f64, String>,
+    /// The original's times, or why it has none.
+    original: std::result::Result<Times, String>,
     /// One outcome per [`Variant::ALL`] entry.
     variants: [Outcome; 4],
+    /// The wall-clock seconds of `pollen opt` on the kernel, when it succeeded.
+    opt_seconds: Option<f64>,
 }
 
 /// OpenBLAS's dgemm on gemm's shape: the flops and the minimum seconds on 1 and 2 threads.
@@ -178,21 +380,65 @@ impl Polly {
     }
 }
 
+/// The PolyBench run: the directory, the timing size and the check size.
+#[derive(Debug, Clone, PartialEq)]
+struct PolyBench {
+    dir: PathBuf,
+    size: Size,
+    check_size: Size,
+}
+
 /// The options of one run of the command.
+#[derive(Debug)]
 struct Options {
     runs: usize,
     install: bool,
     names: Vec<String>,
+    /// PolyBench/C instead of the example kernels.
+    polybench: Option<PolyBench>,
 }
 
-/// Runs `cargo xtask bench polybench [--runs N] [--no-install] [kernel...]`.
+/// Runs `cargo xtask bench polybench [--runs N] [--no-install] [--polybench DIR]
+/// [--size S] [--check-size S] [--examples] [kernel...]`.
 pub fn run(root: &Path, flags: &[String]) -> Result<()> {
-    let options = options(flags)?;
-    let manifest_path = root.join("examples/kernels/manifest.txt");
-    let text = std::fs::read_to_string(&manifest_path)
-        .with_context(|| format!("cannot read {}", manifest_path.display()))?;
-    let kernels = select(manifest(&text)?, &options.names)?;
-    let out = root.join("target/polybench");
+    let options = options(flags, polybench_suite::from_env())?;
+    let (jobs, out, gemm_shape, suite_size) = match &options.polybench {
+        None => {
+            let manifest_path = root.join("examples/kernels/manifest.txt");
+            let text = std::fs::read_to_string(&manifest_path)
+                .with_context(|| format!("cannot read {}", manifest_path.display()))?;
+            let all = manifest(&text)?;
+            let suite_size = all.len();
+            let kernels = select(all, &options.names)?;
+            let gemm = kernels.iter().find(|k| k.name == "gemm").map(|gemm| {
+                match ["NI", "NJ", "NK"].map(|d| define(&gemm.bench_flags, d)) {
+                    [Some(ni), Some(nj), Some(nk)] => Ok([ni, nj, nk]),
+                    _ => Err("gemm's bench flags do not give NI, NJ and NK".to_string()),
+                }
+            });
+            let kernels_dir = root.join("examples/kernels");
+            let jobs: Vec<Job> = kernels
+                .iter()
+                .map(|k| example_job(&kernels_dir, k))
+                .collect();
+            (jobs, root.join("target/polybench"), gemm, suite_size)
+        }
+        Some(pb) => {
+            polybench_suite::check_dir(&pb.dir)?;
+            let all = polybench_suite::kernels(&pb.dir)?;
+            let suite_size = all.len();
+            let picked = select_polybench(&pb.dir, all, &options.names)?;
+            let jobs: Vec<Job> = picked
+                .iter()
+                .map(|(name, file)| polybench_job(&pb.dir, name, file, pb.size, pb.check_size))
+                .collect();
+            let gemm = jobs
+                .iter()
+                .find(|j| j.name == "gemm")
+                .map(|gemm| polybench_gemm_shape(&gemm.source, pb.size));
+            (jobs, root.join("target/polybench-real"), gemm, suite_size)
+        }
+    };
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     if !works(Command::new("gcc").arg("--version")) {
         bail!("gcc is needed (Debian: apt-get install gcc)");
@@ -203,47 +449,70 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     if let Err(reason) = &polly {
         println!("bench: Polly columns skipped: {reason}");
     }
-    let gemm = kernels.iter().find(|k| k.name == "gemm");
-    let blas = match gemm {
-        Some(gemm) => match time_openblas(root, &out, gemm, options.runs, options.install) {
-            Ok(blas) => Some(Ok(blas)),
-            Err(e) => {
-                println!("bench: OpenBLAS comparison skipped: {e:#}");
-                Some(Err(format!("{e:#}")))
-            }
-        },
-        None => None,
-    };
+    let blas = gemm_shape.map(|shape| {
+        let timed = shape
+            .map_err(anyhow::Error::msg)
+            .and_then(|shape| time_openblas(root, &out, shape, options.runs, options.install));
+        timed.map_err(|e| {
+            println!("bench: OpenBLAS comparison skipped: {e:#}");
+            format!("{e:#}")
+        })
+    });
 
     let mut rows = Vec::new();
-    for kernel in &kernels {
-        println!("bench: {} ({})", kernel.name, kernel.bench_flags.join(" "));
+    for job in &jobs {
+        let shown: Vec<&String> = job
+            .flags
+            .iter()
+            .filter(|f| f.starts_with("-D") && f.as_str() != "-DPOLLEN_TIME")
+            .collect();
+        println!(
+            "bench: {} ({})",
+            job.name,
+            shown
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
         rows.push(bench_kernel(
-            root,
             &out,
             &pollen,
             polly.as_ref().ok(),
-            kernel,
+            job,
             options.runs,
         ));
     }
-    let polly_note = match &polly {
-        Ok(p) => format!("Polly: {}", p.describe()),
-        Err(reason) => format!("Polly: skipped ({reason})"),
+    let setting = Setting {
+        polybench: options
+            .polybench
+            .as_ref()
+            .map(|pb| (pb.size, pb.check_size)),
+        runs: options.runs,
+        suite_size,
+        polly_ran: polly.is_ok(),
+        polly_note: match &polly {
+            Ok(p) => format!("Polly: {}", p.describe()),
+            Err(reason) => format!("Polly: skipped ({reason})"),
+        },
+        blas: blas.as_ref().and_then(|b| b.as_ref().ok()),
+        blas_note: blas_note(&blas),
     };
-    let gemm_blas = match (&blas, gemm) {
-        (Some(Ok(b)), Some(_)) => Some(b),
-        _ => None,
-    };
-    print!(
-        "{}",
-        report(
-            &rows,
-            polly.is_ok(),
-            &polly_note,
-            gemm_blas,
-            blas_note(&blas)
-        )
+    let text = report(&rows, &setting);
+    print!("{text}");
+    let files = [
+        ("report.txt", text.clone()),
+        ("results.csv", csv(&rows)),
+        ("results.json", json(&rows, &setting)),
+    ];
+    for (name, contents) in files {
+        let path = out.join(name);
+        std::fs::write(&path, contents)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    println!(
+        "bench: report written to {} (report.txt, results.csv, results.json)",
+        out.display()
     );
     Ok(())
 }
@@ -257,31 +526,106 @@ fn blas_note(blas: &Option<std::result::Result<Blas, String>>) -> Option<String>
     }
 }
 
-/// Reads the command-line options.
-fn options(flags: &[String]) -> Result<Options> {
-    let mut options = Options {
-        runs: DEFAULT_RUNS,
-        install: true,
-        names: Vec::new(),
-    };
+/// Reads the command-line options; `env` is `$POLLEN_POLYBENCH`.
+fn options(flags: &[String], env: Option<PathBuf>) -> Result<Options> {
+    let mut runs = None;
+    let mut install = true;
+    let mut names = Vec::new();
+    let mut dir = None;
+    let mut examples = false;
+    let (mut size, mut check_size) = (None, None);
     let mut flags = flags.iter();
     while let Some(flag) = flags.next() {
+        let mut value = |what: &str| {
+            flags
+                .next()
+                .cloned()
+                .with_context(|| format!("`{flag}` needs {what}"))
+        };
         match flag.as_str() {
-            "--no-install" => options.install = false,
+            "--no-install" => install = false,
+            "--examples" => examples = true,
             "--runs" => {
-                let n = flags.next().context("`--runs` needs a number")?;
-                options.runs =
-                    n.parse().ok().filter(|&n| n > 0).with_context(|| {
+                let n = value("a number")?;
+                runs =
+                    Some(n.parse().ok().filter(|&n| n > 0).with_context(|| {
                         format!("expected a positive number of runs, found `{n}`")
-                    })?;
+                    })?);
             }
-            other if other.starts_with('-') => {
-                bail!("unknown option `{other}` (known: --runs N, --no-install)")
-            }
-            name => options.names.push(name.to_string()),
+            "--polybench" => dir = Some(PathBuf::from(value("a directory")?)),
+            "--size" => size = Some(Size::parse(&value("a size")?)?),
+            "--check-size" => check_size = Some(Size::parse(&value("a size")?)?),
+            other if other.starts_with('-') => bail!(
+                "unknown option `{other}` (known: --runs N, --no-install, --polybench DIR, --size S, --check-size S, --examples)"
+            ),
+            name => names.push(name.to_string()),
         }
     }
-    Ok(options)
+    if examples && dir.is_some() {
+        bail!("--examples and --polybench exclude each other");
+    }
+    let dir = if examples { None } else { dir.or(env) };
+    let polybench = match dir {
+        Some(dir) => Some(PolyBench {
+            dir,
+            size: size.unwrap_or(Size::Large),
+            check_size: check_size.unwrap_or(Size::Medium),
+        }),
+        None if size.is_some() || check_size.is_some() => {
+            bail!("--size and --check-size need --polybench DIR (or $POLLEN_POLYBENCH)")
+        }
+        None => None,
+    };
+    let runs = runs.unwrap_or(if polybench.is_some() {
+        DEFAULT_POLYBENCH_RUNS
+    } else {
+        DEFAULT_RUNS
+    });
+    Ok(Options {
+        runs,
+        install,
+        names,
+        polybench,
+    })
+}
+
+/// The PolyBench kernels named on the command line, in the order given (each found
+/// under `dir`); the whole suite when none is named.
+fn select_polybench(
+    dir: &Path,
+    all: Vec<(String, PathBuf)>,
+    names: &[String],
+) -> Result<Vec<(String, PathBuf)>> {
+    if names.is_empty() {
+        return Ok(all);
+    }
+    names
+        .iter()
+        .map(|name| {
+            let known = all.iter().find(|(n, _)| n == name).map(|(_, f)| f.clone());
+            match known.or_else(|| polybench_suite::find_kernel(dir, name)) {
+                Some(file) => Ok((name.clone(), file)),
+                None => bail!("no {name}/{name}.c under {}", dir.display()),
+            }
+        })
+        .collect()
+}
+
+/// The `NI`, `NJ`, `NK` that PolyBench's `gemm.h` (next to `gemm.c`) defines for `size`.
+fn polybench_gemm_shape(gemm: &Path, size: Size) -> std::result::Result<[u64; 3], String> {
+    let header = gemm.with_file_name("gemm.h");
+    let text = std::fs::read_to_string(&header)
+        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
+    let defines = polybench_suite::size_defines(&text, size.dataset());
+    let get = |d: &str| defines.iter().find(|(n, _)| n == d).map(|(_, v)| *v);
+    match [get("NI"), get("NJ"), get("NK")] {
+        [Some(ni), Some(nj), Some(nk)] => Ok([ni, nj, nk]),
+        _ => Err(format!(
+            "{} does not define NI, NJ and NK for {}",
+            header.display(),
+            size.dataset()
+        )),
+    }
 }
 
 /// The kernels of a manifest (`name category test-flags bench-flags [# comment]`), in
@@ -526,14 +870,10 @@ pub(crate) fn compile(mut cmd: Command, what: &str) -> std::result::Result<(), S
     Err(format!("{what} failed: {}", first.join(" / ")))
 }
 
-/// One timed run's output: the kernel's seconds and its standard output.
-fn run_once(
-    exe: &Path,
-    env: &[(&str, String)],
-    scratch: &Path,
-) -> std::result::Result<(f64, String), String> {
-    let stdout_path = scratch.with_extension("stdout");
-    let stderr_path = scratch.with_extension("stderr");
+/// One run's standard output and standard error.
+fn run_once(exe: &Path, env: &[(&str, String)]) -> std::result::Result<(String, String), String> {
+    let stdout_path = exe.with_extension("stdout");
+    let stderr_path = exe.with_extension("stderr");
     let open =
         |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
     let mut child = Command::new(exe)
@@ -562,8 +902,7 @@ fn run_once(
         let first = stderr.lines().next().unwrap_or("");
         return Err(format!("exited with {status}: {first}"));
     }
-    let seconds = kernel_time(&stderr).ok_or("no `time <seconds>` line on stderr")?;
-    Ok((seconds, stdout))
+    Ok((stdout, stderr))
 }
 
 /// The seconds of the last `time <seconds>` line.
@@ -574,51 +913,54 @@ fn kernel_time(stderr: &str) -> Option<f64> {
         .next_back()
 }
 
-/// The minimum time of `runs` runs and every run's standard output.
+/// The times of `runs` runs and every run's standard output.
 fn time_runs(
     exe: &Path,
     threads: usize,
     extra_env: &[(&str, String)],
     runs: usize,
-) -> std::result::Result<(f64, Vec<String>), String> {
+    timer: Timer,
+) -> std::result::Result<(Times, Vec<String>), String> {
     let mut env = vec![("OMP_NUM_THREADS", threads.to_string())];
     env.extend(extra_env.iter().cloned());
-    let mut best = f64::INFINITY;
+    let mut seconds = Vec::new();
     let mut outputs = Vec::new();
     for _ in 0..runs {
-        let (seconds, stdout) = run_once(exe, &env, exe)?;
-        best = best.min(seconds);
+        let (stdout, stderr) = run_once(exe, &env)?;
+        seconds.push(timer.read(&stdout, &stderr).ok_or(timer.missing())?);
         outputs.push(stdout);
     }
-    Ok((best, outputs))
+    Times::of(&seconds)
+        .map(|t| (t, outputs))
+        .ok_or_else(|| "no run".to_string())
 }
 
-/// Compares a variant's checksum lines (`name value`) with the original's.
+/// The arrays a check build dumps (its standard error), run once on `threads` threads.
+fn check_run(exe: &Path, threads: usize) -> std::result::Result<String, String> {
+    run_once(exe, &[("OMP_NUM_THREADS", threads.to_string())]).map(|(_, stderr)| stderr)
+}
+
+/// Compares a variant's output (checksum lines `name value`, or PolyBench's dumped
+/// arrays) with the original's, word by word: the same text, every number within a
+/// relative difference of [`CLOSE`] and every other word the same, or a mismatch.
 fn compare(original: &str, variant: &str) -> Check {
     if original == variant {
         return Check::Same;
     }
-    let lines = |s: &str| -> Vec<(String, String)> {
-        s.lines()
-            .filter_map(|l| {
-                let (name, value) = l.trim().split_once(' ')?;
-                Some((name.to_string(), value.trim().to_string()))
-            })
-            .collect()
-    };
-    let (a, b) = (lines(original), lines(variant));
+    let a: Vec<&str> = original.split_whitespace().collect();
+    let b: Vec<&str> = variant.split_whitespace().collect();
     if a.is_empty() || a.len() != b.len() {
         return Check::Mismatch;
     }
-    let close = a.iter().zip(&b).all(|((na, va), (nb, vb))| {
-        if na != nb {
-            return false;
+    let close = a.iter().zip(&b).all(|(x, y)| {
+        if x == y {
+            return true;
         }
-        match (va.parse::<f64>(), vb.parse::<f64>()) {
+        match (x.parse::<f64>(), y.parse::<f64>()) {
             (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
                 (x - y).abs() <= CLOSE * x.abs().max(y.abs()).max(f64::MIN_POSITIVE)
             }
-            _ => va == vb,
+            _ => false,
         }
     });
     if close {
@@ -628,53 +970,104 @@ fn compare(original: &str, variant: &str) -> Check {
     }
 }
 
+/// One build of a kernel: the timed executable and, where the job has them, the check
+/// build's.
+struct Built {
+    timed: PathBuf,
+    check: Option<PathBuf>,
+}
+
+/// A compiler command: `cc` with `cflags`, the job's timed or check flags, `source`, the
+/// job's further files, `-o exe`, `-lm` and `libs`.
+fn build_command(
+    cc: &str,
+    cflags: &[String],
+    job: &Job,
+    check: bool,
+    source: &Path,
+    exe: &Path,
+    libs: &[&str],
+) -> Command {
+    let mut cmd = Command::new(cc);
+    cmd.args(cflags);
+    match (&job.check_flags, check) {
+        (Some(flags), true) => cmd.args(flags),
+        _ => cmd.args(&job.flags),
+    };
+    cmd.arg(source)
+        .args(&job.extra)
+        .arg("-o")
+        .arg(exe)
+        .arg("-lm")
+        .args(libs);
+    cmd
+}
+
+/// Builds `source` into `dir/file` and, where the job has check builds, into
+/// `dir/file-check`.
+fn build_twice(
+    dir: &Path,
+    file: &str,
+    what: &str,
+    job: &Job,
+    make: impl Fn(bool, &Path) -> Command,
+) -> std::result::Result<Built, String> {
+    let timed = dir.join(file);
+    compile(make(false, &timed), what)?;
+    let check = match job.check_flags {
+        Some(_) => {
+            let check = dir.join(format!("{file}-check"));
+            compile(make(true, &check), &format!("{what}, check build"))?;
+            Some(check)
+        }
+        None => None,
+    };
+    Ok(Built { timed, check })
+}
+
 /// Builds and times every variant of one kernel.
-fn bench_kernel(
-    root: &Path,
-    out: &Path,
-    pollen: &Path,
-    polly: Option<&Polly>,
-    kernel: &Kernel,
-    runs: usize,
-) -> Row {
-    let kernels_dir = root.join("examples/kernels");
-    let source = kernels_dir.join(format!("{}.c", kernel.name));
-    let dir = out.join(&kernel.name);
+fn bench_kernel(out: &Path, pollen: &Path, polly: Option<&Polly>, job: &Job, runs: usize) -> Row {
+    let dir = out.join(&job.name);
     let mut row = Row {
-        kernel: kernel.name.clone(),
+        kernel: job.name.clone(),
         original: Err(String::new()),
         variants: Variant::ALL.map(|_| Outcome::Skipped),
+        opt_seconds: None,
     };
     if let Err(e) = std::fs::create_dir_all(&dir) {
         row.original = Err(format!("cannot create {}: {e}", dir.display()));
         return row;
     }
-    let common = |cmd: &mut Command| {
-        cmd.arg("-DPOLLEN_TIME")
-            .arg("-I")
-            .arg(&kernels_dir)
-            .args(&kernel.bench_flags);
-    };
-    let gcc = |src: &Path, exe: &Path, openmp: bool| {
-        let mut cmd = Command::new("gcc");
-        cmd.args(GCC_FLAGS);
+    let gcc_flags = |openmp: bool| {
+        let mut flags: Vec<String> = GCC_FLAGS.iter().map(|s| s.to_string()).collect();
         if openmp {
-            cmd.arg("-fopenmp");
+            flags.push("-fopenmp".to_string());
         }
-        common(&mut cmd);
-        cmd.arg(src).arg("-o").arg(exe).arg("-lm");
-        cmd
+        flags
     };
 
-    let original_exe = dir.join("original");
-    let original = compile(gcc(&source, &original_exe, false), "gcc (original)")
-        .and_then(|()| time_runs(&original_exe, 1, &[], runs))
-        .and_then(|(base, outputs)| {
-            if outputs.iter().any(|o| *o != outputs[0]) {
-                return Err("the original prints different checksums from run to run".into());
+    let original = build_twice(&dir, "original", "gcc (original)", job, |check, exe| {
+        build_command("gcc", &gcc_flags(false), job, check, &job.source, exe, &[])
+    })
+    .and_then(|built| {
+        let (times, outputs) = time_runs(&built.timed, 1, &[], runs, job.timer)?;
+        let reference = match &built.check {
+            None => {
+                if outputs.iter().any(|o| *o != outputs[0]) {
+                    return Err("the original prints different checksums from run to run".into());
+                }
+                outputs[0].clone()
             }
-            Ok((base, outputs[0].clone()))
-        });
+            Some(check) => {
+                let dump = check_run(check, 1).map_err(|e| format!("check run: {e}"))?;
+                if dump.trim().is_empty() {
+                    return Err("the check build printed no arrays".into());
+                }
+                dump
+            }
+        };
+        Ok((times, reference))
+    });
     let (base, reference) = match original {
         Ok(r) => r,
         Err(e) => {
@@ -683,19 +1076,34 @@ fn bench_kernel(
         }
     };
     row.original = Ok(base);
-    println!("  original      {base:>9.3} s");
+    println!(
+        "  original      {:>9} s  ({})",
+        seconds_text(base.min),
+        spread_text(base)
+    );
 
-    let optimized = dir.join(format!("{}.pollen.c", kernel.name));
-    let pollen_exe = dir.join(Variant::Pollen1.file());
-    let pollen_built = compile(
+    let optimized = dir.join(format!("{}.pollen.c", job.name));
+    let started = Instant::now();
+    let opt = compile(
         {
             let mut cmd = Command::new(pollen);
-            cmd.arg("opt").arg(&source).arg("-o").arg(&optimized);
+            cmd.arg("opt").arg(&job.source).arg("-o").arg(&optimized);
             cmd
         },
         "pollen opt",
-    )
-    .and_then(|()| compile(gcc(&optimized, &pollen_exe, true), "gcc -fopenmp (Pollen)"));
+    );
+    if opt.is_ok() {
+        row.opt_seconds = Some(started.elapsed().as_secs_f64());
+    }
+    let pollen_built = opt.and_then(|()| {
+        build_twice(
+            &dir,
+            Variant::Pollen1.file(),
+            "gcc -fopenmp (Pollen)",
+            job,
+            |check, exe| build_command("gcc", &gcc_flags(true), job, check, &optimized, exe, &[]),
+        )
+    });
 
     let polly_built = polly.map(|p| {
         [false, true].map(|parallel| {
@@ -704,45 +1112,45 @@ fn bench_kernel(
             } else {
                 Variant::Polly
             };
-            let mut cmd = Command::new(&p.cc);
-            cmd.args(p.flags(parallel));
-            common(&mut cmd);
-            cmd.arg(&source)
-                .arg("-o")
-                .arg(dir.join(variant.file()))
-                .arg("-lm");
-            if parallel {
-                cmd.arg("-lgomp");
-            }
-            compile(cmd, &format!("{} (Polly)", p.cc))
+            let libs: &[&str] = if parallel { &["-lgomp"] } else { &[] };
+            build_twice(
+                &dir,
+                variant.file(),
+                &format!("{} (Polly)", p.cc),
+                job,
+                |check, exe| {
+                    build_command(
+                        &p.cc,
+                        &p.flags(parallel),
+                        job,
+                        check,
+                        &job.source,
+                        exe,
+                        libs,
+                    )
+                },
+            )
         })
     });
 
     for (slot, variant) in Variant::ALL.into_iter().enumerate() {
         let built = match variant {
-            Variant::Pollen1 | Variant::Pollen2 => Some(pollen_built.clone()),
-            Variant::Polly => polly_built.as_ref().map(|b| b[0].clone()),
-            Variant::PollyParallel => polly_built.as_ref().map(|b| b[1].clone()),
+            Variant::Pollen1 | Variant::Pollen2 => Some(&pollen_built),
+            Variant::Polly => polly_built.as_ref().map(|b| &b[0]),
+            Variant::PollyParallel => polly_built.as_ref().map(|b| &b[1]),
         };
         let outcome = match built {
             None => Outcome::Skipped,
-            Some(Err(e)) => Outcome::Failed(e),
-            Some(Ok(())) => {
-                match time_runs(&dir.join(variant.file()), variant.threads(), &[], runs) {
-                    Ok((seconds, outputs)) => {
-                        // The worst run counts: a race may show in some runs only.
-                        let check = outputs.iter().map(|o| compare(&reference, o)).max();
-                        Outcome::Timed(seconds, check.unwrap_or(Check::Mismatch))
-                    }
-                    Err(e) => Outcome::Failed(e),
-                }
-            }
+            Some(Err(e)) => Outcome::Failed(e.clone()),
+            Some(Ok(built)) => run_variant(built, variant.threads(), job, runs, &reference),
         };
         match &outcome {
-            Outcome::Timed(s, check) => println!(
-                "  {:<13} {s:>9.3} s  x{:.2}  {check:?}",
+            Outcome::Timed(t, check) => println!(
+                "  {:<13} {:>9} s  ({})  x{:.2}  {check:?}",
                 variant.title(),
-                base / s
+                seconds_text(t.min),
+                spread_text(*t),
+                base.min / t.min
             ),
             Outcome::Failed(e) => println!("  {:<13} failed: {e}", variant.title()),
             Outcome::Skipped => {}
@@ -752,24 +1160,45 @@ fn bench_kernel(
     row
 }
 
-/// Builds and times `benches/polybench/dgemm_openblas.c` on gemm's bench shape, 1 and
-/// 2 threads; installs `libopenblas-dev` when it does not build.
+/// Times one built variant and checks it against the original's `reference` output.
+fn run_variant(built: &Built, threads: usize, job: &Job, runs: usize, reference: &str) -> Outcome {
+    let (times, outputs) = match time_runs(&built.timed, threads, &[], runs, job.timer) {
+        Ok(r) => r,
+        Err(e) => return Outcome::Failed(e),
+    };
+    let check = match &built.check {
+        // The worst run counts: a race may show in some runs only.
+        None => outputs
+            .iter()
+            .map(|o| compare(reference, o))
+            .max()
+            .unwrap_or(Check::Mismatch),
+        Some(check) => match check_run(check, threads) {
+            Ok(dump) => compare(reference, &dump),
+            Err(e) => return Outcome::Failed(format!("check run: {e}")),
+        },
+    };
+    Outcome::Timed(times, check)
+}
+
+/// Builds and times `benches/polybench/dgemm_openblas.c` on gemm's shape (`NI`, `NJ`,
+/// `NK`), 1 and 2 threads; installs `libopenblas-dev` when it does not build.
 fn time_openblas(
     root: &Path,
     out: &Path,
-    gemm: &Kernel,
+    [ni, nj, nk]: [u64; 3],
     runs: usize,
     install: bool,
 ) -> Result<Blas> {
-    let dims = ["NI", "NJ", "NK"].map(|d| define(&gemm.bench_flags, d));
-    let [Some(ni), Some(nj), Some(nk)] = dims else {
-        bail!("gemm's bench flags do not give NI, NJ and NK");
-    };
     let exe = out.join("dgemm-openblas");
     let build = || {
         let mut cmd = Command::new("gcc");
         cmd.args(GCC_FLAGS)
-            .args(&gemm.bench_flags)
+            .args([
+                format!("-DNI={ni}"),
+                format!("-DNJ={nj}"),
+                format!("-DNK={nk}"),
+            ])
             .arg(root.join("benches/polybench/dgemm_openblas.c"))
             .arg("-o")
             .arg(&exe)
@@ -788,8 +1217,9 @@ fn time_openblas(
             threads,
             &[("OPENBLAS_NUM_THREADS", threads.to_string())],
             runs,
+            Timer::Stderr,
         )
-        .map(|(s, _)| s);
+        .map(|(t, _)| t.min);
         match &r {
             Ok(s) => println!("  {threads} thread(s)   {s:>9.3} s"),
             Err(e) => println!("  {threads} thread(s)   failed: {e}"),
@@ -814,87 +1244,178 @@ pub(crate) fn geomean(values: &[f64]) -> Option<f64> {
 /// A variant's speedup over the original, when it ran correctly.
 fn speedup(row: &Row, slot: usize) -> Option<f64> {
     match (&row.original, &row.variants[slot]) {
-        (Ok(base), Outcome::Timed(s, Check::Same | Check::Close)) if *s > 0.0 => Some(base / s),
+        (Ok(base), Outcome::Timed(t, Check::Same | Check::Close)) if t.min > 0.0 => {
+            Some(base.min / t.min)
+        }
         _ => None,
     }
 }
 
-/// The table, the geometric means and the two targets.
-fn report(
-    rows: &[Row],
+/// What the report says besides the rows.
+struct Setting<'a> {
+    /// PolyBench's timing and check sizes; `None` for the example kernels.
+    polybench: Option<(Size, Size)>,
+    runs: usize,
+    /// How many kernels the whole suite has.
+    suite_size: usize,
     polly_ran: bool,
-    polly_note: &str,
-    blas: Option<&Blas>,
+    polly_note: String,
+    blas: Option<&'a Blas>,
     blas_note: Option<String>,
-) -> String {
-    let mut out =
-        String::from("\nspeedups over gcc -O3 -march=native (kernel time, min of the runs)\n");
-    out.push_str(&format!("{:<16} {:>10}", "kernel", "gcc -O3 s"));
-    for v in Variant::ALL {
-        out.push_str(&format!(" {:>10}", v.title()));
+}
+
+/// The verdict of a row's checks: `ok`, `ok (close)`, `MISMATCH: <variants>` or `-`.
+fn status(row: &Row) -> String {
+    let wrong: Vec<&str> = Variant::ALL
+        .iter()
+        .zip(&row.variants)
+        .filter(|(_, o)| matches!(o, Outcome::Timed(_, Check::Mismatch)))
+        .map(|(v, _)| v.title())
+        .collect();
+    if !wrong.is_empty() {
+        format!("MISMATCH: {}", wrong.join(", "))
+    } else if row.original.is_err() {
+        "-".to_string()
+    } else if row
+        .variants
+        .iter()
+        .any(|o| matches!(o, Outcome::Timed(_, Check::Close)))
+    {
+        "ok (close)".to_string()
+    } else {
+        "ok".to_string()
     }
-    out.push_str("  checksums\n");
+}
+
+/// A row's failed steps, `kernel (build): message`.
+fn failures(row: &Row) -> Vec<String> {
     let mut failures = Vec::new();
+    if let Err(e) = &row.original {
+        failures.push(format!("{} (original): {e}", row.kernel));
+    }
+    for (v, outcome) in Variant::ALL.iter().zip(&row.variants) {
+        if let Outcome::Failed(e) = outcome {
+            failures.push(format!("{} ({}): {e}", row.kernel, v.title()));
+        }
+    }
+    failures
+}
+
+/// The table, the geometric means and the targets.
+fn report(rows: &[Row], s: &Setting) -> String {
+    let spread = s.polybench.is_some();
+    let mut out = match s.polybench {
+        None => {
+            String::from("\nspeedups over gcc -O3 -march=native (kernel time, min of the runs)\n")
+        }
+        Some((size, check)) => format!(
+            "\nPolyBench/C 4.2.1 at {}, min of {} runs; +N%: the slowest run over the fastest, minus 1\n\
+             speedups over gcc -O3 -march=native (kernel time); arrays checked at {} (-DPOLYBENCH_DUMP_ARRAYS -ffp-contract=off)\n",
+            size.name().to_uppercase(),
+            s.runs,
+            check.name().to_uppercase()
+        ),
+    };
+    let width = if spread { 14 } else { 10 };
+    let _ = write!(out, "{:<16} {:>width$}", "kernel", "gcc -O3 s");
+    for v in Variant::ALL {
+        let _ = write!(out, " {:>width$}", v.title());
+    }
+    out.push_str(if spread {
+        "  arrays\n"
+    } else {
+        "  checksums\n"
+    });
     for row in rows {
         let base = match &row.original {
-            Ok(s) => format!("{s:.3}"),
-            Err(e) => {
-                failures.push(format!("{} (original): {e}", row.kernel));
-                "error".to_string()
-            }
+            Ok(t) if spread => format!("{} {}", seconds_text(t.min), spread_text(*t)),
+            Ok(t) => format!("{:.3}", t.min),
+            Err(_) => "error".to_string(),
         };
-        out.push_str(&format!("{:<16} {base:>10}", row.kernel));
-        let mut wrong = Vec::new();
-        for (slot, v) in Variant::ALL.into_iter().enumerate() {
-            let cell = match (&row.original, &row.variants[slot]) {
-                (Ok(b), Outcome::Timed(s, check)) => {
-                    if *check == Check::Mismatch {
-                        wrong.push(v.title());
-                    }
+        let _ = write!(out, "{:<16} {base:>width$}", row.kernel);
+        for outcome in &row.variants {
+            let cell = match (&row.original, outcome) {
+                (Ok(b), Outcome::Timed(t, check)) => {
                     let mark = if *check == Check::Mismatch { "!" } else { "" };
-                    format!("{:.2}{mark}", b / s)
+                    if spread {
+                        format!("{:.2}{mark} {}", b.min / t.min, spread_text(*t))
+                    } else {
+                        format!("{:.2}{mark}", b.min / t.min)
+                    }
                 }
-                (_, Outcome::Failed(e)) => {
-                    failures.push(format!("{} ({}): {e}", row.kernel, v.title()));
-                    "error".to_string()
-                }
+                (_, Outcome::Failed(_)) => "error".to_string(),
                 _ => "-".to_string(),
             };
-            out.push_str(&format!(" {cell:>10}"));
+            let _ = write!(out, " {cell:>width$}");
         }
-        let status = if !wrong.is_empty() {
-            format!("MISMATCH: {}", wrong.join(", "))
-        } else if row.original.is_err() {
-            "-".to_string()
-        } else if row
-            .variants
-            .iter()
-            .any(|o| matches!(o, Outcome::Timed(_, Check::Close)))
-        {
-            "ok (close)".to_string()
-        } else {
-            "ok".to_string()
-        };
-        out.push_str(&format!("  {status}\n"));
+        let _ = writeln!(out, "  {}", status(row));
     }
-    out.push_str(&format!("{:<16} {:>10}", "geomean", ""));
+    let _ = write!(out, "{:<16} {:>width$}", "geomean", "");
     for slot in 0..Variant::ALL.len() {
         let values: Vec<f64> = rows.iter().filter_map(|r| speedup(r, slot)).collect();
         let cell = geomean(&values).map_or("-".to_string(), |g| format!("{g:.2}"));
-        out.push_str(&format!(" {cell:>10}"));
+        let _ = write!(out, " {cell:>width$}");
     }
     out.push_str("  (over the kernels each ran correctly)\n");
-    out.push_str("\"!\": checksums differ from the original's (left out of the geomean)\n");
-    out.push_str(&format!("{polly_note}\n"));
+    out.push_str(if spread {
+        "\"!\": arrays differ from the original's (left out of the geomean)\n"
+    } else {
+        "\"!\": checksums differ from the original's (left out of the geomean)\n"
+    });
+    let _ = writeln!(out, "{}", s.polly_note);
+    let failures: Vec<String> = rows.iter().flat_map(failures).collect();
     if !failures.is_empty() {
         out.push_str("\nfailures:\n");
         for f in &failures {
-            out.push_str(&format!("  {f}\n"));
+            let _ = writeln!(out, "  {f}");
         }
     }
-    out.push_str(&format!("\n{}\n", polly_target(rows, polly_ran)));
-    out.push_str(&format!("{}\n", gemm_target(rows, blas, blas_note)));
+    out.push('\n');
+    if spread {
+        let _ = writeln!(out, "{}", opt_total(rows));
+        let _ = writeln!(out, "{}", opt_target(rows, s.suite_size));
+    }
+    let _ = writeln!(out, "{}", polly_target(rows, s.polly_ran));
+    let _ = writeln!(out, "{}", gemm_target(rows, s.blas, s.blas_note.clone()));
     out
+}
+
+/// The sum of the `pollen opt` wall times.
+fn opt_total(rows: &[Row]) -> String {
+    let times: Vec<f64> = rows.iter().filter_map(|r| r.opt_seconds).collect();
+    format!(
+        "pollen opt: {:.3} s over {} kernels (wall time of each call, summed)",
+        times.iter().sum::<f64>(),
+        times.len()
+    )
+}
+
+/// The `pollen opt` target: the whole suite optimized in less than [`OPT_TARGET`]
+/// seconds.
+fn opt_target(rows: &[Row], suite_size: usize) -> String {
+    let head = format!("target: the whole suite optimized by pollen opt in < {OPT_TARGET:.0} s");
+    let total: f64 = rows.iter().filter_map(|r| r.opt_seconds).sum();
+    let optimized = rows.iter().filter(|r| r.opt_seconds.is_some()).count();
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.original.is_ok() && r.opt_seconds.is_none())
+        .map(|r| r.kernel.as_str())
+        .collect();
+    if !failed.is_empty() {
+        return format!(
+            "{head}: NOT met (pollen opt failed on: {})",
+            failed.join(", ")
+        );
+    }
+    if total >= OPT_TARGET {
+        return format!("{head}: {total:.2} s over {optimized} kernels: NOT met");
+    }
+    if optimized < suite_size {
+        return format!(
+            "{head}: cannot be judged ({optimized} of the {suite_size} kernels optimized)"
+        );
+    }
+    format!("{head}: {total:.2} s: met")
 }
 
 /// The Polly target: Pollen on 2 threads at least Polly on 2 threads, geomean over the
@@ -957,7 +1478,7 @@ fn gemm_target(rows: &[Row], blas: Option<&Blas>, note: Option<String>) -> Strin
     for (slot, threads) in [(0, 1), (1, 2)] {
         let pollen = gemm.and_then(|r| speedup(r, slot).map(|_| &r.variants[slot]));
         let pollen = match pollen {
-            Some(Outcome::Timed(s, _)) => Some(gflops(*s)),
+            Some(Outcome::Timed(t, _)) => Some(gflops(t.min)),
             _ => None,
         };
         let blas = blas.seconds[threads - 1].as_ref().ok().map(|s| gflops(*s));
@@ -987,9 +1508,142 @@ fn gemm_target(rows: &[Row], blas: Option<&Blas>, note: Option<String>) -> Strin
     out
 }
 
+/// The results as CSV: one line per kernel, times in seconds (the fastest and the slowest
+/// run), empty where none.
+fn csv(rows: &[Row]) -> String {
+    let mut header = vec!["kernel".to_string(), "gcc_s".into(), "gcc_max_s".into()];
+    for v in Variant::ALL {
+        for column in ["s", "max_s", "speedup", "check"] {
+            header.push(format!("{}_{column}", v.key()));
+        }
+    }
+    header.extend(["pollen_opt_s".to_string(), "check".into(), "errors".into()]);
+    let mut out = header.join(",");
+    out.push('\n');
+    let seconds = |s: f64| format!("{s:.6}");
+    for row in rows {
+        let mut fields = vec![row.kernel.clone()];
+        match &row.original {
+            Ok(t) => fields.extend([seconds(t.min), seconds(t.max)]),
+            Err(_) => fields.extend([String::new(), String::new()]),
+        }
+        for (slot, outcome) in row.variants.iter().enumerate() {
+            match outcome {
+                Outcome::Timed(t, check) => fields.extend([
+                    seconds(t.min),
+                    seconds(t.max),
+                    speedup(row, slot).map_or(String::new(), |s| format!("{s:.4}")),
+                    check.name().to_string(),
+                ]),
+                _ => fields.extend([String::new(), String::new(), String::new(), String::new()]),
+            }
+        }
+        fields.push(row.opt_seconds.map_or(String::new(), seconds));
+        fields.push(status(row));
+        fields.push(failures(row).join("; "));
+        let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// One build's times as a JSON object, with its check and speedup for a variant.
+fn json_outcome(outcome: &Outcome, speedup: Option<f64>) -> String {
+    match outcome {
+        Outcome::Timed(t, check) => format!(
+            "{{\"status\": \"timed\", \"seconds\": {}, \"max_seconds\": {}, \"check\": \"{}\", \"speedup\": {}}}",
+            json_number(Some(t.min)),
+            json_number(Some(t.max)),
+            check.name(),
+            json_number(speedup)
+        ),
+        Outcome::Failed(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
+        Outcome::Skipped => "{\"status\": \"skipped\"}".to_string(),
+    }
+}
+
+/// The results as JSON.
+fn json(rows: &[Row], s: &Setting) -> String {
+    let size = |size: Option<Size>| size.map_or("null".to_string(), |z| json_string(z.name()));
+    let mut out = format!(
+        "{{\n  \"suite\": \"{}\",\n  \"size\": {},\n  \"check_size\": {},\n  \"runs\": {},\n  \"tolerance\": {CLOSE:e},\n  \"kernels\": [",
+        if s.polybench.is_some() { "polybench" } else { "examples" },
+        size(s.polybench.map(|p| p.0)),
+        size(s.polybench.map(|p| p.1)),
+        s.runs
+    );
+    for (k, row) in rows.iter().enumerate() {
+        out.push_str(if k == 0 { "\n" } else { ",\n" });
+        let gcc = match &row.original {
+            Ok(t) => format!(
+                "{{\"status\": \"timed\", \"seconds\": {}, \"max_seconds\": {}}}",
+                json_number(Some(t.min)),
+                json_number(Some(t.max))
+            ),
+            Err(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
+        };
+        let _ = write!(
+            out,
+            "    {{\"kernel\": {}, \"gcc\": {gcc}",
+            json_string(&row.kernel)
+        );
+        for (slot, v) in Variant::ALL.into_iter().enumerate() {
+            let _ = write!(
+                out,
+                ", \"{}\": {}",
+                v.key(),
+                json_outcome(&row.variants[slot], speedup(row, slot))
+            );
+        }
+        let _ = write!(
+            out,
+            ", \"pollen_opt_seconds\": {}, \"check\": {}}}",
+            json_number(row.opt_seconds),
+            json_string(&status(row))
+        );
+    }
+    out.push_str("\n  ],\n  \"geomean\": {");
+    for (slot, v) in Variant::ALL.into_iter().enumerate() {
+        let values: Vec<f64> = rows.iter().filter_map(|r| speedup(r, slot)).collect();
+        let _ = write!(
+            out,
+            "{}\"{}\": {{\"speedup\": {}, \"kernels\": {}}}",
+            if slot == 0 { "" } else { ", " },
+            v.key(),
+            json_number(geomean(&values)),
+            values.len()
+        );
+    }
+    let opt: Vec<f64> = rows.iter().filter_map(|r| r.opt_seconds).collect();
+    let _ = write!(
+        out,
+        "}},\n  \"pollen_opt_total_seconds\": {},\n  \"pollen_opt_kernels\": {},\n  \"targets\": [",
+        json_number(Some(opt.iter().sum())),
+        opt.len()
+    );
+    let mut targets = Vec::new();
+    if s.polybench.is_some() {
+        targets.push(opt_target(rows, s.suite_size));
+    }
+    targets.push(polly_target(rows, s.polly_ran));
+    targets.extend(
+        gemm_target(rows, s.blas, s.blas_note.clone())
+            .lines()
+            .map(str::to_string),
+    );
+    let targets: Vec<String> = targets.iter().map(|t| json_string(t)).collect();
+    let _ = write!(out, "{}]\n}}\n", targets.join(", "));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
 
     #[test]
     fn manifest_lines_are_read() {
@@ -1019,47 +1673,196 @@ mod tests {
 
     #[test]
     fn options_are_read() {
-        let o = options(&[
-            "--runs".into(),
-            "1".into(),
-            "gemm".into(),
-            "--no-install".into(),
-        ])
-        .expect("valid");
+        let o = options(&strings(&["--runs", "1", "gemm", "--no-install"]), None).expect("valid");
         assert_eq!((o.runs, o.install), (1, false));
         assert_eq!(o.names, ["gemm"]);
-        assert!(options(&["--runs".into(), "0".into()]).is_err());
-        assert!(options(&["--fast".into()]).is_err());
+        assert_eq!(o.polybench, None);
+        assert!(options(&strings(&["--runs", "0"]), None).is_err());
+        assert!(options(&strings(&["--fast"]), None).is_err());
+        assert!(options(&strings(&["--runs"]), None).is_err());
+        // The examples run 3 times by default.
+        assert_eq!(options(&[], None).expect("valid").runs, DEFAULT_RUNS);
+    }
+
+    #[test]
+    fn polybench_options_are_read() {
+        let o = options(&strings(&["--polybench", "/pb", "atax", "trisolv"]), None).expect("valid");
+        let pb = o.polybench.expect("PolyBench");
+        assert_eq!(pb.dir, Path::new("/pb"));
+        assert_eq!((pb.size, pb.check_size), (Size::Large, Size::Medium));
+        // At least 5 runs on PolyBench by default.
+        assert_eq!(o.runs, DEFAULT_POLYBENCH_RUNS);
+        assert_eq!(o.names, ["atax", "trisolv"]);
+
+        let o = options(
+            &strings(&["--size", "small", "--check-size", "mini", "--runs", "2"]),
+            Some(PathBuf::from("/env")),
+        )
+        .expect("valid");
+        let pb = o.polybench.expect("PolyBench from the environment");
+        assert_eq!(pb.dir, Path::new("/env"));
+        assert_eq!((pb.size, pb.check_size), (Size::Small, Size::Mini));
+        assert_eq!(o.runs, 2);
+
+        // --polybench wins over the environment; --examples ignores it.
+        let o = options(&strings(&["--polybench", "/pb"]), Some("/env".into())).expect("valid");
+        assert_eq!(o.polybench.expect("PolyBench").dir, Path::new("/pb"));
+        let o = options(&strings(&["--examples"]), Some("/env".into())).expect("valid");
+        assert_eq!((o.polybench, o.runs), (None, DEFAULT_RUNS));
+        assert!(options(&strings(&["--examples", "--polybench", "/pb"]), None).is_err());
+        // Sizes need PolyBench, and must be known.
+        assert!(options(&strings(&["--size", "large"]), None).is_err());
+        assert!(options(&strings(&["--check-size", "small"]), None).is_err());
+        assert!(options(&strings(&["--polybench", "/pb", "--size", "huge"]), None).is_err());
+        assert!(options(&strings(&["--polybench"]), None).is_err());
+    }
+
+    #[test]
+    fn polybench_jobs_build_with_polybench_c_at_two_sizes() {
+        let dir = Path::new("/pb");
+        let source = dir.join("linear-algebra/kernels/atax/atax.c");
+        let job = polybench_job(dir, "atax", &source, Size::Large, Size::Medium);
+        assert_eq!(
+            job.flags,
+            [
+                "-I",
+                "/pb/utilities",
+                "-I",
+                "/pb/linear-algebra/kernels/atax",
+                "-DLARGE_DATASET",
+                "-DPOLYBENCH_TIME"
+            ]
+        );
+        assert_eq!(
+            job.check_flags.as_deref().expect("a check build")[4..],
+            [
+                "-DMEDIUM_DATASET",
+                "-DPOLYBENCH_DUMP_ARRAYS",
+                "-ffp-contract=off"
+            ]
+        );
+        assert_eq!(job.extra, [dir.join("utilities/polybench.c")]);
+        assert_eq!(job.timer, Timer::StdoutLast);
+
+        let cmd = build_command(
+            "gcc",
+            &strings(&["-O3"]),
+            &job,
+            true,
+            &source,
+            Path::new("/out/original-check"),
+            &["-lgomp"],
+        );
+        let args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(args[0], "-O3");
+        assert!(
+            args.contains(&"-DPOLYBENCH_DUMP_ARRAYS".to_string()),
+            "{args:?}"
+        );
+        assert!(!args.contains(&"-DPOLYBENCH_TIME".to_string()), "{args:?}");
+        assert_eq!(
+            args[args.len() - 6..],
+            [
+                "/pb/linear-algebra/kernels/atax/atax.c",
+                "/pb/utilities/polybench.c",
+                "-o",
+                "/out/original-check",
+                "-lm",
+                "-lgomp"
+            ]
+        );
+
+        let example = example_job(
+            Path::new("/k"),
+            &Kernel {
+                name: "gemm".into(),
+                category: "blas".into(),
+                bench_flags: strings(&["-DNI=4"]),
+            },
+        );
+        assert_eq!(example.flags, ["-DPOLLEN_TIME", "-I", "/k", "-DNI=4"]);
+        assert_eq!(example.source, Path::new("/k/gemm.c"));
+        assert_eq!((example.check_flags, example.timer), (None, Timer::Stderr));
     }
 
     #[test]
     fn times_and_checksums_are_read() {
         assert_eq!(kernel_time("warning\ntime 1.500000\n"), Some(1.5));
         assert_eq!(kernel_time("nothing\n"), None);
+        assert_eq!(Timer::Stderr.read("", "time 2\n"), Some(2.0));
+        assert_eq!(
+            Timer::StdoutLast.read("hello\n0.012345\n\n", ""),
+            Some(0.012345)
+        );
+        assert_eq!(Timer::StdoutLast.read("0.5 s\n", ""), None);
+        assert_eq!(Timer::StdoutLast.read("", "time 1\n"), None);
         assert_eq!(compare("A 1.5\n", "A 1.5\n"), Check::Same);
         assert_eq!(compare("A 1000000\n", "A 1000000.0001\n"), Check::Close);
         assert_eq!(compare("A 1000000\n", "A 1000100\n"), Check::Mismatch);
         assert_eq!(compare("A 1\nB 2\n", "A 1\n"), Check::Mismatch);
         assert_eq!(compare("A 1\n", "B 1\n"), Check::Mismatch);
         assert_eq!(compare("A nan\n", "A 1\n"), Check::Mismatch);
+        assert_eq!(compare("", "A 1\n"), Check::Mismatch);
         // The worst of several runs is kept with `max`.
         assert!(Check::Same < Check::Close && Check::Close < Check::Mismatch);
     }
 
-    fn row(kernel: &str, base: f64, times: [Option<(f64, Check)>; 4]) -> Row {
-        Row {
-            kernel: kernel.to_string(),
-            original: Ok(base),
-            variants: times.map(|t| match t {
-                Some((s, c)) => Outcome::Timed(s, c),
-                None => Outcome::Failed("boom".to_string()),
-            }),
-        }
+    #[test]
+    fn polybench_dumps_are_compared_number_by_number() {
+        let dump = "==BEGIN DUMP_ARRAYS==\nbegin dump: y\n0.00 1.50 \n2500000.25 \nend   dump: y\n==END   DUMP_ARRAYS==\n";
+        assert_eq!(compare(dump, dump), Check::Same);
+        assert_eq!(
+            compare(dump, &dump.replace("2500000.25", "2500000.26")),
+            Check::Close
+        );
+        assert_eq!(
+            compare(dump, &dump.replace("1.50", "1.51")),
+            Check::Mismatch
+        );
+        assert_eq!(
+            compare(dump, &dump.replace("dump: y", "dump: x")),
+            Check::Mismatch
+        );
+        assert_eq!(compare(dump, &dump.replace("0.00 ", "")), Check::Mismatch);
     }
 
     #[test]
-    fn report_has_speedups_geomeans_and_targets() {
-        let rows = vec![
+    fn times_have_a_minimum_and_a_spread() {
+        let t = Times::of(&[1.1, 1.0, 1.25]).expect("some");
+        assert_eq!((t.min, t.max), (1.0, 1.25));
+        assert!((t.spread() - 0.25).abs() < 1e-12);
+        assert_eq!(spread_text(t), "+25%");
+        assert_eq!(
+            spread_text(Times {
+                min: 2.0,
+                max: 2.05
+            }),
+            "+2.5%"
+        );
+        assert_eq!(Times::of(&[]), None);
+    }
+
+    fn times(s: f64) -> Times {
+        Times { min: s, max: s }
+    }
+
+    fn row(kernel: &str, base: f64, outcomes: [Option<(f64, Check)>; 4]) -> Row {
+        Row {
+            kernel: kernel.to_string(),
+            original: Ok(times(base)),
+            variants: outcomes.map(|t| match t {
+                Some((s, c)) => Outcome::Timed(times(s), c),
+                None => Outcome::Failed("boom".to_string()),
+            }),
+            opt_seconds: Some(0.25),
+        }
+    }
+
+    fn rows() -> Vec<Row> {
+        vec![
             row(
                 "gemm",
                 4.0,
@@ -1080,12 +1883,29 @@ mod tests {
                     None,
                 ],
             ),
-        ];
+        ]
+    }
+
+    fn setting<'a>(polly_ran: bool, blas: Option<&'a Blas>, note: Option<String>) -> Setting<'a> {
+        Setting {
+            polybench: None,
+            runs: 3,
+            suite_size: 30,
+            polly_ran,
+            polly_note: "Polly: clang".into(),
+            blas,
+            blas_note: note,
+        }
+    }
+
+    #[test]
+    fn report_has_speedups_geomeans_and_targets() {
+        let rows = rows();
         let blas = Blas {
             flops: 8e9,
             seconds: [Ok(1.0), Ok(0.5)],
         };
-        let r = report(&rows, true, "Polly: clang", Some(&blas), None);
+        let r = report(&rows, &setting(true, Some(&blas), None));
         // gemm: 4/2, 4/1, 4/2, 4/1; lu: 1, 4, 2 (wrong), error.
         assert!(r.contains("gemm                  4.000       2.00       4.00       2.00       4.00  ok (close)"), "{r}");
         assert!(r.contains("2.00!"), "{r}");
@@ -1107,24 +1927,125 @@ mod tests {
             "{r}"
         );
         assert!(r.contains("40% of OpenBLAS dgemm 2T GFLOP/s: met"), "{r}");
+        // The examples' table has no spreads and no pollen opt target.
+        assert!(!r.contains("+0.0%"), "{r}");
+        assert!(!r.contains("pollen opt"), "{r}");
         let slow_blas = Blas {
             flops: 8e9,
             seconds: [Ok(1.0), Ok(0.1)],
         };
-        let r = report(&rows, true, "", Some(&slow_blas), None);
+        let r = report(&rows, &setting(true, Some(&slow_blas), None));
         assert!(r.contains("GFLOP/s: NOT met"), "{r}");
         let r = report(
             &rows,
-            false,
-            "",
-            None,
-            Some("gemm is not among the kernels run".into()),
+            &setting(
+                false,
+                None,
+                Some("gemm is not among the kernels run".into()),
+            ),
         );
         assert!(r.contains("cannot be judged (Polly did not run)"), "{r}");
         assert!(
             r.contains("cannot be judged (gemm is not among the kernels run)"),
             "{r}"
         );
+    }
+
+    #[test]
+    fn the_polybench_report_shows_spreads_and_the_pollen_opt_time() {
+        let mut rows = rows();
+        rows[0].original = Ok(Times { min: 4.0, max: 4.1 });
+        rows[0].variants[1] = Outcome::Timed(Times { min: 1.0, max: 1.5 }, Check::Same);
+        let mut s = setting(true, None, Some("OpenBLAS skipped: x".into()));
+        s.polybench = Some((Size::Large, Size::Medium));
+        s.runs = 5;
+        let r = report(&rows, &s);
+        assert!(
+            r.contains("PolyBench/C 4.2.1 at LARGE, min of 5 runs"),
+            "{r}"
+        );
+        assert!(r.contains("arrays checked at MEDIUM"), "{r}");
+        assert!(
+            r.contains("gemm                4.000 +2.5%     2.00 +0.0%      4.00 +50%     2.00 +0.0%     4.00 +0.0%  ok (close)"),
+            "{r}"
+        );
+        assert!(r.contains("2.00! +0.0%"), "{r}");
+        assert!(
+            r.contains("pollen opt: 0.500 s over 2 kernels (wall time of each call, summed)"),
+            "{r}"
+        );
+        assert!(
+            r.contains("in < 5 s: cannot be judged (2 of the 30 kernels optimized)"),
+            "{r}"
+        );
+        assert!(opt_target(&rows, 2).ends_with("0.50 s: met"));
+        rows[1].opt_seconds = Some(4.9);
+        assert!(opt_target(&rows, 30).ends_with("5.15 s over 2 kernels: NOT met"));
+        rows[1].opt_seconds = None;
+        assert!(opt_target(&rows, 2).ends_with("NOT met (pollen opt failed on: lu)"));
+    }
+
+    #[test]
+    fn csv_and_json_hold_the_same_results() {
+        let rows = rows();
+        let c = csv(&rows);
+        let lines: Vec<&str> = c.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(
+            lines[0],
+            "kernel,gcc_s,gcc_max_s,pollen_1t_s,pollen_1t_max_s,pollen_1t_speedup,pollen_1t_check,pollen_2t_s,pollen_2t_max_s,pollen_2t_speedup,pollen_2t_check,polly_1t_s,polly_1t_max_s,polly_1t_speedup,polly_1t_check,polly_2t_s,polly_2t_max_s,polly_2t_speedup,polly_2t_check,pollen_opt_s,check,errors"
+        );
+        assert!(
+            lines[1].starts_with("gemm,4.000000,4.000000,2.000000,2.000000,2.0000,same,"),
+            "{c}"
+        );
+        assert!(
+            lines[2].ends_with(
+                ",0.500000,0.500000,,mismatch,,,,,0.250000,MISMATCH: Polly 1T,lu (Polly 2T): boom"
+            ),
+            "{c}"
+        );
+        let mut s = setting(true, None, None);
+        s.polybench = Some((Size::Large, Size::Medium));
+        let j = json(&rows, &s);
+        assert!(j.contains("\"suite\": \"polybench\""), "{j}");
+        assert!(
+            j.contains("\"size\": \"large\",\n  \"check_size\": \"medium\""),
+            "{j}"
+        );
+        assert!(j.contains("\"tolerance\": 1e-6"), "{j}");
+        assert!(
+            j.contains("\"gcc\": {\"status\": \"timed\", \"seconds\": 4, \"max_seconds\": 4}"),
+            "{j}"
+        );
+        assert!(
+            j.contains("\"polly_1t\": {\"status\": \"timed\", \"seconds\": 0.5, \"max_seconds\": 0.5, \"check\": \"mismatch\", \"speedup\": null}"),
+            "{j}"
+        );
+        assert!(
+            j.contains("\"polly_2t\": {\"status\": \"failed\", \"error\": \"boom\"}"),
+            "{j}"
+        );
+        assert!(
+            j.contains("\"pollen_2t\": {\"speedup\": 4, \"kernels\": 2}"),
+            "{j}"
+        );
+        assert!(j.contains("\"pollen_opt_total_seconds\": 0.5"), "{j}");
+        assert!(j.contains("\"target: the whole suite optimized"), "{j}");
+        assert!(
+            json(&rows, &setting(true, None, None)).contains("\"size\": null"),
+            "{j}"
+        );
+        // Balanced braces and brackets.
+        let depth = j.chars().try_fold(0i32, |d, c| {
+            let d = match c {
+                '{' | '[' => d + 1,
+                '}' | ']' => d - 1,
+                _ => d,
+            };
+            (d >= 0).then_some(d)
+        });
+        assert_eq!(depth, Some(0), "{j}");
     }
 
     #[test]

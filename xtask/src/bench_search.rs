@@ -30,6 +30,7 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 use crate::bench_polybench::{build_pollen, geomean};
+use crate::polybench_suite::{self, find_kernel};
 
 /// The kernels run by default.
 const KERNELS: [&str; 11] = [
@@ -57,7 +58,7 @@ struct Options {
 }
 
 fn options(flags: &[String]) -> Result<Options> {
-    let mut polybench = std::env::var_os("POLLEN_POLYBENCH").map(PathBuf::from);
+    let mut polybench = polybench_suite::from_env();
     let mut time = "10m".to_string();
     let (mut runs, mut threads, mut jobs) = (3, 2, 2);
     let mut names = Vec::new();
@@ -87,12 +88,7 @@ fn options(flags: &[String]) -> Result<Options> {
     let Some(polybench) = polybench else {
         bail!("give the PolyBench/C 4.2.1 directory with --polybench DIR (or $POLLEN_POLYBENCH)");
     };
-    if !polybench.join("utilities/polybench.c").exists() {
-        bail!(
-            "{} does not look like PolyBench/C (no utilities/polybench.c)",
-            polybench.display()
-        );
-    }
+    polybench_suite::check_dir(&polybench)?;
     if names.is_empty() {
         names = KERNELS.iter().map(|s| s.to_string()).collect();
     }
@@ -104,31 +100,6 @@ fn options(flags: &[String]) -> Result<Options> {
         jobs,
         names,
     })
-}
-
-/// The file `NAME/NAME.c` under `dir`.
-fn find_kernel(dir: &Path, name: &str) -> Option<PathBuf> {
-    let file = format!("{name}.c");
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.file_name().is_some_and(|f| f == file.as_str())
-                && path
-                    .parent()
-                    .and_then(Path::file_name)
-                    .is_some_and(|p| p == name)
-            {
-                return Some(path);
-            }
-        }
-    }
-    None
 }
 
 /// One kernel's row.

@@ -9,8 +9,9 @@
 //!   and in isl, side by side (see [`mod@bench`]);
 //! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
 //!   scheduling, of the example kernels (see [`bench_pipeline`]);
-//! - `bench polybench [kernel...]`: the kernels optimized by Pollen timed against
-//!   `gcc -O3`, Polly and OpenBLAS (see [`bench_polybench`]);
+//! - `bench polybench [--polybench DIR] [kernel...]`: the example kernels, or PolyBench/C
+//!   4.2.1's, optimized by Pollen and timed against `gcc -O3`, Polly and OpenBLAS (see
+//!   [`bench_polybench`]);
 //! - `bench search --polybench DIR [kernel...]`: `pollen search` on PolyBench/C's
 //!   kernels at LARGE, the best candidate against `pollen opt`'s default (see
 //!   [`bench_search`]);
@@ -31,7 +32,9 @@ mod bench_pipeline;
 mod bench_polybench;
 mod bench_search;
 mod explain_shots;
+mod formats;
 mod fuzz;
+mod polybench_suite;
 mod random_programs;
 mod tidy;
 
@@ -56,11 +59,17 @@ commands:
   bench deps                time extraction and dependence analysis of the 30 kernels of
                             examples/kernels on one core
   bench sched               time Pluto scheduling of the 30 kernels on one core
-  bench polybench [--runs N] [--no-install] [kernel...]
+  bench polybench [--runs N] [--no-install] [--polybench DIR] [--size S]
+                  [--check-size S] [--examples] [kernel...]
                             speedups of Pollen's output (1 and 2 threads) and of Polly
                             over gcc -O3 on the kernels at their bench sizes, and gemm
                             against OpenBLAS (clang and libopenblas-dev installed with
-                            apt-get when missing)
+                            apt-get when missing); with --polybench DIR (or
+                            $POLLEN_POLYBENCH, ignored with --examples) on PolyBench/C
+                            4.2.1's 30 kernels at --size (default large), 5 runs (min
+                            and spread), arrays checked at --check-size (default
+                            medium), the pollen opt time summed; table, CSV and JSON in
+                            target/polybench-real/
   bench search --polybench DIR [--time T] [--runs N] [--threads N] [--jobs J] [kernel...]
                             pollen search on PolyBench/C 4.2.1 kernels (the copy in DIR,
                             or $POLLEN_POLYBENCH) at LARGE: space size, time spent, the
