@@ -609,6 +609,15 @@ fn tile_schedule(
         stage: Stage::Tiling,
         error,
     };
+    // Fused bands whose statements' own loops sit below them are distributed where that
+    // gives stride-1 innermost loops; the rest of the stages work on the split tree.
+    let split = pollen_transform::split_for_locality_with(
+        scop,
+        deps,
+        &schedule,
+        &mut fresh_budget(options),
+    )
+    .map_err(tiling_error)?;
     let sizes = match &options.tiling {
         Tiling::Off => {
             // No band is tiled, but permutable bands still get a stride-1 innermost loop.
@@ -618,7 +627,7 @@ fn tile_schedule(
                 ..TileOptions::default()
             };
             let ordered =
-                pollen_transform::tile(scop, deps, &schedule, &order).map_err(tiling_error)?;
+                pollen_transform::tile(scop, deps, &split, &order).map_err(tiling_error)?;
             return Ok(Scheduled {
                 schedule,
                 fallbacks,
@@ -639,9 +648,8 @@ fn tile_schedule(
         budget: options.budget,
         ..TileOptions::default()
     };
-    let tiled =
-        pollen_transform::tile(scop, deps, &schedule, &tile_options).map_err(tiling_error)?;
-    let tiled_any = band_count(&tiled.root) > band_count(&schedule.root);
+    let tiled = pollen_transform::tile(scop, deps, &split, &tile_options).map_err(tiling_error)?;
+    let tiled_any = band_count(&tiled.root) > band_count(&split.root);
     Ok(Scheduled {
         schedule,
         fallbacks,

@@ -56,8 +56,10 @@ pub mod maps;
 pub mod order;
 pub mod profit;
 pub mod sizes;
+pub mod split;
 pub mod tiling;
 
 pub use error::{Error, Result};
 pub use sizes::{default_tile_sizes, default_two_level_tile_sizes, CacheInfo};
+pub use split::{split_for_locality, split_for_locality_with};
 pub use tiling::{parallelize, parallelize_with, tile, tile_with, TileOptions};

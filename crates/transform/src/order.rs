@@ -23,9 +23,11 @@
 //! Every query has a `_with` variant whose emptiness and equality tests spend a caller's
 //! [`Budget`]; the plain one runs unlimited.
 
+use std::collections::BTreeMap;
+
 use pollen_arith::Int;
 use pollen_presburger::{Budget, DimKind, Map, Set};
-use pollen_scop::{Band, Scop};
+use pollen_scop::{AccessKind, Band, Scop};
 
 use crate::error::Result;
 use crate::maps::{anonymous_range, unit_step_map};
@@ -97,6 +99,39 @@ fn single_point(like: &Set, point: &[i64]) -> Result<Set> {
     Ok(s)
 }
 
+/// The flattened schedule of the bands enclosing a band, by statement name (the
+/// enclosing bands' members, outermost first). The queries hold these dimensions fixed
+/// besides the band's other members: one step along a member of an inner band is a step
+/// within one iteration of the loops around it.
+pub type Prefix = BTreeMap<String, Map>;
+
+/// `prefix` extended with the members of `band` (the prefix of the band's children).
+pub fn extend_prefix(prefix: &Prefix, band: &Band) -> Result<Prefix> {
+    let mut out = prefix.clone();
+    for (name, schedule, _) in in_context(band, prefix)? {
+        out.insert(name, schedule);
+    }
+    Ok(out)
+}
+
+/// Per statement of `band`: its name, its schedule down to the band (prefix and band
+/// members, anonymous range) and the position of the band's first member in it.
+fn in_context(band: &Band, prefix: &Prefix) -> Result<Vec<(String, Map, usize)>> {
+    let mut out = Vec::new();
+    for m in band.schedule.maps() {
+        let Some(name) = m.space().domain_tuple().and_then(|t| t.name()) else {
+            continue;
+        };
+        let own = anonymous_range(m);
+        let (schedule, first) = match prefix.get(name) {
+            Some(outer) => (outer.flat_range_product(&own)?, outer.space().n_out()),
+            None => (own, 0),
+        };
+        out.push((name.to_string(), schedule, first));
+    }
+    Ok(out)
+}
+
 /// Per member of `band`: unit-stride accesses minus strided accesses, over every access
 /// of every statement the band schedules.
 pub fn member_scores(scop: &Scop, band: &Band) -> Result<Vec<i64>> {
@@ -114,16 +149,25 @@ pub fn member_steps(scop: &Scop, band: &Band) -> Result<Vec<(i64, i64)>> {
 
 /// [`member_steps`] within `budget`.
 pub fn member_steps_with(scop: &Scop, band: &Band, budget: &mut Budget) -> Result<Vec<(i64, i64)>> {
+    member_steps_in(scop, band, &Prefix::new(), budget)
+}
+
+/// [`member_steps`] of a band below the bands of `prefix`, within `budget`.
+pub fn member_steps_in(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    budget: &mut Budget,
+) -> Result<Vec<(i64, i64)>> {
     let n = band.n_members();
     let mut steps = vec![(0i64, 0i64); n];
-    for schedule in band.schedule.maps() {
-        let name = schedule.space().domain_tuple().and_then(|t| t.name());
-        let Some(statement) = name.and_then(|name| scop.statement(name)) else {
+    for (name, schedule, first) in in_context(band, prefix)? {
+        let Some(statement) = scop.statement(&name) else {
             continue;
         };
         for access in &statement.accesses {
             for (member, (unit, strided)) in steps.iter_mut().enumerate() {
-                match access_step_with(schedule, &access.relation, member, budget)? {
+                match access_step_with(&schedule, &access.relation, first + member, budget)? {
                     Step::Unit => *unit += 1,
                     Step::Strided => *strided += 1,
                     Step::Invariant => {}
@@ -174,24 +218,35 @@ pub fn register_tiling_with(
     band: &Band,
     budget: &mut Budget,
 ) -> Result<Vec<(usize, u32)>> {
+    register_tiling_in(scop, band, &Prefix::new(), budget)
+}
+
+/// [`register_tiling`] of a band below the bands of `prefix`, within `budget`.
+pub fn register_tiling_in(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    budget: &mut Budget,
+) -> Result<Vec<(usize, u32)>> {
     let n = band.n_members();
     if n < 2 || !band.coincident[n - 1] {
         return Ok(Vec::new());
     }
     let innermost = n - 1;
     let mut shared = vec![0usize; innermost];
-    for schedule in band.schedule.maps() {
-        let name = schedule.space().domain_tuple().and_then(|t| t.name());
-        let Some(statement) = name.and_then(|name| scop.statement(name)) else {
+    for (name, schedule, first) in in_context(band, prefix)? {
+        let Some(statement) = scop.statement(&name) else {
             continue;
         };
         for access in &statement.accesses {
-            if access_step_with(schedule, &access.relation, innermost, budget)? == Step::Invariant {
+            let step = |member: usize, budget: &mut Budget| {
+                access_step_with(&schedule, &access.relation, first + member, budget)
+            };
+            if step(innermost, budget)? == Step::Invariant {
                 continue;
             }
             for (member, count) in shared.iter_mut().enumerate() {
-                if access_step_with(schedule, &access.relation, member, budget)? == Step::Invariant
-                {
+                if step(member, budget)? == Step::Invariant {
                     *count += 1;
                 }
             }
@@ -221,24 +276,35 @@ pub fn has_tiling_reuse(scop: &Scop, band: &Band) -> Result<bool> {
 
 /// [`has_tiling_reuse`] within `budget`.
 pub fn has_tiling_reuse_with(scop: &Scop, band: &Band, budget: &mut Budget) -> Result<bool> {
+    has_tiling_reuse_in(scop, band, &Prefix::new(), budget)
+}
+
+/// [`has_tiling_reuse`] of a band below the bands of `prefix`, within `budget`.
+pub fn has_tiling_reuse_in(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    budget: &mut Budget,
+) -> Result<bool> {
     let n = band.n_members();
-    for schedule in band.schedule.maps() {
+    let statements = in_context(band, prefix)?;
+    for (_, schedule, first) in &statements {
         let identity = Map::identity(&schedule.space().domain_space());
         for member in 0..n {
-            if !moves_one_iterator(schedule, &identity, member, budget)? {
+            if !moves_one_iterator(schedule, &identity, first + member, budget)? {
                 return Ok(true);
             }
         }
     }
-    for schedule in band.schedule.maps() {
-        let name = schedule.space().domain_tuple().and_then(|t| t.name());
-        let Some(statement) = name.and_then(|name| scop.statement(name)) else {
+    for (name, schedule, first) in &statements {
+        let Some(statement) = scop.statement(name) else {
             continue;
         };
         for access in &statement.accesses {
             let mut invariant = 0;
             for member in 0..n {
-                if access_step_with(schedule, &access.relation, member, budget)? == Step::Invariant
+                if access_step_with(schedule, &access.relation, first + member, budget)?
+                    == Step::Invariant
                 {
                     invariant += 1;
                 }
@@ -249,6 +315,78 @@ pub fn has_tiling_reuse_with(scop: &Scop, band: &Band, budget: &mut Budget) -> R
         }
     }
     Ok(false)
+}
+
+/// Whether some access of `band` (below the bands of `prefix`) strides through memory
+/// along `innermost` but walks consecutive elements along another member: the cache
+/// lines one innermost loop brings in serve the next iterations of the other member
+/// (`u[j][i]` in `for (i ...) for (j ...)`) only while they stay in cache, which tiles of
+/// the innermost member ensure.
+pub fn strided_with_spatial_reuse(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    innermost: usize,
+    budget: &mut Budget,
+) -> Result<bool> {
+    for (name, schedule, first) in in_context(band, prefix)? {
+        let Some(statement) = scop.statement(&name) else {
+            continue;
+        };
+        for access in &statement.accesses {
+            let step = |member: usize, budget: &mut Budget| {
+                access_step_with(&schedule, &access.relation, first + member, budget)
+            };
+            if step(innermost, budget)? != Step::Strided {
+                continue;
+            }
+            for member in (0..band.n_members()).filter(|&m| m != innermost) {
+                if step(member, budget)? == Step::Unit {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Whether a loop over `member` of `band` (below the bands of `prefix`) would read, at
+/// every iteration, an element of an array that the loop writes at moving positions:
+/// `path[i][k]` in `for (j ...) path[i][j] = min(path[i][j], path[i][k] + path[k][j])`.
+/// A compiler cannot vectorise such a loop as a whole (the element is overwritten at one
+/// iteration, `j = k`); tiles confine that iteration to one tile column, and the others
+/// vectorise.
+pub fn invariant_read_of_written_array(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    member: usize,
+    budget: &mut Budget,
+) -> Result<bool> {
+    let statements = in_context(band, prefix)?;
+    let mut invariant_reads = Vec::new();
+    let mut moving_writes = Vec::new();
+    for (name, schedule, first) in &statements {
+        let Some(statement) = scop.statement(name) else {
+            continue;
+        };
+        let identity = Map::identity(&schedule.space().domain_space());
+        if step_deltas(schedule, &identity, first + member)?.is_empty_with(budget)? {
+            // The statement does not move along the member (it runs once per loop).
+            continue;
+        }
+        for access in &statement.accesses {
+            let step = access_step_with(schedule, &access.relation, first + member, budget)?;
+            match (access.kind, step) {
+                (AccessKind::Read, Step::Invariant) => invariant_reads.push(&access.array),
+                (AccessKind::Write, Step::Unit | Step::Strided) => {
+                    moving_writes.push(&access.array)
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(invariant_reads.iter().any(|a| moving_writes.contains(a)))
 }
 
 /// Whether one step along `member` (the other members fixed) moves exactly one of the

@@ -53,7 +53,8 @@ use pollen_scop::{Band, Node, ScheduleTree, Scop};
 use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
 use crate::order::{
-    has_tiling_reuse_with, intra_tile_order, member_steps_with, register_tiling_with,
+    extend_prefix, has_tiling_reuse_in, intra_tile_order, invariant_read_of_written_array,
+    member_steps_in, register_tiling_in, strided_with_spatial_reuse, Prefix,
 };
 use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
 
@@ -154,6 +155,7 @@ pub fn tile_with(
         options,
         budget: &mut *budget,
         outermost_tile_bands: Vec::new(),
+        prefix: Prefix::new(),
     };
     let root = tiler.node(&tree.root, &mut Vec::new())?;
     let outermost_tile_bands = tiler.outermost_tile_bands;
@@ -249,6 +251,9 @@ struct Tiler<'a, 'b> {
     budget: &'b mut Budget,
     /// The positions of the outermost tile band of every tiled band.
     outermost_tile_bands: Vec<Vec<usize>>,
+    /// The input tree's bands around the node being rewritten (held fixed by the
+    /// access-step queries).
+    prefix: Prefix,
 }
 
 impl Tiler<'_, '_> {
@@ -272,7 +277,7 @@ impl Tiler<'_, '_> {
                     schedule: map_each(&b.schedule, |m| compose(m, &permutation_map(&order)))?,
                     permutable: b.permutable,
                     coincident: order.iter().map(|&k| b.coincident[k]).collect(),
-                    child: Box::new(self.child(&b.child, path, 0)?),
+                    child: Box::new(self.below(b, |tiler| tiler.child(&b.child, path, 0))?),
                 })
             }
             Node::Domain { domain, child } => Node::Domain {
@@ -301,6 +306,15 @@ impl Tiler<'_, '_> {
         })
     }
 
+    /// `f` run with the prefix extended by `band` (for the band's subtree).
+    fn below<T>(&mut self, band: &Band, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let inner = extend_prefix(&self.prefix, band)?;
+        let outer = std::mem::replace(&mut self.prefix, inner);
+        let result = f(self);
+        self.prefix = outer;
+        result
+    }
+
     /// The rewritten child number `index` of the node at `path`.
     fn child(&mut self, child: &Node, path: &mut Vec<usize>, index: usize) -> Result<Node> {
         path.push(index);
@@ -326,7 +340,7 @@ impl Tiler<'_, '_> {
         if !self.options.intra_tile_order || band.n_members() < 2 {
             return Ok((0..band.n_members()).collect());
         }
-        let steps = member_steps_with(self.scop, band, self.budget)?;
+        let steps = member_steps_in(self.scop, band, &self.prefix, self.budget)?;
         let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
         let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
         Ok(intra_tile_order(&scores, &strided, &band.coincident))
@@ -337,8 +351,34 @@ impl Tiler<'_, '_> {
         if !band.permutable || band.n_members() < self.options.min_band_depth.max(1) {
             return Ok(false);
         }
-        if self.options.require_reuse {
-            return has_tiling_reuse_with(self.scop, band, self.budget);
+        if self.options.require_reuse
+            && !has_tiling_reuse_in(self.scop, band, &self.prefix, self.budget)?
+        {
+            // Without reuse to bring closer, tiles still pay where the stride-1 order
+            // moves the outermost parallel member inwards: the tile loop of that member
+            // stays outside, one parallel loop around the band instead of one per
+            // iteration of the loops now outside it.
+            let order = self.member_order(band)?;
+            let first_parallel = |order: &[usize]| order.iter().position(|&k| band.coincident[k]);
+            let identity: Vec<usize> = (0..band.n_members()).collect();
+            if first_parallel(&order) > first_parallel(&identity) {
+                return Ok(true);
+            }
+            // Cache lines of a strided innermost access serve the next iterations of
+            // the member along which they are consecutive while tiles keep them.
+            let innermost = order[order.len() - 1];
+            if strided_with_spatial_reuse(self.scop, band, &self.prefix, innermost, self.budget)? {
+                return Ok(true);
+            }
+            // An innermost loop that reads an element it may overwrite vectorises in
+            // the tiles that do not hold the overwriting iteration.
+            return invariant_read_of_written_array(
+                self.scop,
+                band,
+                &self.prefix,
+                innermost,
+                self.budget,
+            );
         }
         Ok(true)
     }
@@ -354,7 +394,7 @@ impl Tiler<'_, '_> {
             child: Box::new(Node::Leaf),
         };
         let jam = if self.options.unroll_and_jam {
-            register_tiling_with(self.scop, &point, self.budget)?
+            register_tiling_in(self.scop, &point, &self.prefix, self.budget)?
         } else {
             Vec::new()
         };
@@ -362,7 +402,7 @@ impl Tiler<'_, '_> {
         let depth = path.len();
         let mark = usize::from(!jam.is_empty());
         path.resize(depth + levels.len() + 1 + mark, 0);
-        let child = self.node(&band.child, path);
+        let child = self.below(band, |tiler| tiler.node(&band.child, path));
         path.truncate(depth);
         point.child = Box::new(child?);
         let mut node = Node::Band(point);
@@ -492,6 +532,16 @@ fn below_a_band(node: &Node, path: &[usize]) -> bool {
     }
 }
 
+/// Checks `tree` and clears the coincident flags the checker refutes; any other
+/// violation is an error ([`Error::Illegal`]).
+pub(crate) fn settle_flags(
+    deps: &[Dependence],
+    tree: &mut ScheduleTree,
+    budget: &mut Budget,
+) -> Result<()> {
+    Checker { deps, budget }.settle(tree, &Wavefronts::new())
+}
+
 /// The legality checker with its dependences and budget.
 struct Checker<'a, 'b> {
     deps: &'a [Dependence],
@@ -545,7 +595,7 @@ fn clear_flag(tree: &mut ScheduleTree, path: &[usize], member: usize, wavefronts
 }
 
 /// The node at `path` (child indices from `node`).
-fn node_at_mut<'a>(node: &'a mut Node, path: &[usize]) -> Option<&'a mut Node> {
+pub(crate) fn node_at_mut<'a>(node: &'a mut Node, path: &[usize]) -> Option<&'a mut Node> {
     let Some((&first, rest)) = path.split_first() else {
         return Some(node);
     };

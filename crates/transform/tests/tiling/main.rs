@@ -9,3 +9,4 @@ mod kernels;
 mod known;
 mod order;
 mod sizes;
+mod split;
