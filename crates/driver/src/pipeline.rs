@@ -667,7 +667,51 @@ fn generate_loops(scop: &Scop, tree: &ScheduleTree, options: &Options) -> Result
         budget: options.budget,
         ..Default::default()
     };
-    pollen_codegen::generate(scop, tree, &codegen_options).map_err(Error::CodeGeneration)
+    let mut ast =
+        pollen_codegen::generate(scop, tree, &codegen_options).map_err(Error::CodeGeneration)?;
+    serialize_inner_parallel_loops(&mut ast);
+    Ok(ast)
+}
+
+/// Parallel loops without a loop inside that are nested in a sequential loop run
+/// sequentially (and stay vectorisable): every iteration of the enclosing loop would
+/// open a parallel region, a fork and a join of the threads costing microseconds, for
+/// one loop's worth of work (a row of a matrix, a vector update).
+fn serialize_inner_parallel_loops(ast: &mut Ast) {
+    fn visit(ast: &mut Ast, in_sequential: bool) {
+        match ast {
+            Ast::Block(children) => children.iter_mut().for_each(|c| visit(c, in_sequential)),
+            Ast::If {
+                then, otherwise, ..
+            } => {
+                visit(then, in_sequential);
+                if let Some(o) = otherwise {
+                    visit(o, in_sequential);
+                }
+            }
+            Ast::For(l) => {
+                if l.parallel && in_sequential && !has_loop(&l.body) {
+                    l.parallel = false;
+                }
+                // Below a parallel loop, no loop opens a region of its own.
+                if !l.parallel {
+                    visit(&mut l.body, true);
+                }
+            }
+            Ast::User { .. } => {}
+        }
+    }
+    fn has_loop(ast: &Ast) -> bool {
+        match ast {
+            Ast::Block(children) => children.iter().any(has_loop),
+            Ast::If {
+                then, otherwise, ..
+            } => has_loop(then) || otherwise.as_deref().is_some_and(has_loop),
+            Ast::For(_) => true,
+            Ast::User { .. } => false,
+        }
+    }
+    visit(ast, false);
 }
 
 /// The cost model's figures for `tree`.
