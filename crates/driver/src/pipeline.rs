@@ -827,6 +827,76 @@ mod tests {
         assert_eq!(found, expected, "{source}");
     }
 
+    fn for_loop(iterator: &str, parallel: bool, body: Ast) -> Ast {
+        Ast::For(pollen_codegen::Loop {
+            iterator: iterator.to_string(),
+            lower: pollen_codegen::Expr::int(0),
+            upper: pollen_codegen::Expr::var("n"),
+            stride: 1.into(),
+            body: Box::new(body),
+            parallel,
+            vectorizable: parallel,
+        })
+    }
+
+    fn user(statement: &str) -> Ast {
+        Ast::User {
+            statement: statement.to_string(),
+            args: Vec::new(),
+        }
+    }
+
+    /// The (parallel, vectorizable) flags of the loops, in pre-order.
+    fn flags(ast: &Ast, out: &mut Vec<(String, bool, bool)>) {
+        match ast {
+            Ast::Block(children) => children.iter().for_each(|c| flags(c, out)),
+            Ast::If { then, .. } => flags(then, out),
+            Ast::For(l) => {
+                out.push((l.iterator.clone(), l.parallel, l.vectorizable));
+                flags(&l.body, out);
+            }
+            Ast::User { .. } => {}
+        }
+    }
+
+    #[test]
+    fn inner_parallel_loops_of_sequential_loops_run_sequentially() {
+        // for t (sequential) { for a (parallel) S0; for b (parallel) for c (parallel) S1 }
+        // for d (parallel) S2; for e (parallel) for f (parallel) S3
+        let mut ast = Ast::Block(vec![
+            for_loop(
+                "t",
+                false,
+                Ast::Block(vec![
+                    for_loop("a", true, user("S0")),
+                    for_loop("b", true, for_loop("c", true, user("S1"))),
+                ]),
+            ),
+            for_loop("d", true, user("S2")),
+            for_loop("e", true, for_loop("f", true, user("S3"))),
+        ]);
+        serialize_inner_parallel_loops(&mut ast);
+        let mut got = Vec::new();
+        flags(&ast, &mut got);
+        let want = [
+            ("t", false, false),
+            // One loop's work per region: sequential, still vectorisable.
+            ("a", false, true),
+            // A loop nest inside: still one region per t.
+            ("b", true, true),
+            ("c", true, true),
+            // Outermost parallel loops stay parallel.
+            ("d", true, true),
+            ("e", true, true),
+            ("f", true, true),
+        ];
+        let want: Vec<(String, bool, bool)> = want
+            .iter()
+            .map(|&(i, p, v)| (i.to_string(), p, v))
+            .collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn iterator_types() {
         let int = "void f(int n, double A[100]) {\n  int i;\n#pragma scop\n  for (i = 0; i < n; i++)\n    A[i] = 0;\n#pragma endscop\n}\n";

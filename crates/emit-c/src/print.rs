@@ -279,11 +279,13 @@ impl<'a> AstPrinter<'a> {
     fn pragma(&mut self, l: &Loop, parallel: bool, depth: usize) {
         if parallel {
             let private = self.inner_iterators(&l.body);
-            let pragma = if private.is_empty() {
-                "#pragma omp parallel for".to_string()
-            } else {
-                format!("#pragma omp parallel for private({})", private.join(", "))
-            };
+            let mut pragma = "#pragma omp parallel for".to_string();
+            if has_uneven_iterations(&l.body, &l.iterator) {
+                pragma.push_str(" schedule(dynamic)");
+            }
+            if !private.is_empty() {
+                pragma.push_str(&format!(" private({})", private.join(", ")));
+            }
             self.line(depth, &pragma);
         } else if l.vectorizable {
             match self.options.vectorize {
@@ -353,6 +355,31 @@ impl<'a> AstPrinter<'a> {
         }
         let name = &self.macros[statement];
         Ok(format!("{name}({});", printed.join(", ")))
+    }
+}
+
+/// Whether the iterations of a loop over `iterator` with this body do uneven amounts of
+/// work: a loop inside has one bound that moves with `iterator` and one that does not
+/// (a triangle, `for (j = i; j < n; j++)`; tiles of a triangle, `for (c1 = c0; ...)`).
+/// The default static schedule would hand one thread the long iterations; a dynamic
+/// one balances them. A loop both of whose bounds move (a tile's points,
+/// `144 * c0 .. 144 * c0 + 143`) runs as many iterations each time.
+fn has_uneven_iterations(body: &Ast, iterator: &str) -> bool {
+    match body {
+        Ast::Block(children) => children.iter().any(|c| has_uneven_iterations(c, iterator)),
+        Ast::If {
+            then, otherwise, ..
+        } => {
+            has_uneven_iterations(then, iterator)
+                || otherwise
+                    .as_deref()
+                    .is_some_and(|o| has_uneven_iterations(o, iterator))
+        }
+        Ast::For(inner) => {
+            inner.lower.mentions(iterator) != inner.upper.mentions(iterator)
+                || has_uneven_iterations(&inner.body, iterator)
+        }
+        Ast::User { .. } => false,
     }
 }
 
