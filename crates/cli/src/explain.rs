@@ -505,16 +505,23 @@ fn tile_sizes_text(sizes: &TileSizes) -> String {
             l2_bytes,
             element_bytes,
             by_depth,
-        } => format!(
-            "from the cache model (L1 {} KiB, L2 {} KiB, {element_bytes}-byte elements): {}",
-            l1_bytes >> 10,
-            l2_bytes >> 10,
-            by_depth
-                .iter()
-                .map(|(depth, size)| format!("{size} for bands of {depth} members"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+            triangular_by_depth,
+        } => {
+            let list = |sizes: &[(usize, i64)]| {
+                sizes
+                    .iter()
+                    .map(|(depth, size)| format!("{size} for bands of {depth} members"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            format!(
+                "from the cache model (L1 {} KiB, L2 {} KiB, {element_bytes}-byte elements): {}; for triangular bands {}",
+                l1_bytes >> 10,
+                l2_bytes >> 10,
+                list(by_depth),
+                list(triangular_by_depth)
+            )
+        }
         TileSizes::Gpu(size) => format!("{size} for every band member (GPU target)"),
     }
 }

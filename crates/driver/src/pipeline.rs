@@ -746,11 +746,22 @@ fn tile_sizes(scop: &Scop, options: &Options) -> TileSizes {
                     (depth, sizes.first().copied().unwrap_or(1))
                 })
                 .collect();
+            let triangular_by_depth = (2..=4)
+                .map(|depth| {
+                    let sizes = pollen_transform::sizes::default_triangular_tile_sizes(
+                        &options.cache,
+                        element_bytes,
+                        depth,
+                    );
+                    (depth, sizes.first().copied().unwrap_or(1))
+                })
+                .collect();
             TileSizes::FromCache {
                 l1_bytes: options.cache.l1_bytes,
                 l2_bytes: options.cache.l2_bytes,
                 element_bytes,
                 by_depth,
+                triangular_by_depth,
             }
         }
     }

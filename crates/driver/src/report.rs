@@ -133,6 +133,8 @@ pub enum TileSizes {
         element_bytes: u64,
         /// `(band members, size of each)` for bands of 2, 3 and 4 members.
         by_depth: Vec<(usize, i64)>,
+        /// The same for triangular bands (a member's range depends on another's).
+        triangular_by_depth: Vec<(usize, i64)>,
     },
     /// The GPU targets' size for every band member ([`crate::GpuOptions::tile_size`]).
     Gpu(i64),
@@ -331,17 +333,22 @@ impl ScopReport {
                 l2_bytes,
                 element_bytes,
                 by_depth,
+                triangular_by_depth,
             } => {
-                let by_depth: Vec<String> = by_depth
-                    .iter()
-                    .map(|(depth, size)| format!("{depth} members: {size}"))
-                    .collect();
+                let list = |sizes: &[(usize, i64)]| {
+                    sizes
+                        .iter()
+                        .map(|(depth, size)| format!("{depth} members: {size}"))
+                        .collect::<Vec<String>>()
+                        .join(", ")
+                };
                 writeln!(
                     f,
-                    "tiling: sizes from the caches (L1 {} KiB, L2 {} KiB; {element_bytes}-byte elements): {}",
+                    "tiling: sizes from the caches (L1 {} KiB, L2 {} KiB; {element_bytes}-byte elements): {}; triangular bands {}",
                     l1_bytes >> 10,
                     l2_bytes >> 10,
-                    by_depth.join(", ")
+                    list(by_depth),
+                    list(triangular_by_depth)
                 )?;
             }
             TileSizes::Gpu(size) => {

@@ -317,6 +317,48 @@ pub fn has_tiling_reuse_in(
     Ok(false)
 }
 
+/// Whether the iterations of `band` (below the bands of `prefix`) form a non-rectangular
+/// shape: for some statement, within one iteration of the enclosing loops, the range of
+/// one member depends on another (`j <= i` in a triangle). Rectangular shapes are the
+/// products of their members' ranges.
+pub fn is_triangular_in(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    budget: &mut Budget,
+) -> Result<bool> {
+    let n = band.n_members();
+    if n < 2 {
+        return Ok(false);
+    }
+    for (name, schedule, first) in in_context(band, prefix)? {
+        let Some(statement) = scop.statement(&name) else {
+            continue;
+        };
+        let schedule = schedule.intersect_domain(statement.domain.as_map())?;
+        // { [outer] -> [members] } over the statement's instances.
+        let outer = schedule.project_out(DimKind::Out, first, n)?;
+        let members = schedule.project_out(DimKind::Out, 0, first)?;
+        let shape = outer.reverse().apply_range(&members)?;
+        let mut product: Option<Map> = None;
+        for m in 0..n {
+            let range = shape
+                .project_out(DimKind::Out, m + 1, n - m - 1)?
+                .project_out(DimKind::Out, 0, m)?;
+            product = Some(match product {
+                None => range,
+                Some(p) => p.flat_range_product(&range)?,
+            });
+        }
+        if let Some(product) = product {
+            if !product.is_equal_with(&shape, budget)? {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 /// Whether some access of `band` (below the bands of `prefix`) strides through memory
 /// along `innermost` but walks consecutive elements along another member: the cache
 /// lines one innermost loop brings in serve the next iterations of the other member

@@ -101,6 +101,21 @@ pub fn default_tile_sizes(cache: &CacheInfo, element_bytes: u64, depth: usize) -
     vec![side; depth.max(1)]
 }
 
+/// Square tile sizes for one level of tiling of a triangular band (the range of a member
+/// depends on another, [`crate::order::is_triangular_in`]): the footprint fits in an
+/// eighth of L2, a quarter of a rectangular band's target. The tiles a triangle's
+/// diagonal cuts do partial work, and the unroll-and-jam that keeps a rectangular tile's
+/// reuse in registers needs rectangular chains, so a triangular tile's reuse must come
+/// from the caches nearer the core.
+pub fn default_triangular_tile_sizes(
+    cache: &CacheInfo,
+    element_bytes: u64,
+    depth: usize,
+) -> Vec<i64> {
+    let side = largest_fitting_side(level2(cache) / 8, depth, element_bytes);
+    vec![side; depth.max(1)]
+}
+
 /// Sizes for two levels of tiling: inner tiles whose footprint fits in half of L1, and
 /// outer tiles, in units of inner tiles, whose footprint fits in half of L2 (at least one
 /// inner tile per outer tile).

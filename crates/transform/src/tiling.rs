@@ -54,9 +54,12 @@ use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
 use crate::order::{
     extend_prefix, has_tiling_reuse_in, intra_tile_order, invariant_read_of_written_array,
-    member_steps_in, register_tiling_in, strided_with_spatial_reuse, Prefix,
+    is_triangular_in, member_steps_in, register_tiling_in, strided_with_spatial_reuse, Prefix,
 };
-use crate::sizes::{default_tile_sizes, default_two_level_tile_sizes, element_bytes, CacheInfo};
+use crate::sizes::{
+    default_tile_sizes, default_triangular_tile_sizes, default_two_level_tile_sizes, element_bytes,
+    CacheInfo,
+};
 
 /// The options of [`tile`].
 #[derive(Clone, Debug)]
@@ -440,14 +443,21 @@ impl Tiler<'_, '_> {
 
     /// The cumulative tile sizes of each tile band, outermost first, in iterations of the
     /// original members.
-    fn level_sizes(&self, band: &Band) -> Result<Vec<Vec<i64>>> {
+    fn level_sizes(&mut self, band: &Band) -> Result<Vec<Vec<i64>>> {
         let n = band.n_members();
         let first = match (&self.options.sizes, &self.options.second_level) {
             (Some(sizes), _) => per_member(sizes, n),
             (None, Some(_)) => {
                 default_two_level_tile_sizes(&self.options.cache, self.element_bytes(band), n).0
             }
-            (None, None) => default_tile_sizes(&self.options.cache, self.element_bytes(band), n),
+            (None, None) => {
+                let bytes = self.element_bytes(band);
+                if is_triangular_in(self.scop, band, &self.prefix, self.budget)? {
+                    default_triangular_tile_sizes(&self.options.cache, bytes, n)
+                } else {
+                    default_tile_sizes(&self.options.cache, bytes, n)
+                }
+            }
         };
         let mut first = first;
         if let Some(k) = self.options.parallel_tiled {

@@ -2,7 +2,7 @@
 //! model's rule (largest multiple of 8 in 8..=256 whose footprint `k · s^d` elements fits
 //! in half of the cache, `d = max(k - 1, min(k, 2))`).
 
-use pollen_transform::sizes::{element_bytes, tile_footprint};
+use pollen_transform::sizes::{default_triangular_tile_sizes, element_bytes, tile_footprint};
 use pollen_transform::{default_tile_sizes, default_two_level_tile_sizes, CacheInfo};
 
 const KIB: u64 = 1 << 10;
@@ -43,6 +43,27 @@ fn one_level_sizes_fill_half_of_l2() {
     for &(c, bytes, depth, side) in cases {
         assert_eq!(
             default_tile_sizes(&c, bytes, depth),
+            vec![side; depth],
+            "{c:?}, {bytes} bytes, depth {depth}"
+        );
+    }
+}
+
+#[test]
+fn triangular_sizes_fill_an_eighth_of_l2() {
+    let cases: &[(CacheInfo, u64, usize, i64)] = &[
+        // 3 s² · 8 <= 128 KiB: s <= 73.9
+        (cache(32 * KIB, MIB), 8, 3, 72),
+        // 2 s² · 8 <= 128 KiB: s <= 90.5
+        (cache(32 * KIB, MIB), 8, 2, 88),
+        // 3 s² · 4 <= 128 KiB: s <= 104.5
+        (cache(32 * KIB, MIB), 4, 3, 104),
+        // Tiny caches: the smallest size.
+        (cache(KIB, KIB), 8, 3, 8),
+    ];
+    for &(c, bytes, depth, side) in cases {
+        assert_eq!(
+            default_triangular_tile_sizes(&c, bytes, depth),
             vec![side; depth],
             "{c:?}, {bytes} bytes, depth {depth}"
         );

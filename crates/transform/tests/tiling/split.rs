@@ -4,8 +4,8 @@
 use pollen_deps::{analyze, Analysis, Dependence};
 use pollen_scop::{Band, Node, ScheduleTree, Scop};
 use pollen_transform::order::{
-    extend_prefix, has_tiling_reuse_in, invariant_read_of_written_array, member_steps_in,
-    strided_with_spatial_reuse, Prefix,
+    extend_prefix, has_tiling_reuse_in, invariant_read_of_written_array, is_triangular_in,
+    member_steps_in, strided_with_spatial_reuse, Prefix,
 };
 use pollen_transform::profit::cost;
 use pollen_transform::{parallelize, split_for_locality, tile, TileOptions};
@@ -248,4 +248,32 @@ fn a_column_walk_reuses_its_lines_along_the_row_member() {
     let tree = outer_and_inner(&scop);
     let (prefix, band) = inner_band(&tree);
     assert!(!strided_with_spatial_reuse(&scop, &band, &prefix, 1, &mut budget).expect("reuse"));
+}
+
+#[test]
+fn triangles_are_told_from_rectangles_within_the_outer_loops() {
+    let mut budget = pollen_presburger::Budget::unlimited();
+    // j <= i: a triangle in the inner band.
+    let (scop, _, _) = fragment(
+        "for (int t = 0; t < n; t++)
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++)
+      X[i][j] = X[i][j] + Z[j][i];",
+    );
+    let tree = outer_and_inner(&scop);
+    let (prefix, band) = inner_band(&tree);
+    assert!(is_triangular_in(&scop, &band, &prefix, &mut budget).expect("shape"));
+    // j <= t: bounded by the outer loop only, a rectangle within each t.
+    let (scop, _, _) = fragment(
+        "for (int t = 0; t < n; t++)
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= t; j++)
+      X[i][j] = X[i][j] + Z[j][i];",
+    );
+    let tree = outer_and_inner(&scop);
+    let (prefix, band) = inner_band(&tree);
+    assert!(!is_triangular_in(&scop, &band, &prefix, &mut budget).expect("shape"));
+    // Without the outer loop fixed, the same band is a triangle in (t, j) terms only,
+    // which the band does not hold: still a rectangle in (i, j) over all t.
+    assert!(!is_triangular_in(&scop, &band, &Prefix::new(), &mut budget).expect("shape"));
 }
