@@ -768,9 +768,10 @@ pub(crate) fn apt_install(packages: &[&str], install: bool) -> std::result::Resu
     Err(format!("`apt-get install {}` failed", packages.join(" ")))
 }
 
-/// The clang names tried for Polly, the distribution's default first.
+/// The clang names tried for Polly, the newest first (the peer figures are clang 19's),
+/// then the distribution's default.
 const CLANGS: &[&str] = &[
-    "clang", "clang-14", "clang-15", "clang-16", "clang-17", "clang-18", "clang-19",
+    "clang-19", "clang-18", "clang-17", "clang-16", "clang-15", "clang-14", "clang",
 ];
 
 /// A clang that runs Polly, parallel code included; installs clang when none is found.
