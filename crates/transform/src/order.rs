@@ -197,6 +197,28 @@ pub fn intra_tile_order(scores: &[i64], strided: &[i64], coincident: &[bool]) ->
     }
 }
 
+/// [`intra_tile_order`] for the point band of a tile: when no member has a positive
+/// score and the innermost member is not coincident, a coincident member whose score is
+/// at least the innermost one's goes innermost instead. Inside a tile, the accesses that
+/// stride along it touch one cache line per row of the tile, and the next iteration of
+/// the member that walks those rows reuses them, while the loop vectorises; in the full
+/// loop the same lines would leave the cache before their reuse.
+pub fn point_order(scores: &[i64], strided: &[i64], coincident: &[bool]) -> Vec<usize> {
+    let n = scores.len();
+    let order = intra_tile_order(scores, strided, coincident);
+    let innermost = order[n - 1];
+    if scores.iter().any(|&s| s > 0) || coincident[innermost] {
+        return order;
+    }
+    let best = (0..n)
+        .filter(|&m| coincident[m] && scores[m] >= scores[innermost])
+        .max_by_key(|&m| (scores[m], m));
+    match best {
+        Some(b) => (0..n).filter(|&m| m != b).chain([b]).collect(),
+        None => order,
+    }
+}
+
 /// The unroll-and-jam requests (register tiling) for a point band: `(member, factor)`
 /// pairs, outermost member first; empty when jamming brings no reuse.
 ///

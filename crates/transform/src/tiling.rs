@@ -54,7 +54,8 @@ use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
 use crate::order::{
     extend_prefix, has_tiling_reuse_in, intra_tile_order, invariant_read_of_written_array,
-    is_triangular_in, member_steps_in, register_tiling_in, strided_with_spatial_reuse, Prefix,
+    is_triangular_in, member_steps_in, point_order, register_tiling_in, strided_with_spatial_reuse,
+    Prefix,
 };
 use crate::sizes::{
     default_tile_sizes, default_triangular_tile_sizes, default_two_level_tile_sizes, element_bytes,
@@ -337,6 +338,15 @@ impl Tiler<'_, '_> {
     /// The order of a permutable band's members with the best stride-1 member innermost
     /// ([`intra_tile_order`]), or the identity when that choice is off.
     fn member_order(&mut self, band: &Band) -> Result<Vec<usize>> {
+        self.ordered(band, false)
+    }
+
+    /// [`Tiler::member_order`] for the point band of a tile ([`point_order`]).
+    fn point_member_order(&mut self, band: &Band) -> Result<Vec<usize>> {
+        self.ordered(band, true)
+    }
+
+    fn ordered(&mut self, band: &Band, point: bool) -> Result<Vec<usize>> {
         if self.options.coincident_first {
             return Ok(coincident_first(&band.coincident));
         }
@@ -346,7 +356,11 @@ impl Tiler<'_, '_> {
         let steps = member_steps_in(self.scop, band, &self.prefix, self.budget)?;
         let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
         let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
-        Ok(intra_tile_order(&scores, &strided, &band.coincident))
+        Ok(if point {
+            point_order(&scores, &strided, &band.coincident)
+        } else {
+            intra_tile_order(&scores, &strided, &band.coincident)
+        })
     }
 
     /// Whether `band` is tiled.
@@ -389,7 +403,7 @@ impl Tiler<'_, '_> {
     /// The tile bands and the point band replacing `band`, which sits at `path`.
     fn tile_band(&mut self, band: &Band, path: &mut Vec<usize>) -> Result<Node> {
         let levels = self.level_sizes(band)?;
-        let order = self.member_order(band)?;
+        let order = self.point_member_order(band)?;
         let mut point = Band {
             schedule: map_each(&band.schedule, |m| compose(m, &permutation_map(&order)))?,
             permutable: true,

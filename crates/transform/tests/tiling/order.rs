@@ -3,7 +3,7 @@
 //! step of an access along a band member and the choice of the innermost member.
 
 use pollen_scop::{ScheduleTree, Scop};
-use pollen_transform::order::{access_step, intra_tile_order, Step};
+use pollen_transform::order::{access_step, intra_tile_order, point_order, Step};
 use pollen_transform::{tile, TileOptions};
 
 use crate::common::{bands, map, scheduled_instances, tiny_scop};
@@ -176,6 +176,29 @@ fn the_innermost_member_is_the_best_scored_preferring_coincident_ones() {
     for (scores, strided, coincident, want) in cases {
         assert_eq!(
             intra_tile_order(scores, strided, coincident),
+            want.to_vec(),
+            "{scores:?} {strided:?} {coincident:?}"
+        );
+    }
+}
+
+#[test]
+fn point_bands_put_a_coincident_member_innermost_when_no_member_scores() {
+    type Case<'a> = (&'a [i64], &'a [i64], &'a [bool], &'a [usize]);
+    let cases: &[Case] = &[
+        // adi's column sweep q[i][j] = f(u[j][i-1..i+1], q[i][j-1]): i parallel, j a
+        // recurrence, both score 0; inside a tile i goes innermost (vector loop).
+        (&[0, 0], &[3, 3], &[true, false], &[1, 0]),
+        // The coincident member scores lower than the innermost one: kept.
+        (&[-1, 0], &[2, 1], &[true, false], &[0, 1]),
+        // The innermost member is coincident already: kept.
+        (&[0, 0], &[1, 1], &[false, true], &[0, 1]),
+        // A positive score decides as in the intra-tile order.
+        (&[0, 2], &[1, 0], &[true, false], &[0, 1]),
+    ];
+    for (scores, strided, coincident, want) in cases {
+        assert_eq!(
+            point_order(scores, strided, coincident),
             want.to_vec(),
             "{scores:?} {strided:?} {coincident:?}"
         );
