@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use pollen_arith::Int;
 use pollen_presburger::{Budget, DimKind, Map, Set};
-use pollen_scop::{AccessKind, Band, Scop};
+use pollen_scop::{Access, AccessKind, Band, Scop, Statement};
 
 use crate::error::Result;
 use crate::maps::{anonymous_range, unit_step_map};
@@ -132,6 +132,39 @@ fn in_context(band: &Band, prefix: &Prefix) -> Result<Vec<(String, Map, usize)>>
     Ok(out)
 }
 
+/// A statement of a band, with its schedule down to the band (see [`in_context`]).
+struct Placed<'a> {
+    statement: &'a Statement,
+    schedule: Map,
+    first: usize,
+}
+
+impl Placed<'_> {
+    /// The step of one of the statement's accesses along member `member` of the band.
+    fn step(&self, access: &Access, member: usize, budget: &mut Budget) -> Result<Step> {
+        access_step_with(
+            &self.schedule,
+            &access.relation,
+            self.first + member,
+            budget,
+        )
+    }
+}
+
+/// The statements of `band` that `scop` holds, placed below the bands of `prefix`.
+fn placed<'a>(scop: &'a Scop, band: &Band, prefix: &Prefix) -> Result<Vec<Placed<'a>>> {
+    Ok(in_context(band, prefix)?
+        .into_iter()
+        .filter_map(|(name, schedule, first)| {
+            scop.statement(&name).map(|statement| Placed {
+                statement,
+                schedule,
+                first,
+            })
+        })
+        .collect())
+}
+
 /// Per member of `band`: unit-stride accesses minus strided accesses, over every access
 /// of every statement the band schedules.
 pub fn member_scores(scop: &Scop, band: &Band) -> Result<Vec<i64>> {
@@ -161,13 +194,10 @@ pub fn member_steps_in(
 ) -> Result<Vec<(i64, i64)>> {
     let n = band.n_members();
     let mut steps = vec![(0i64, 0i64); n];
-    for (name, schedule, first) in in_context(band, prefix)? {
-        let Some(statement) = scop.statement(&name) else {
-            continue;
-        };
-        for access in &statement.accesses {
+    for p in placed(scop, band, prefix)? {
+        for access in &p.statement.accesses {
             for (member, (unit, strided)) in steps.iter_mut().enumerate() {
-                match access_step_with(&schedule, &access.relation, first + member, budget)? {
+                match p.step(access, member, budget)? {
                     Step::Unit => *unit += 1,
                     Step::Strided => *strided += 1,
                     Step::Invariant => {}
@@ -256,19 +286,13 @@ pub fn register_tiling_in(
     }
     let innermost = n - 1;
     let mut shared = vec![0usize; innermost];
-    for (name, schedule, first) in in_context(band, prefix)? {
-        let Some(statement) = scop.statement(&name) else {
-            continue;
-        };
-        for access in &statement.accesses {
-            let step = |member: usize, budget: &mut Budget| {
-                access_step_with(&schedule, &access.relation, first + member, budget)
-            };
-            if step(innermost, budget)? == Step::Invariant {
+    for p in placed(scop, band, prefix)? {
+        for access in &p.statement.accesses {
+            if p.step(access, innermost, budget)? == Step::Invariant {
                 continue;
             }
             for (member, count) in shared.iter_mut().enumerate() {
-                if step(member, budget)? == Step::Invariant {
+                if p.step(access, member, budget)? == Step::Invariant {
                     *count += 1;
                 }
             }
@@ -309,25 +333,19 @@ pub fn has_tiling_reuse_in(
     budget: &mut Budget,
 ) -> Result<bool> {
     let n = band.n_members();
-    let statements = in_context(band, prefix)?;
-    for (_, schedule, first) in &statements {
+    for (_, schedule, first) in in_context(band, prefix)? {
         let identity = Map::identity(&schedule.space().domain_space());
         for member in 0..n {
-            if !moves_one_iterator(schedule, &identity, first + member, budget)? {
+            if !moves_one_iterator(&schedule, &identity, first + member, budget)? {
                 return Ok(true);
             }
         }
     }
-    for (name, schedule, first) in &statements {
-        let Some(statement) = scop.statement(name) else {
-            continue;
-        };
-        for access in &statement.accesses {
+    for p in placed(scop, band, prefix)? {
+        for access in &p.statement.accesses {
             let mut invariant = 0;
             for member in 0..n {
-                if access_step_with(schedule, &access.relation, first + member, budget)?
-                    == Step::Invariant
-                {
+                if p.step(access, member, budget)? == Step::Invariant {
                     invariant += 1;
                 }
             }
@@ -353,14 +371,11 @@ pub fn is_triangular_in(
     if n < 2 {
         return Ok(false);
     }
-    for (name, schedule, first) in in_context(band, prefix)? {
-        let Some(statement) = scop.statement(&name) else {
-            continue;
-        };
-        let schedule = schedule.intersect_domain(statement.domain.as_map())?;
+    for p in placed(scop, band, prefix)? {
+        let schedule = p.schedule.intersect_domain(p.statement.domain.as_map())?;
         // { [outer] -> [members] } over the statement's instances.
-        let outer = schedule.project_out(DimKind::Out, first, n)?;
-        let members = schedule.project_out(DimKind::Out, 0, first)?;
+        let outer = schedule.project_out(DimKind::Out, p.first, n)?;
+        let members = schedule.project_out(DimKind::Out, 0, p.first)?;
         let shape = outer.reverse().apply_range(&members)?;
         let mut product: Option<Map> = None;
         for m in 0..n {
@@ -393,19 +408,13 @@ pub fn strided_with_spatial_reuse(
     innermost: usize,
     budget: &mut Budget,
 ) -> Result<bool> {
-    for (name, schedule, first) in in_context(band, prefix)? {
-        let Some(statement) = scop.statement(&name) else {
-            continue;
-        };
-        for access in &statement.accesses {
-            let step = |member: usize, budget: &mut Budget| {
-                access_step_with(&schedule, &access.relation, first + member, budget)
-            };
-            if step(innermost, budget)? != Step::Strided {
+    for p in placed(scop, band, prefix)? {
+        for access in &p.statement.accesses {
+            if p.step(access, innermost, budget)? != Step::Strided {
                 continue;
             }
             for member in (0..band.n_members()).filter(|&m| m != innermost) {
-                if step(member, budget)? == Step::Unit {
+                if p.step(access, member, budget)? == Step::Unit {
                     return Ok(true);
                 }
             }
@@ -427,21 +436,16 @@ pub fn invariant_read_of_written_array(
     member: usize,
     budget: &mut Budget,
 ) -> Result<bool> {
-    let statements = in_context(band, prefix)?;
     let mut invariant_reads = Vec::new();
     let mut moving_writes = Vec::new();
-    for (name, schedule, first) in &statements {
-        let Some(statement) = scop.statement(name) else {
-            continue;
-        };
-        let identity = Map::identity(&schedule.space().domain_space());
-        if step_deltas(schedule, &identity, first + member)?.is_empty_with(budget)? {
+    for p in placed(scop, band, prefix)? {
+        let identity = Map::identity(&p.schedule.space().domain_space());
+        if step_deltas(&p.schedule, &identity, p.first + member)?.is_empty_with(budget)? {
             // The statement does not move along the member (it runs once per loop).
             continue;
         }
-        for access in &statement.accesses {
-            let step = access_step_with(schedule, &access.relation, first + member, budget)?;
-            match (access.kind, step) {
+        for access in &p.statement.accesses {
+            match (access.kind, p.step(access, member, budget)?) {
                 (AccessKind::Read, Step::Invariant) => invariant_reads.push(&access.array),
                 (AccessKind::Write, Step::Unit | Step::Strided) => {
                     moving_writes.push(&access.array)
