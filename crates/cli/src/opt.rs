@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use pollen_driver::{Algorithm, CacheInfo, Fusion, GpuOptions, Options, Target, Tiling, Vectorize};
+use pollen_driver::{
+    Algorithm, CacheInfo, Fusion, GpuOptions, Options, Strategy, Target, Tiling, Vectorize,
+};
 
 use crate::budget::{BudgetArg, Steps};
 use crate::program::{self, AlgoChoice, FuseChoice};
@@ -110,6 +112,18 @@ pub struct OptArgs {
     /// The scheduling algorithm.
     #[arg(long, value_enum, default_value = "pluto")]
     pub algo: AlgoChoice,
+    /// The optimization strategy: pluto schedules and tiles the whole region; basteln
+    /// tiles each output stage of a pipeline and recomputes the producers it needs
+    /// inside its tiles (fused tiling with overlap, intermediates in per-tile
+    /// scratchpads; --tile-sizes gives the output tiles, default 32x256).
+    #[arg(long, value_enum, default_value = "pluto")]
+    pub strategy: StrategyChoice,
+    /// The arrays used after the region (comma-separated), for --strategy basteln:
+    /// fused intermediates not listed are kept only in their tiles' scratchpads. By
+    /// default every array may be used afterwards, and fused intermediates are also
+    /// written back.
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub live_out: Option<Vec<String>>,
     /// The pragma of vectorisable innermost loops.
     #[arg(long, value_enum, default_value = "omp-simd")]
     pub vectorize: VectorizeChoice,
@@ -196,9 +210,23 @@ pub fn run(args: &OptArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The optimization strategy of `pollen opt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrategyChoice {
+    /// Schedule and tile the whole region (Pluto or Feautrier).
+    Pluto,
+    /// Fused tiling of pipelines: output stages tiled, producers recomputed per tile.
+    Basteln,
+}
+
 /// The driver's options for the command line: the flags, and the machine's caches.
 fn options(args: &OptArgs) -> Options {
     Options {
+        strategy: match args.strategy {
+            StrategyChoice::Pluto => Strategy::Pluto,
+            StrategyChoice::Basteln => Strategy::Basteln,
+        },
+        live_out: args.live_out.as_ref().map(|l| l.iter().cloned().collect()),
         algorithm: match args.algo {
             AlgoChoice::Pluto => Algorithm::Pluto,
             AlgoChoice::Feautrier => Algorithm::Feautrier,

@@ -62,7 +62,7 @@ mod report;
 
 pub use error::{Error, Result, Stage};
 pub use options::{
-    Algorithm, Fusion, GpuOptions, Options, Target, Tiling, Vectorize, DEFAULT_BUDGET,
+    Algorithm, Fusion, GpuOptions, Options, Strategy, Target, Tiling, Vectorize, DEFAULT_BUDGET,
 };
 pub use pipeline::{
     optimize_scop, optimize_scop_scheduled, optimize_source, optimize_source_scheduled,

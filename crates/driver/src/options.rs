@@ -11,6 +11,14 @@ use pollen_transform::CacheInfo;
 /// `#pragma omp simd`, scalar replacement, C output, [`DEFAULT_BUDGET`] per stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
+    /// The optimization strategy: the whole program scheduled and tiled (Pluto or
+    /// Feautrier), or pipelines tiled at their outputs with producers fused into the
+    /// tiles (basteln).
+    pub strategy: Strategy,
+    /// The arrays whose values are used after the region, for [`Strategy::Basteln`]:
+    /// intermediates not listed live only in their tiles' scratchpads. `None` (the
+    /// default) means every array may be used afterwards.
+    pub live_out: Option<std::collections::BTreeSet<String>>,
     /// The scheduling algorithm.
     pub algorithm: Algorithm,
     /// How the strongly connected components of the dependence graph are fused. With
@@ -57,6 +65,8 @@ pub const DEFAULT_BUDGET: u64 = 25_000_000;
 impl Default for Options {
     fn default() -> Options {
         Options {
+            strategy: Strategy::Pluto,
+            live_out: None,
             algorithm: Algorithm::Pluto,
             fusion: Fusion::Smart,
             tiling: Tiling::FromCache,
@@ -69,6 +79,30 @@ impl Default for Options {
             gpu: GpuOptions::default(),
             cache: CacheInfo::default(),
             budget: Some(DEFAULT_BUDGET),
+        }
+    }
+}
+
+/// How a region is optimized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Strategy {
+    /// The whole region scheduled at once ([`Options::algorithm`], [`Options::fusion`]),
+    /// its permutable bands tiled.
+    Pluto,
+    /// Fused tiling of producer–consumer pipelines (`pollen_transform::fused`): each
+    /// output stage is tiled ([`Options::tiling`]'s sizes, or 32 x 256) and the
+    /// producers it needs are recomputed inside its tiles, their values kept in
+    /// scratchpads.
+    Basteln,
+}
+
+impl Strategy {
+    /// The name, in lower case.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Pluto => "pluto",
+            Strategy::Basteln => "basteln",
         }
     }
 }

@@ -18,7 +18,7 @@ use pollen_transform::profit::{cost_with, Cost};
 use pollen_transform::TileOptions;
 
 use crate::error::{Error, Result, Stage};
-use crate::options::{Algorithm, Fusion, Options, Target, Tiling, Vectorize};
+use crate::options::{Algorithm, Fusion, Options, Strategy, Target, Tiling, Vectorize};
 use crate::report::{
     outline, Choice, DependenceSummary, Fallback, FusionDecision, GpuReport, IteratorType,
     Profitability, RegionReport, Report, ScopReport, ScopSummary, TileSizes,
@@ -200,11 +200,25 @@ fn emit(
                 },
                 banner: true,
                 scalar_replacement: options.scalar_replacement,
+                scratch: optimized
+                    .report
+                    .fused
+                    .iter()
+                    .flat_map(|f| &f.scratch)
+                    .map(|s| pollen_emit_c::Scratch {
+                        name: s.name.clone(),
+                        element_type: s.element_type.clone(),
+                        extents: s.extents.clone(),
+                        statements: s.statements.clone(),
+                    })
+                    .collect(),
             };
+            // A fused program executes its own statements (copies of the region's).
+            let executed = optimized.report.fused.as_ref().map_or(scop, |f| &f.scop);
             let replacement = pollen_emit_c::replacement(
                 source,
                 region.clone(),
-                scop,
+                executed,
                 &optimized.ast,
                 &emit_options,
             )
@@ -258,6 +272,9 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     }
     let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
         .map_err(Error::Dependences)?;
+    if options.strategy == Strategy::Basteln {
+        return optimize_scop_fused(scop, deps, options);
+    }
     let deps_slice = deps.as_slice();
     let tile_sizes = tile_sizes(scop, options);
 
@@ -329,8 +346,75 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fallback,
         loops: outline(&ast, options.parallel),
         gpu: None,
+        fused: None,
     };
     Ok(OptimizedScop { tree, ast, report })
+}
+
+/// [`Strategy::Basteln`]: the stages of an unfused schedule, each output stage tiled
+/// with the producers it needs fused into its tiles (`pollen_transform::fused`, which
+/// checks the result), then loops over the fused program.
+fn optimize_scop_fused(
+    scop: &Scop,
+    deps: pollen_deps::Dependences,
+    options: &Options,
+) -> Result<OptimizedScop> {
+    let sched_options = pollen_sched::Options {
+        algo: match options.algorithm {
+            Algorithm::Pluto => pollen_sched::Algo::Pluto,
+            Algorithm::Feautrier => pollen_sched::Algo::Feautrier,
+        },
+        fuse: pollen_sched::Fuse::No,
+        budget: options.budget,
+        ..Default::default()
+    };
+    let outcome = pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
+        .map_err(Error::Scheduling)?;
+    let fuse_options = pollen_transform::fused::FuseOptions {
+        tile_sizes: match &options.tiling {
+            Tiling::Sizes(sizes) => Some(sizes.clone()),
+            Tiling::Off | Tiling::FromCache => None,
+        },
+        live_out: options.live_out.clone(),
+    };
+    let fused = pollen_transform::fused::fuse(
+        scop,
+        deps.as_slice(),
+        &outcome.tree,
+        &fuse_options,
+        &mut fresh_budget(options),
+    )
+    .map_err(|error| Error::Transform {
+        stage: Stage::Tiling,
+        error,
+    })?;
+    let ast = generate_loops(&fused.scop, &fused.tree, options)?;
+    let tile_sizes = match fused.groups.first() {
+        Some(g) => TileSizes::Given(g.tile_sizes.clone()),
+        None => TileSizes::Off,
+    };
+    let report = ScopReport {
+        summary: ScopSummary::of(scop),
+        dependences: DependenceSummary::of(&deps),
+        algorithm: options.algorithm,
+        fusion: Fusion::No,
+        tile_sizes,
+        schedule: outcome.tree,
+        schedule_given: false,
+        scheduler_fallbacks: outcome.fallbacks,
+        tiled: Some(fused.tree.clone()),
+        fusion_decision: None,
+        profitability: Profitability::NotApplicable,
+        fallback: Fallback::None,
+        loops: outline(&ast, options.parallel),
+        gpu: None,
+        fused: Some(fused.clone()),
+    };
+    Ok(OptimizedScop {
+        tree: fused.tree,
+        ast,
+        report,
+    })
 }
 
 /// The profitability check: the original order, its parallel loops marked, replaces
@@ -447,6 +531,7 @@ pub fn optimize_scop_scheduled(
         fallback,
         loops: outline(&ast, options.parallel),
         gpu: None,
+        fused: None,
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -534,6 +619,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         profitability: Profitability::Disabled,
         fallback: Fallback::None,
         loops: outline(&ast, options.parallel),
+        fused: None,
         gpu: Some(GpuReport {
             target: options.target,
             scenarios,

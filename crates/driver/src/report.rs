@@ -79,6 +79,10 @@ pub struct ScopReport {
     pub loops: Vec<LoopLine>,
     /// The GPU targets' injection and mapping (`None` for C).
     pub gpu: Option<GpuReport>,
+    /// The fused program of [`Strategy::Basteln`](crate::Strategy::Basteln): its groups,
+    /// tile sizes, extensions and scratchpads (`None` for the other strategies). Its
+    /// scop, not the region's, is the one the loops execute.
+    pub fused: Option<pollen_transform::fused::Fused>,
 }
 
 /// The statements, parameters and arrays of a scop.
@@ -196,6 +200,9 @@ pub enum Profitability {
     /// The parallel loops of the original order could not be computed; the optimized
     /// schedule is kept.
     OriginalUnavailable,
+    /// The strategy does not compare with the original order
+    /// ([`Strategy::Basteln`](crate::Strategy::Basteln)).
+    NotApplicable,
     /// The two schedules were compared.
     Compared {
         /// The cost of the original order with its parallel loops.
@@ -371,7 +378,22 @@ impl ScopReport {
         for fallback in &self.scheduler_fallbacks {
             writeln!(f, "scheduler fallback: {fallback}")?;
         }
-        if let Some(tiled) = &self.tiled {
+        if let Some(fused) = &self.fused {
+            write!(f, "{fused}")?;
+            for s in &fused.scratch {
+                let extents: Vec<String> = s.extents.iter().map(i64::to_string).collect();
+                writeln!(
+                    f,
+                    "scratch {} {}[{}] holds {}'s window for {}",
+                    s.element_type,
+                    s.name,
+                    extents.join("]["),
+                    s.array,
+                    s.statements.join(", ")
+                )?;
+            }
+            write_tree(f, "fused schedule", &fused.tree)?;
+        } else if let Some(tiled) = &self.tiled {
             write_tree(f, "tiled schedule", tiled)?;
         }
         if self.tile_sizes == TileSizes::Off {

@@ -131,6 +131,32 @@ pub struct EmitOptions {
     /// Whether array reads of innermost loops are replaced by scalars loaded once
     /// (default on): see [Scalar replacement](crate#scalar-replacement).
     pub scalar_replacement: bool,
+    /// Scratch arrays to declare (default none): each at the start of the body of the
+    /// innermost loop that encloses every instance of its statements (one array per
+    /// iteration of that loop, private to the thread that runs it), or at the top of the
+    /// block when no loop encloses them all.
+    pub scratch: Vec<Scratch>,
+}
+
+/// A scratch array of the generated code (the window of a fused tile, say).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scratch {
+    /// Its name.
+    pub name: String,
+    /// The C element type.
+    pub element_type: String,
+    /// The extents.
+    pub extents: Vec<i64>,
+    /// The statements that use it.
+    pub statements: Vec<String>,
+}
+
+impl Scratch {
+    /// `type name[e1][e2];`
+    fn declaration(&self) -> String {
+        let extents: String = self.extents.iter().map(|e| format!("[{e}]")).collect();
+        format!("{} {}{extents};", self.element_type, self.name)
+    }
 }
 
 impl Default for EmitOptions {
@@ -141,6 +167,7 @@ impl Default for EmitOptions {
             vectorize: Vectorize::OmpSimd,
             banner: true,
             scalar_replacement: true,
+            scratch: Vec::new(),
         }
     }
 }
@@ -247,6 +274,16 @@ fn generate(
     }
     for a in scop.arrays.iter().filter(|a| a.local) {
         printer.line(1, &format!("{} {};", a.element_type, a.name));
+    }
+    for s in &options.scratch {
+        match print::enclosing_loop(ast, &s.statements) {
+            Some(key) => printer
+                .declarations
+                .entry(key)
+                .or_default()
+                .push(s.declaration()),
+            None => printer.line(1, &s.declaration()),
+        }
     }
     printer.statements(ast, 1, false)?;
     printer.line(0, "}");

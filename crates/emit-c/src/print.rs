@@ -39,6 +39,9 @@ pub(crate) struct AstPrinter<'a> {
     base: &'a str,
     /// The names of scalar replacement's temporaries.
     temporaries: Temporaries,
+    /// Declarations printed at the start of a loop's body, by the loop's address
+    /// ([`enclosing_loop`]).
+    pub declarations: BTreeMap<usize, Vec<String>>,
     pub out: String,
 }
 
@@ -61,6 +64,7 @@ impl<'a> AstPrinter<'a> {
             macros,
             base,
             temporaries,
+            declarations: BTreeMap::new(),
             out: String::new(),
         }
     }
@@ -231,15 +235,27 @@ impl<'a> AstPrinter<'a> {
         };
         let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
         self.exprs.enter(&l.iterator, &name);
-        let result = match plan {
-            Some(plan) => self.planned_body(&header, &l.body, plan, depth_of_loop),
-            None => self.body(
-                &header,
-                &l.body,
-                depth_of_loop,
-                in_parallel || parallel,
-                false,
-            ),
+        let declarations = self.declarations.remove(&loop_key(l));
+        let result = match (plan, declarations) {
+            (_, Some(declarations)) => {
+                self.line(depth_of_loop, &format!("{header} {{"));
+                for d in &declarations {
+                    self.line(depth_of_loop + 1, d);
+                }
+                let inner = self.statements(&l.body, depth_of_loop + 1, in_parallel || parallel);
+                self.line(depth_of_loop, "}");
+                inner
+            }
+            (plan, None) => match plan {
+                Some(plan) => self.planned_body(&header, &l.body, plan, depth_of_loop),
+                None => self.body(
+                    &header,
+                    &l.body,
+                    depth_of_loop,
+                    in_parallel || parallel,
+                    false,
+                ),
+            },
         };
         self.exprs.leave();
         result?;
@@ -381,6 +397,57 @@ fn has_uneven_iterations(body: &Ast, iterator: &str) -> bool {
         }
         Ast::User { .. } => false,
     }
+}
+
+/// The key of a loop in [`AstPrinter::declarations`]: its address, stable while the AST
+/// is printed.
+fn loop_key(l: &Loop) -> usize {
+    l as *const Loop as usize
+}
+
+/// The key of the innermost loop of `ast` whose body holds every instance of the
+/// `statements` (`None` when no loop holds them all, or there are none).
+pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String]) -> Option<usize> {
+    fn count(ast: &Ast, statements: &[String]) -> usize {
+        match ast {
+            Ast::Block(children) => children.iter().map(|c| count(c, statements)).sum(),
+            Ast::For(l) => count(&l.body, statements),
+            Ast::If {
+                then, otherwise, ..
+            } => count(then, statements) + otherwise.as_deref().map_or(0, |o| count(o, statements)),
+            Ast::User { statement, .. } => usize::from(statements.contains(statement)),
+        }
+    }
+    fn loops(ast: &Ast) -> Vec<&Loop> {
+        match ast {
+            Ast::Block(children) => children.iter().flat_map(loops).collect(),
+            Ast::For(l) => vec![l],
+            Ast::If {
+                then, otherwise, ..
+            } => {
+                let mut out = loops(then);
+                if let Some(o) = otherwise {
+                    out.extend(loops(o));
+                }
+                out
+            }
+            Ast::User { .. } => Vec::new(),
+        }
+    }
+    let total = count(ast, statements);
+    if total == 0 {
+        return None;
+    }
+    let mut found = None;
+    let mut at = ast;
+    while let Some(l) = loops(at)
+        .into_iter()
+        .find(|l| count(&l.body, statements) == total)
+    {
+        found = Some(loop_key(l));
+        at = &l.body;
+    }
+    found
 }
 
 /// The condition under which a loop runs: `upper - lower >= 0`.

@@ -8,6 +8,7 @@
 //! - [`source`]: a statement's text as one line (comments removed, lines joined) and the
 //!   indentation of a region;
 //! - [`names`]: the identifiers of a text and fresh prefixes for generated names;
+//! - [`relocate`]: array references moved to a window array with shifted subscripts;
 //! - [`expr`]: quasi-affine expressions and conditions printed as C, with the helper
 //!   macros they call.
 //!
@@ -16,10 +17,12 @@
 
 pub mod expr;
 pub mod names;
+pub mod relocate;
 pub mod source;
 pub mod token;
 
 pub use expr::{ExprError, ExprPrinter, Helper};
 pub use names::{fresh_prefix, is_identifier, words};
+pub use relocate::{relocate, Relocation};
 pub use source::{indentation, statement_text};
 pub use token::{matching_bracket, tokens, Token, TokenKind};

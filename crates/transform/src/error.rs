@@ -26,6 +26,10 @@ pub enum Error {
     Illegal(legality::Report),
     /// The budget ran out.
     LimitExceeded,
+    /// A fused program does not compute what the original computes (the differences).
+    NotEquivalent(String),
+    /// The dependences of a transformed program could not be computed.
+    Dependences(String),
 }
 
 /// The result type of this crate.
@@ -72,6 +76,10 @@ impl fmt::Display for Error {
                 write!(f, "the transformed schedule is illegal: {report}")
             }
             Error::LimitExceeded => write!(f, "the transformation exceeded its budget"),
+            Error::NotEquivalent(d) => {
+                write!(f, "the fused program differs from the original: {d}")
+            }
+            Error::Dependences(e) => write!(f, "dependence analysis failed: {e}"),
         }
     }
 }

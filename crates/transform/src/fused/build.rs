@@ -1,0 +1,1008 @@
+//! The construction of a fused program (see the module documentation of `fused`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use pollen_arith::Int;
+use pollen_deps::{DepKind, Dependence};
+use pollen_emit_text::{fresh_prefix, relocate, statement_text, words, Relocation};
+use pollen_presburger::{BasicMap, Budget, Map, Set, Space, Tuple, UnionMap, UnionSet};
+use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
+
+use super::check::{self, Origin};
+use super::window::{window, Extent};
+use super::{FuseOptions, Fused, FusedStage, Group, Scratch};
+use crate::error::{Error, Result};
+use crate::maps::anonymous_range;
+
+/// One stage: a top-level filter of the unfused schedule.
+#[derive(Clone, Debug)]
+struct Stage {
+    statements: Vec<String>,
+    filter: UnionSet,
+    subtree: Node,
+}
+
+impl Stage {
+    fn band(&self) -> Option<&Band> {
+        match &self.subtree {
+            Node::Band(b) if b.n_members() > 0 => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// A fused producer under construction: its stage, its extension per statement
+/// (`{ [o] -> S[i] }`) and the windows of its arrays.
+type Sliced = (usize, BTreeMap<String, Map>, BTreeMap<String, Vec<Extent>>);
+
+/// A group under construction.
+struct Building {
+    output: usize,
+    sizes: Vec<i64>,
+    /// Per statement of the group: `{ S[i] -> [o] }` (the output's tiles; the reverse of
+    /// a producer's extension).
+    tiles: BTreeMap<String, Map>,
+    /// Fused producers, latest stage first, with their extensions and windows.
+    producers: Vec<Sliced>,
+}
+
+/// Fuses the producers of every tilable output stage of `tree` (a schedule without
+/// fusion of `scop`, whose top-level filters are the stages) into the output's tiles.
+/// `deps` are the scop's dependences (the flow ones say which stage consumes which).
+/// The result passes [`check::check`].
+pub fn fuse(
+    scop: &Scop,
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    options: &FuseOptions,
+    budget: &mut Budget,
+) -> Result<Fused> {
+    let stages = stages(tree)?;
+    let stage_of: BTreeMap<&str, usize> = stages
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| s.statements.iter().map(move |n| (n.as_str(), k)))
+        .collect();
+    let mut consumers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); stages.len()];
+    for d in deps.iter().filter(|d| d.kind == DepKind::Flow) {
+        if let (Some(&s), Some(&t)) = (
+            stage_of.get(d.source.as_str()),
+            stage_of.get(d.target.as_str()),
+        ) {
+            if s != t {
+                consumers[s].insert(t);
+            }
+        }
+    }
+    let mut writers: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    for s in &scop.statements {
+        for a in s.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
+            if let Some(&k) = stage_of.get(s.name.as_str()) {
+                writers.entry(a.array.clone()).or_default().insert(k);
+            }
+        }
+    }
+
+    let mut assigned = vec![false; stages.len()];
+    let mut groups: Vec<Building> = Vec::new();
+    for o in (0..stages.len()).rev() {
+        if assigned[o] {
+            continue;
+        }
+        let Some(band) = stages[o].band() else {
+            continue;
+        };
+        if !band.permutable || !band.coincident.iter().any(|&c| c) {
+            continue;
+        }
+        let sizes = tile_sizes(options, band.n_members())?;
+        let mut building = Building {
+            output: o,
+            sizes: sizes.clone(),
+            tiles: BTreeMap::new(),
+            producers: Vec::new(),
+        };
+        let tiling = tile_relation(&sizes);
+        for name in &stages[o].statements {
+            let Some(m) = band.schedule.maps().find(|m| tuple_name(m) == Some(name)) else {
+                continue;
+            };
+            let s = statement(scop, name)?;
+            let t =
+                anonymous_range(&m.intersect_domain(s.domain.as_map())?).apply_range(&tiling)?;
+            building.tiles.insert(name.clone(), t);
+        }
+        assigned[o] = true;
+        let mut members: BTreeSet<usize> = BTreeSet::from([o]);
+        for p in (0..o).rev() {
+            if assigned[p] || consumers[p].is_empty() || !consumers[p].is_subset(&members) {
+                continue;
+            }
+            if let Some((extension, windows)) =
+                slice(scop, &stages[p], &building, &writers, p, budget)?
+            {
+                for (name, e) in &extension {
+                    building.tiles.insert(name.clone(), e.reverse());
+                }
+                building.producers.push((p, extension, windows));
+                members.insert(p);
+                assigned[p] = true;
+            }
+        }
+        groups.push(building);
+    }
+    groups.reverse();
+    rewrite(scop, deps, &stages, groups, options, budget)
+}
+
+/// `{ [p] -> [o] : T_k o_k <= p_k <= T_k o_k + T_k - 1 }`: the tiles of a band, written
+/// with inequalities only (no division), so that the extensions composed from it stay
+/// division-free and code generation scans them without guards.
+fn tile_relation(sizes: &[i64]) -> Map {
+    let n = sizes.len();
+    let space = Space::map(Vec::new(), Tuple::anonymous(n), Tuple::anonymous(n));
+    let mut b = BasicMap::universe(space);
+    for (k, &s) in sizes.iter().enumerate() {
+        let (p, o) = (1 + k, 1 + n + k);
+        let mut low = b.zero_row();
+        low[p] = Int::one();
+        low[o] = -Int::from(s);
+        b.add_ineq(low);
+        let mut high = b.zero_row();
+        high[p] = -Int::one();
+        high[o] = Int::from(s);
+        high[0] = Int::from(s - 1);
+        b.add_ineq(high);
+    }
+    Map::from_basic(b)
+}
+
+/// `m` with as few pieces as possible: coalesced, and its simple hull when that is
+/// exact (the union of a footprint's shifted pieces is usually a box, which code
+/// generation then scans without guards).
+fn tidy(m: &Map, budget: &mut Budget) -> Result<Map> {
+    let m = m.coalesce_with(budget)?;
+    if m.basic_maps().len() <= 1 {
+        return Ok(m);
+    }
+    let tiles = Map::from_basic(m.domain().simple_hull_with(budget)?);
+    let hull = Map::from_basic(m.simple_hull_with(budget)?).intersect_domain(&tiles)?;
+    Ok(if hull.is_equal_with(&m, budget)? {
+        hull
+    } else {
+        m
+    })
+}
+
+/// The tile sizes of a band of `n` members.
+fn tile_sizes(options: &FuseOptions, n: usize) -> Result<Vec<i64>> {
+    let sizes: Vec<i64> = match &options.tile_sizes {
+        Some(given) if !given.is_empty() => (0..n).map(|k| given[k.min(given.len() - 1)]).collect(),
+        Some(_) => return Err(Error::InvalidTileSize { size: 0 }),
+        None => (0..n)
+            .map(|k| match n - 1 - k {
+                0 => 256,
+                1 => 32,
+                _ => 1,
+            })
+            .collect(),
+    };
+    if let Some(&bad) = sizes.iter().find(|&&s| s <= 0) {
+        return Err(Error::InvalidTileSize { size: bad });
+    }
+    Ok(sizes)
+}
+
+/// The stages of an unfused schedule: the filters of its top-level sequence (or the
+/// whole tree as one stage).
+fn stages(tree: &ScheduleTree) -> Result<Vec<Stage>> {
+    let Node::Domain { domain, child } = &tree.root else {
+        return Err(Error::Scop(pollen_scop::Error::Invalid(
+            "the schedule tree has no domain root".into(),
+        )));
+    };
+    let mut child: &Node = child;
+    while let Node::Context { child: c, .. } | Node::Mark { child: c, .. } = child {
+        child = c;
+    }
+    let stage = |filter: &UnionSet, subtree: &Node| Stage {
+        statements: filter.sets().filter_map(|s| set_name(&s)).collect(),
+        filter: filter.clone(),
+        subtree: subtree.clone(),
+    };
+    Ok(match child {
+        Node::Sequence(children) => children
+            .iter()
+            .filter_map(|c| match c {
+                Node::Filter { filter, child } => Some(stage(filter, child)),
+                _ => None,
+            })
+            .collect(),
+        other => vec![stage(domain, other)],
+    })
+}
+
+/// The extension of producer stage `p` into the group's tiles and the windows of its
+/// arrays, or `None` when it cannot be fused.
+#[allow(clippy::type_complexity)]
+fn slice(
+    scop: &Scop,
+    stage: &Stage,
+    building: &Building,
+    writers: &BTreeMap<String, BTreeSet<usize>>,
+    p: usize,
+    budget: &mut Budget,
+) -> Result<Option<(BTreeMap<String, Map>, BTreeMap<String, Vec<Extent>>)>> {
+    let Some(band) = stage.band() else {
+        return Ok(None);
+    };
+    let mut arrays: BTreeSet<String> = BTreeSet::new();
+    for name in &stage.statements {
+        let s = statement(scop, name)?;
+        for a in &s.accesses {
+            if a.kind == AccessKind::Write {
+                arrays.insert(a.array.clone());
+            }
+        }
+    }
+    for name in &stage.statements {
+        let s = statement(scop, name)?;
+        if s.accesses
+            .iter()
+            .any(|a| a.kind == AccessKind::Read && arrays.contains(&a.array))
+        {
+            return Ok(None);
+        }
+    }
+    for a in &arrays {
+        let only_here = writers
+            .get(a)
+            .is_some_and(|w| w.len() == 1 && w.contains(&p));
+        let typed = scop.array(a).is_some_and(|x| !x.element_type.is_empty());
+        if !only_here || !typed || scop.array(a).is_some_and(|x| x.local) {
+            return Ok(None);
+        }
+    }
+    // The tiles' band points of the producer: { [o] -> [p] }.
+    let phi = |name: &str| -> Result<Option<Map>> {
+        let Some(m) = band.schedule.maps().find(|m| tuple_name(m) == Some(name)) else {
+            return Ok(None);
+        };
+        let s = statement(scop, name)?;
+        Ok(Some(anonymous_range(
+            &m.intersect_domain(s.domain.as_map())?,
+        )))
+    };
+    let mut points: Option<Map> = None;
+    for (reader, t) in &building.tiles {
+        let s = statement(scop, reader)?;
+        for read in s.accesses.iter().filter(|a| a.kind == AccessKind::Read) {
+            if !arrays.contains(&read.array) {
+                continue;
+            }
+            let footprint = t.reverse().apply_range(&read.relation)?;
+            for name in &stage.statements {
+                let w = statement(scop, name)?;
+                let Some(f) = phi(name)? else {
+                    return Ok(None);
+                };
+                for write in w.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
+                    if write.array != read.array {
+                        continue;
+                    }
+                    let written = write.relation.intersect_domain(w.domain.as_map())?;
+                    let instances = footprint.apply_range(&written.reverse())?;
+                    let p = instances.apply_range(&f)?;
+                    points = Some(match points {
+                        None => p,
+                        Some(q) => q.union(&p)?,
+                    });
+                }
+            }
+        }
+    }
+    let Some(points) = points else {
+        return Ok(None);
+    };
+    let points = tidy(&points, budget)?;
+    if points.is_empty_with(budget)? {
+        return Ok(None);
+    }
+    let mut extension = BTreeMap::new();
+    for name in &stage.statements {
+        let Some(f) = phi(name)? else {
+            return Ok(None);
+        };
+        let e = tidy(&points.apply_range(&f.reverse())?, budget)?;
+        extension.insert(name.clone(), e);
+    }
+    let mut windows = BTreeMap::new();
+    for a in &arrays {
+        let mut written: Option<Map> = None;
+        for (name, e) in &extension {
+            let s = statement(scop, name)?;
+            for w in s
+                .accesses
+                .iter()
+                .filter(|x| x.kind == AccessKind::Write && &x.array == a)
+            {
+                let m = e.apply_range(&w.relation)?;
+                written = Some(match written {
+                    None => m,
+                    Some(x) => x.union(&m)?,
+                });
+            }
+        }
+        let Some(written) = written else {
+            return Ok(None);
+        };
+        match window(&written, budget)? {
+            Some(w) => {
+                windows.insert(a.clone(), w);
+            }
+            None => return Ok(None),
+        }
+    }
+    Ok(Some((extension, windows)))
+}
+
+/// Names chosen for the new program.
+struct Names {
+    tile: Vec<String>,
+    point_prefix: String,
+    taken: BTreeSet<String>,
+}
+
+impl Names {
+    fn new(scop: &Scop, k_max: usize) -> Names {
+        let mut taken: BTreeSet<String> = BTreeSet::new();
+        for s in &scop.statements {
+            taken.extend(words(&s.body));
+            taken.extend(s.iterators.iter().cloned());
+            taken.insert(s.name.clone());
+        }
+        taken.extend(scop.params.iter().cloned());
+        taken.extend(scop.arrays.iter().map(|a| a.name.clone()));
+        let tile: Vec<String> = (0..k_max).map(|k| format!("o{k}")).collect();
+        let points: Vec<String> = (0..8).map(|k| format!("x{k}")).collect();
+        let prefix = fresh_prefix(&tile, &taken, &["", "t_", "tile_", "pollen_"]);
+        let point_prefix = fresh_prefix(&points, &taken, &["", "w_", "pollen_"]);
+        let tile = tile.iter().map(|t| format!("{prefix}{t}")).collect();
+        Names {
+            tile,
+            point_prefix,
+            taken,
+        }
+    }
+
+    /// A fresh name starting with `base`.
+    fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        let mut k = 1;
+        while self.taken.contains(&name) {
+            name = format!("{base}{k}");
+            k += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+}
+
+/// The new program of the groups.
+fn rewrite(
+    scop: &Scop,
+    deps: &[Dependence],
+    stages: &[Stage],
+    groups: Vec<Building>,
+    options: &FuseOptions,
+    budget: &mut Budget,
+) -> Result<Fused> {
+    let params = scop.params.clone();
+    let k_max = groups.iter().map(|g| g.sizes.len()).max().unwrap_or(0);
+    let mut names = Names::new(scop, k_max);
+    let live = |a: &str| options.live_out.as_ref().is_none_or(|l| l.contains(a));
+
+    let mut new_statements: Vec<Statement> = Vec::new();
+    let mut arrays: Vec<Array> = scop.arrays.clone();
+    let mut scratch: Vec<Scratch> = Vec::new();
+    let mut origins: BTreeMap<String, Origin> = BTreeMap::new();
+    let mut units: Vec<(usize, Node)> = Vec::new();
+    let mut reports: Vec<Group> = Vec::new();
+    let mut in_group: BTreeSet<usize> = BTreeSet::new();
+
+    for g in &groups {
+        let k = g.sizes.len();
+        let tile_names = &names.tile[..k].to_vec();
+        in_group.insert(g.output);
+        // Scratch arrays of the fused producers' arrays.
+        let mut relocations: BTreeMap<String, Relocation> = BTreeMap::new();
+        let mut scratch_of: BTreeMap<String, usize> = BTreeMap::new();
+        for (_, _, windows) in &g.producers {
+            for (a, w) in windows {
+                let Some(original) = scop.array(a) else {
+                    continue;
+                };
+                let name = names.fresh(&format!("{a}_tile"));
+                let offsets: Vec<String> = w
+                    .iter()
+                    .map(|e| offset_text(e, &params, tile_names))
+                    .collect();
+                relocations.insert(
+                    a.clone(),
+                    Relocation {
+                        name: name.clone(),
+                        offsets,
+                    },
+                );
+                let mut extents = vec![String::new(); k];
+                extents.extend(w.iter().map(|e| e.extent.to_string()));
+                arrays.push(Array {
+                    name: name.clone(),
+                    element_type: original.element_type.clone(),
+                    extents,
+                    local: false,
+                });
+                scratch_of.insert(a.clone(), scratch.len());
+                scratch.push(Scratch {
+                    name,
+                    array: a.clone(),
+                    element_type: original.element_type.clone(),
+                    extents: w.iter().map(|e| e.extent).collect(),
+                    statements: Vec::new(),
+                });
+            }
+        }
+
+        let mut copies: Vec<(String, Map)> = Vec::new(); // copy name, its tile projection
+        let mut sequence: Vec<Node> = Vec::new();
+        let mut produced: Vec<FusedStage> = Vec::new();
+        let mut reserved_units: Vec<Node> = Vec::new();
+        // Producers run in program order, then the output.
+        let mut order: Vec<usize> = g.producers.iter().map(|(p, _, _)| *p).collect();
+        order.sort_unstable();
+        for p in order {
+            in_group.insert(p);
+            let (_, extension, windows) = g
+                .producers
+                .iter()
+                .find(|(q, _, _)| *q == p)
+                .expect("the producer was recorded");
+            let stage = &stages[p];
+            let mut lifts: BTreeMap<String, (String, Map)> = BTreeMap::new();
+            let mut filter = UnionSet::empty(params.clone());
+            let mut ext_union = UnionMap::empty(params.clone());
+            let mut reserved = UnionSet::empty(params.clone());
+            for name in &stage.statements {
+                let s = statement(scop, name)?;
+                let e = &extension[name];
+                ext_union.add_map(e.clone())?;
+                let copy = names.fresh(&format!("{name}_t"));
+                let domain = flatten(e, &copy)?;
+                let lift = projection(&params, &copy, k, s)?;
+                let (accesses, used) = copy_accesses(s, &lift, k, &copy, &relocations, &arrays)?;
+                for u in used {
+                    scratch[scratch_of[&u]].statements.push(copy.clone());
+                }
+                let body = relocate(&statement_text(&s.body), &relocations).ok_or_else(|| {
+                    Error::Scop(pollen_scop::Error::Invalid(format!(
+                        "the text of {name} cannot be relocated into its tile's scratch arrays"
+                    )))
+                })?;
+                let mut iterators = tile_names.clone();
+                iterators.extend(s.iterators.iter().cloned());
+                filter.add_set(domain.clone())?;
+                new_statements.push(Statement {
+                    name: copy.clone(),
+                    domain,
+                    iterators,
+                    accesses,
+                    body,
+                });
+                origins.insert(
+                    copy.clone(),
+                    Origin::Copy {
+                        statement: name.clone(),
+                        tile_dims: k,
+                    },
+                );
+                copies.push((
+                    copy.clone(),
+                    tile_projection(&params, &copy, k, s.iterators.len()),
+                ));
+                lifts.insert(name.clone(), (copy, lift));
+                // Instances no tile computes.
+                let covered = Set::from_map(e.range())?;
+                let rest = s.domain.subtract_with(&covered, budget)?;
+                let writes_live = s
+                    .accesses
+                    .iter()
+                    .any(|a| a.kind == AccessKind::Write && live(&a.array));
+                if writes_live && !rest.is_empty_with(budget)? {
+                    reserved.add_set(rest)?;
+                }
+            }
+            let has_reserved = !reserved.is_empty()?;
+            for r in reserved.sets() {
+                let Some(name) = set_name(&r) else { continue };
+                let mut original = statement(scop, &name)?.clone();
+                original.domain = r;
+                new_statements.push(original);
+                origins.insert(name, Origin::Same);
+            }
+            if has_reserved {
+                reserved_units.push(Node::filter(reserved, stage.subtree.clone()));
+            }
+            sequence.push(Node::filter(filter, lift_node(&stage.subtree, &lifts)?));
+            // Write-backs of live-out arrays.
+            let mut report_windows = Vec::new();
+            for (a, w) in windows {
+                let back = live(a);
+                report_windows.push((a.clone(), w.iter().map(|e| e.extent).collect(), back));
+                if !back {
+                    continue;
+                }
+                let Some(original) = scop.array(a) else {
+                    continue;
+                };
+                let sc = scratch_of[a];
+                let mut written: Option<Map> = None;
+                for (name, e) in extension {
+                    let s = statement(scop, name)?;
+                    for x in s
+                        .accesses
+                        .iter()
+                        .filter(|x| x.kind == AccessKind::Write && &x.array == a)
+                    {
+                        let m = e.apply_range(&x.relation)?;
+                        written = Some(match written {
+                            None => m,
+                            Some(y) => y.union(&m)?,
+                        });
+                    }
+                }
+                let Some(written) = written else { continue };
+                let owner = tidy(&written.reverse().lexmin_with(budget)?.reverse(), budget)?;
+                let wname = names.fresh(&format!("{a}_back"));
+                let n = original.extents.len();
+                let domain = flatten(&owner, &wname)?;
+                let points: Vec<String> = (0..n)
+                    .map(|d| format!("{}x{d}", names.point_prefix))
+                    .collect();
+                let subscripts: String = points.iter().map(|p| format!("[{p}]")).collect();
+                let scratch_name = scratch[sc].name.clone();
+                let table = BTreeMap::from([(scratch_name.clone(), relocations[a].clone())]);
+                let text = format!("{a}{subscripts} = {scratch_name}{subscripts};");
+                let body = relocate(&text, &table).ok_or_else(|| {
+                    Error::Scop(pollen_scop::Error::Invalid(format!(
+                        "the write-back of {a} cannot be printed"
+                    )))
+                })?;
+                let wspace = domain.space().clone();
+                let ident = Map::identity(&wspace);
+                let write = ident.clone().with_space(Space::map(
+                    params.clone(),
+                    wspace
+                        .range_tuple()
+                        .cloned()
+                        .unwrap_or_else(|| Tuple::anonymous(k + n)),
+                    Tuple::with_names(Some(a.clone()), vec![None; k + n]),
+                ));
+                let write = write.project_out(pollen_presburger::DimKind::Out, 0, k)?;
+                let read = ident.with_space(Space::map(
+                    params.clone(),
+                    wspace
+                        .range_tuple()
+                        .cloned()
+                        .unwrap_or_else(|| Tuple::anonymous(k + n)),
+                    Tuple::with_names(Some(scratch_name.clone()), vec![None; k + n]),
+                ));
+                let mut iterators = tile_names.clone();
+                iterators.extend(points.iter().cloned());
+                new_statements.push(Statement {
+                    name: wname.clone(),
+                    domain: domain.clone(),
+                    iterators,
+                    accesses: vec![
+                        Access {
+                            kind: AccessKind::Read,
+                            array: scratch_name.clone(),
+                            relation: read,
+                        },
+                        Access {
+                            kind: AccessKind::Write,
+                            array: a.clone(),
+                            relation: write,
+                        },
+                    ],
+                    body,
+                });
+                scratch[sc].statements.push(wname.clone());
+                origins.insert(
+                    wname.clone(),
+                    Origin::WriteBack {
+                        array: a.clone(),
+                        scratch: scratch_name,
+                    },
+                );
+                copies.push((wname.clone(), tile_projection(&params, &wname, k, n)));
+                let inner = band_map(&params, &wname, k, n)?;
+                sequence.push(Node::filter(
+                    UnionSet::from_set(domain),
+                    Node::Band(Band {
+                        schedule: UnionMap::from_map(inner),
+                        permutable: true,
+                        coincident: vec![true; n],
+                        child: Box::new(Node::Leaf),
+                    }),
+                ));
+            }
+            produced.push(FusedStage {
+                statements: stage.statements.clone(),
+                extension: ext_union,
+                windows: report_windows,
+                reserved: has_reserved,
+            });
+        }
+        // The output.
+        let stage = &stages[g.output];
+        let band = stage.band().expect("outputs have bands");
+        let mut lifts: BTreeMap<String, (String, Map)> = BTreeMap::new();
+        let mut filter = UnionSet::empty(params.clone());
+        let mut tile_band = UnionMap::empty(params.clone());
+        for name in &stage.statements {
+            let s = statement(scop, name)?;
+            let Some(t) = g.tiles.get(name) else {
+                continue;
+            };
+            let copy = names.fresh(&format!("{name}_t"));
+            let domain = flatten(&t.reverse(), &copy)?;
+            let lift = projection(&params, &copy, k, s)?;
+            let (accesses, used) = copy_accesses(s, &lift, k, &copy, &relocations, &arrays)?;
+            for u in used {
+                scratch[scratch_of[&u]].statements.push(copy.clone());
+            }
+            let body = relocate(&statement_text(&s.body), &relocations).ok_or_else(|| {
+                Error::Scop(pollen_scop::Error::Invalid(format!(
+                    "the text of {name} cannot be relocated into its tile's scratch arrays"
+                )))
+            })?;
+            let mut iterators = tile_names.clone();
+            iterators.extend(s.iterators.iter().cloned());
+            filter.add_set(domain.clone())?;
+            new_statements.push(Statement {
+                name: copy.clone(),
+                domain,
+                iterators,
+                accesses,
+                body,
+            });
+            origins.insert(
+                copy.clone(),
+                Origin::Copy {
+                    statement: name.clone(),
+                    tile_dims: k,
+                },
+            );
+            copies.push((
+                copy.clone(),
+                tile_projection(&params, &copy, k, s.iterators.len()),
+            ));
+            lifts.insert(name.clone(), (copy, lift));
+        }
+        sequence.push(Node::filter(filter, lift_node(&stage.subtree, &lifts)?));
+        let mut all = UnionSet::empty(params.clone());
+        for (c, proj) in &copies {
+            tile_band.add_map(proj.clone())?;
+            if let Some(s) = new_statements.iter().find(|s| &s.name == c) {
+                all.add_set(s.domain.clone())?;
+            }
+        }
+        let parallel: Vec<bool> = band.coincident[..k].to_vec();
+        let node = Node::filter(
+            all,
+            Node::Band(Band {
+                schedule: tile_band,
+                permutable: true,
+                coincident: parallel.clone(),
+                child: Box::new(Node::Sequence(sequence)),
+            }),
+        );
+        for r in reserved_units {
+            units.push((g.output, r));
+        }
+        units.push((g.output, node));
+        reports.push(Group {
+            output: stage.statements.clone(),
+            tile_sizes: g.sizes.clone(),
+            parallel,
+            producers: produced,
+        });
+    }
+    // Stages in no group keep their statements and subtrees.
+    for (k, stage) in stages.iter().enumerate() {
+        if in_group.contains(&k) {
+            continue;
+        }
+        for name in &stage.statements {
+            let s = statement(scop, name)?;
+            new_statements.push(s.clone());
+            origins.insert(name.clone(), Origin::Same);
+        }
+        units.push((k, Node::filter(stage.filter.clone(), stage.subtree.clone())));
+    }
+    units.sort_by_key(|(k, _)| *k);
+    let mut domain = UnionSet::empty(params.clone());
+    for s in &new_statements {
+        domain.add_set(s.domain.clone())?;
+    }
+    let tree = ScheduleTree {
+        root: Node::Domain {
+            domain,
+            child: Box::new(Node::Sequence(units.into_iter().map(|(_, n)| n).collect())),
+        },
+    };
+    // Statements in the original's order, copies where their originals were.
+    let order: BTreeMap<&str, usize> = scop
+        .statements
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.name.as_str(), k))
+        .collect();
+    new_statements.sort_by_key(|s| match origins.get(&s.name) {
+        Some(Origin::Copy { statement, .. }) => order.get(statement.as_str()).copied(),
+        Some(Origin::Same) => order.get(s.name.as_str()).copied(),
+        _ => None,
+    });
+    let new_scop = Scop {
+        params: params.clone(),
+        context: scop.context.clone(),
+        arrays,
+        statements: new_statements,
+        schedule: tree.clone(),
+    };
+    new_scop.validate()?;
+    let mut fused = Fused {
+        scop: new_scop,
+        tree,
+        scratch,
+        groups: reports,
+        origins,
+    };
+    if std::env::var("POLLEN_FUSED_FULL_CHECK").is_ok() {
+        check::confirm_parallel(&mut fused, budget)?;
+        check::check(scop, &fused, options.live_out.as_ref(), budget)?.into_result()?;
+    }
+    let _ = deps;
+    Ok(fused)
+}
+
+fn statement<'a>(scop: &'a Scop, name: &str) -> Result<&'a Statement> {
+    scop.statement(name).ok_or_else(|| {
+        Error::Scop(pollen_scop::Error::Invalid(format!(
+            "the schedule names the unknown statement {name}"
+        )))
+    })
+}
+
+fn tuple_name(m: &Map) -> Option<&str> {
+    m.space().domain_tuple().and_then(|t| t.name())
+}
+
+fn set_name(s: &Set) -> Option<String> {
+    s.space()
+        .range_tuple()
+        .and_then(|t| t.name())
+        .map(str::to_string)
+}
+
+/// `{ [o] -> S[i] }` as the set `{ copy[o, i] }`.
+fn flatten(m: &Map, copy: &str) -> Result<Set> {
+    let n = m.space().n_in() + m.space().n_out();
+    let space = Space::set(
+        m.space().param_names().to_vec(),
+        Tuple::with_names(Some(copy.to_string()), vec![None; n]),
+    );
+    Ok(Set::from_map(m.clone().with_space(space))?)
+}
+
+/// `{ copy[o, i] -> S[i] }` for statement `s` and `k` tile dimensions.
+fn projection(params: &[String], copy: &str, k: usize, s: &Statement) -> Result<Map> {
+    let n = s.iterators.len();
+    let range = s
+        .domain
+        .space()
+        .range_tuple()
+        .cloned()
+        .unwrap_or_else(|| Tuple::anonymous(n));
+    let space = Space::map(
+        params.to_vec(),
+        Tuple::with_names(Some(copy.to_string()), vec![None; k + n]),
+        range,
+    );
+    let mut b = BasicMap::universe(space);
+    let np = params.len();
+    for j in 0..n {
+        let mut row = b.zero_row();
+        row[1 + np + k + n + j] = Int::one();
+        row[1 + np + k + j] = -Int::one();
+        b.add_eq(row);
+    }
+    Ok(Map::from_basic(b))
+}
+
+/// `{ copy[o, i] -> [o] }`.
+fn tile_projection(params: &[String], copy: &str, k: usize, n: usize) -> Map {
+    let space = Space::map(
+        params.to_vec(),
+        Tuple::with_names(Some(copy.to_string()), vec![None; k + n]),
+        Tuple::anonymous(k),
+    );
+    let mut b = BasicMap::universe(space);
+    let np = params.len();
+    for j in 0..k {
+        let mut row = b.zero_row();
+        row[1 + np + k + n + j] = Int::one();
+        row[1 + np + j] = -Int::one();
+        b.add_eq(row);
+    }
+    Map::from_basic(b)
+}
+
+/// `{ copy[o, x] -> [x] }`.
+fn band_map(params: &[String], copy: &str, k: usize, n: usize) -> Result<Map> {
+    let space = Space::map(
+        params.to_vec(),
+        Tuple::with_names(Some(copy.to_string()), vec![None; k + n]),
+        Tuple::anonymous(n),
+    );
+    let mut b = BasicMap::universe(space);
+    let np = params.len();
+    for j in 0..n {
+        let mut row = b.zero_row();
+        row[1 + np + k + n + j] = Int::one();
+        row[1 + np + k + j] = -Int::one();
+        b.add_eq(row);
+    }
+    Ok(Map::from_basic(b))
+}
+
+/// The accesses of a copy: lifted through `lift`, those to relocated arrays going to
+/// their scratch arrays indexed by the tile coordinates too; and the relocated arrays
+/// it uses.
+fn copy_accesses(
+    s: &Statement,
+    lift: &Map,
+    k: usize,
+    copy: &str,
+    relocations: &BTreeMap<String, Relocation>,
+    arrays: &[Array],
+) -> Result<(Vec<Access>, BTreeSet<String>)> {
+    let mut out = Vec::new();
+    let mut used = BTreeSet::new();
+    let n = s.iterators.len();
+    let params = lift.space().param_names().to_vec();
+    for a in &s.accesses {
+        let lifted = lift.apply_range(&a.relation)?;
+        match relocations.get(&a.array) {
+            None => out.push(Access {
+                kind: a.kind,
+                array: a.array.clone(),
+                relation: lifted,
+            }),
+            Some(r) => {
+                used.insert(a.array.clone());
+                let dims = arrays
+                    .iter()
+                    .find(|x| x.name == r.name)
+                    .map_or(0, |x| x.extents.len());
+                let tiles = tile_projection(&params, copy, k, n);
+                let both = tiles.range_product(&lifted)?;
+                let space = Space::map(
+                    params.clone(),
+                    both.space()
+                        .domain_tuple()
+                        .cloned()
+                        .unwrap_or_else(|| Tuple::anonymous(k + n)),
+                    Tuple::with_names(Some(r.name.clone()), vec![None; dims]),
+                );
+                out.push(Access {
+                    kind: a.kind,
+                    array: r.name.clone(),
+                    relation: both.with_space(space),
+                });
+            }
+        }
+    }
+    Ok((out, used))
+}
+
+/// A stage's subtree for its copies: every band schedule and filter pulled back through
+/// the copies' projections.
+fn lift_node(node: &Node, lifts: &BTreeMap<String, (String, Map)>) -> Result<Node> {
+    Ok(match node {
+        Node::Band(b) => {
+            let mut schedule = UnionMap::empty(b.schedule.param_names().to_vec());
+            for m in b.schedule.maps() {
+                if let Some((_, lift)) = tuple_name(m).and_then(|n| lifts.get(n)) {
+                    schedule.add_map(lift.apply_range(m)?)?;
+                }
+            }
+            Node::Band(Band {
+                schedule,
+                permutable: b.permutable,
+                coincident: b.coincident.clone(),
+                child: Box::new(lift_node(&b.child, lifts)?),
+            })
+        }
+        Node::Filter { filter, child } => {
+            let mut lifted = UnionSet::empty(filter.param_names().to_vec());
+            for s in filter.sets() {
+                if let Some((_, lift)) = set_name(&s).and_then(|n| lifts.get(&n)) {
+                    lifted.add_set(Set::from_map(lift.intersect_range(s.as_map())?.domain())?)?;
+                }
+            }
+            Node::Filter {
+                filter: lifted,
+                child: Box::new(lift_node(child, lifts)?),
+            }
+        }
+        Node::Sequence(children) => Node::Sequence(
+            children
+                .iter()
+                .map(|c| lift_node(c, lifts))
+                .collect::<Result<_>>()?,
+        ),
+        Node::Set(children) => Node::Set(
+            children
+                .iter()
+                .map(|c| lift_node(c, lifts))
+                .collect::<Result<_>>()?,
+        ),
+        Node::Mark { name, child } => Node::Mark {
+            name: name.clone(),
+            child: Box::new(lift_node(child, lifts)?),
+        },
+        Node::Leaf => Node::Leaf,
+        Node::Domain { .. } | Node::Context { .. } | Node::Extension { .. } => {
+            return Err(Error::Scop(pollen_scop::Error::Invalid(
+                "a stage's subtree holds a domain, context or extension node".into(),
+            )))
+        }
+    })
+}
+
+/// The C text of a window's origin over the tile iterators and the parameters.
+fn offset_text(e: &Extent, params: &[String], tiles: &[String]) -> String {
+    let mut terms: Vec<(Int, String)> = Vec::new();
+    for (c, t) in e.tile.iter().zip(tiles) {
+        terms.push((c.clone(), t.clone()));
+    }
+    for (c, p) in e.params.iter().zip(params) {
+        terms.push((c.clone(), p.clone()));
+    }
+    let mut out = String::new();
+    for (c, name) in terms.into_iter().filter(|(c, _)| !c.is_zero()) {
+        let negative = c.is_negative();
+        let magnitude = c.abs();
+        let term = if magnitude.is_one() {
+            name
+        } else {
+            format!("{magnitude} * {name}")
+        };
+        if out.is_empty() {
+            out = if negative { format!("-{term}") } else { term };
+        } else {
+            out.push_str(if negative { " - " } else { " + " });
+            out.push_str(&term);
+        }
+    }
+    let c = &e.constant;
+    if out.is_empty() {
+        return c.to_string();
+    }
+    if !c.is_zero() {
+        out.push_str(if c.is_negative() { " - " } else { " + " });
+        out.push_str(&c.abs().to_string());
+    }
+    out
+}

@@ -1,0 +1,174 @@
+//! Fused tiling of producer–consumer pipelines with recomputation (basteln's backward
+//! slicing of tiled loop nests, `../shared/digests/basteln.md`).
+//!
+//! A pipeline is a sequence of *stages* (the top-level filters of a schedule without
+//! fusion, each with its own permutable band); a stage *consumes* another when it reads
+//! values the other writes. Tiling every stage on its own keeps each intermediate image
+//! in memory between stages. [`fuse`] instead tiles only an *output* stage and computes,
+//! for each of its tiles, exactly the instances of its producers that the tile needs:
+//!
+//! 1. **Output tiling.** The output's band `φ` is tiled: tile `o = floor(φ(i) / T)`.
+//! 2. **Footprints.** The tile's footprint on an array `A` is `f = t⁻¹ ∘ reads`,
+//!    `{ [o] -> A[x] }` (digest eq. 13), exact, partial tiles included.
+//! 3. **Backward slicing.** A producer `P` writing `A` gets the tile shape
+//!    `h = f ∘ writes_P⁻¹` (eq. 15), widened to whole points of `P`'s band so that every
+//!    statement of `P` (an initialisation and its update, say) runs with it (eq. 17):
+//!    the *extension* `e_P = { [o] -> P[i] }`. Tiles overlap where neighbouring outputs
+//!    read the same values: those instances are recomputed by each tile. `P`'s own reads
+//!    join the footprint and its producers are sliced in turn, from the output backwards.
+//! 4. **Scratchpads.** What a producer writes inside a tile lives in a small array of the
+//!    tile, its *window*: a box of constant extents whose origin is an affine function
+//!    of the tile coordinates ([`Scratch`]). Reads of the producer's array in the tile are
+//!    relocated into the window. When the array is live out of the region (every array
+//!    is, unless [`FuseOptions::live_out`] names the live-out ones), each element is also
+//!    written back by exactly one tile: the lexicographically first tile that computes it.
+//! 5. **Post-tiling fusion.** Every fused instance becomes an instance of a *copy*
+//!    statement whose iterators are the tile coordinates followed by the original ones
+//!    (`S0f[o0, o1, x, y]`), so that the program stays a plain [`Scop`]: the copies'
+//!    domains are the extensions, their scratch arrays are indexed by the tile
+//!    coordinates too (each tile owns its window), and the new tree is a tile band over
+//!    a sequence of the producers' copies (their own subtrees) and the output's point
+//!    band.
+//!
+//! A producer is fused into an output's group only when all its consumers are in the
+//! group, no other stage writes its arrays, and every window has constant extents
+//! (a consumer reading a whole row of it, as a matrix product does, would recompute the
+//! whole producer in each tile). Stages that join no group keep their own subtree.
+//!
+//! Every result is confirmed by [`check`], which shares nothing with the construction:
+//! the value-based dataflow of the new program, its sources mapped back to the original
+//! statements, must be that of the original program, for every read and for the final
+//! value of every element of every array (read by a sink appended to both programs); and
+//! the tile band's parallel members are confirmed by the legality checker against the
+//! new program's own dependences.
+
+mod build;
+pub mod check;
+mod window;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use pollen_presburger::UnionMap;
+use pollen_scop::{ScheduleTree, Scop};
+
+pub use build::fuse;
+
+/// The choices of [`fuse`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FuseOptions {
+    /// The tile sizes of the output bands, outermost member first (the last one is
+    /// repeated for deeper bands); `None` for the default: 256 for the innermost member,
+    /// 32 for the one outside it and 1 for the others (a channel loop, say).
+    pub tile_sizes: Option<Vec<i64>>,
+    /// The arrays whose values are used after the region; `None` when every array may be
+    /// (fused intermediates are then written back from their scratchpads).
+    pub live_out: Option<BTreeSet<String>>,
+}
+
+/// A fused program: a new scop (copies of the fused statements, write-backs), its
+/// schedule and the scratch arrays the emitter declares.
+#[derive(Clone, Debug)]
+pub struct Fused {
+    /// The new program; its `schedule` is [`Fused::tree`].
+    pub scop: Scop,
+    /// The schedule of the new program.
+    pub tree: ScheduleTree,
+    /// The scratch arrays, declared by the emitter at the start of the innermost loop
+    /// that encloses every statement using them (the innermost tile loop: one window per
+    /// tile, private to the thread that runs the tile).
+    pub scratch: Vec<Scratch>,
+    /// The groups formed, in program order.
+    pub groups: Vec<Group>,
+    /// What each statement of the new program computes.
+    pub origins: BTreeMap<String, check::Origin>,
+}
+
+/// One scratch array: the window of an intermediate array inside a tile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scratch {
+    /// Its name (fresh: no statement body uses it).
+    pub name: String,
+    /// The array it holds a window of.
+    pub array: String,
+    /// The C element type.
+    pub element_type: String,
+    /// The window's extents.
+    pub extents: Vec<i64>,
+    /// The statements that use it.
+    pub statements: Vec<String>,
+}
+
+/// One fusion group: an output stage tiled, with the producers fused into its tiles.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// The output stage's statements.
+    pub output: Vec<String>,
+    /// The tile sizes of the output band.
+    pub tile_sizes: Vec<i64>,
+    /// Which tile band members run in parallel (confirmed by the checker).
+    pub parallel: Vec<bool>,
+    /// The fused producers, in the order a tile runs them.
+    pub producers: Vec<FusedStage>,
+}
+
+/// A producer fused into a group.
+#[derive(Clone, Debug)]
+pub struct FusedStage {
+    /// Its statements.
+    pub statements: Vec<String>,
+    /// The extension: `{ [o] -> S[i] }`, the instances each tile computes.
+    pub extension: UnionMap,
+    /// The windows of its arrays: array, scratch extents, written back or not.
+    pub windows: Vec<(String, Vec<i64>, bool)>,
+    /// Instances no tile computes, kept in their original place (they write live-out
+    /// values no tile reads).
+    pub reserved: bool,
+}
+
+impl fmt::Display for Fused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.groups.is_empty() {
+            return writeln!(f, "fused tiling: no group (no stage could be tiled)");
+        }
+        for (k, g) in self.groups.iter().enumerate() {
+            let sizes: Vec<String> = g.tile_sizes.iter().map(i64::to_string).collect();
+            let parallel: Vec<&str> = g
+                .parallel
+                .iter()
+                .map(|&p| if p { "parallel" } else { "sequential" })
+                .collect();
+            writeln!(
+                f,
+                "group {k}: output {{{}}}, tiles {} ({})",
+                g.output.join(", "),
+                sizes.join(" x "),
+                parallel.join(", ")
+            )?;
+            if g.producers.is_empty() {
+                writeln!(f, "  no producer fused")?;
+            }
+            for p in &g.producers {
+                writeln!(
+                    f,
+                    "  fused {{{}}}: {}",
+                    p.statements.join(", "),
+                    p.extension
+                )?;
+                for (array, extents, back) in &p.windows {
+                    let e: Vec<String> = extents.iter().map(i64::to_string).collect();
+                    writeln!(
+                        f,
+                        "    {array}: window {}{}",
+                        e.join(" x "),
+                        if *back { ", written back" } else { "" }
+                    )?;
+                }
+                if p.reserved {
+                    writeln!(f, "    instances no tile needs run in their original place")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
