@@ -52,6 +52,7 @@
 //! ```
 
 pub mod error;
+pub mod grouping;
 pub mod maps;
 pub mod order;
 pub mod profit;
