@@ -38,6 +38,11 @@
 //!   of dimensions" in Eq. 2): the mean over the dimensions of `(max − min) / max` of the
 //!   stages' spans. A range keeps it exact; it is 0 when all stages have the same sizes.
 //!
+//! The DP sums these costs over the groups, so the subtracted cleanup term rewards
+//! every extra group: with Table 2's weights (`w2 = 100`, up to `100 · (cores − 1)` per
+//! group) it outweighs the other terms and no stages fuse; with Table 3's normalized
+//! weights Harris (after inlining) fuses into one group with 5 × 256 L1 tiles.
+//!
 //! [`group_cost`] applies Algorithm 2: L1 first, L2 when the overlap exceeds the tile
 //! volume (the points of the tile proper, without halos); or `MultiLevelCost` when
 //! [`CostParams::multi_level`] is set: L1 when its overlap is below the tile volume,
@@ -478,9 +483,13 @@ fn group_spans(graph: &StageGraph, group: &[StageId]) -> Vec<i64> {
 
 /// Per-tile computation and overlap of `group` with tiles `tiles` (per common
 /// dimension): `(computation, overlap)` in points, halos from [`halos`]; `None` when a
-/// dependence inside the group is not constant. For blur's 3 × 64 × 64 tiles, blurx
+/// dependence inside the group is not constant, or the tiles are not one positive size
+/// per dimension. For blur's 3 × 64 × 64 tiles, blurx
 /// computes 3 · 64 · 66 points of which 384 are redundant (tests P16, P17).
 pub fn tile_work(graph: &StageGraph, group: &[StageId], tiles: &[i64]) -> Option<(Rat, Rat)> {
+    if tiles.len() != graph.n_dims() || tiles.iter().any(|&t| t <= 0) {
+        return None;
+    }
     let halos = halos(graph, group)?;
     let mut computation = Rat::zero();
     let mut overlap = Rat::zero();

@@ -143,6 +143,8 @@ fn p16_p17_blur_halo_and_redundant_work() {
     assert_eq!(overlap, rat(384, 1));
     assert_eq!(computation, rat(3 * 64 * 66 + 3 * 64 * 64, 1));
     assert_eq!(g.stages()[1].extents[2] / 64, 32);
+    assert_eq!(tile_work(&g, &[0, 1], &[64, 64]), None);
+    assert_eq!(tile_work(&g, &[0, 1], &[3, 0, 64]), None);
 }
 
 /// P18: scaling and alignment: S1(i, j) → (2i, j) and S2(x, y) → (4y, x); S2 reading

@@ -1,8 +1,8 @@
 //! Expression inlining: Harris (P19), live-outs (P20), and the composed graph.
 
 use pollen_transform::grouping::{
-    check_grouping, dp_grouping, expression_inlining, model_cost, CostParams, Dep, DpOptions, Edge,
-    Stage, StageGraph,
+    check_grouping, dp_grouping, expression_inlining, model_cost, plan, CostParams, Dep, DpOptions,
+    Edge, Stage, StageGraph, Weights,
 };
 
 use crate::pipelines::{harris, unsharp};
@@ -107,4 +107,23 @@ fn disjoint_branches() {
         .unwrap()
         .inlined
         .is_empty());
+}
+
+/// The model on Harris after inlining: with Table 3's weights the six stages fuse into
+/// one group with L1 tiles of 5 × 256 (P11's tile); with Table 2's weights the
+/// subtracted cleanup term (up to 100 · 15 per group) outweighs the others, and every
+/// stage stays alone.
+#[test]
+fn harris_under_the_model() {
+    let r = expression_inlining(&harris()).unwrap().graph;
+    let normalized = CostParams {
+        weights: Weights::xeon_normalized(),
+        ..CostParams::xeon()
+    };
+    let p = plan(&r, &normalized, &DpOptions::default()).unwrap();
+    assert_eq!(p.grouping.groups, vec![(0..6).collect::<Vec<_>>()]);
+    assert_eq!(p.costs[0].tiles(), &[5, 256]);
+    assert_eq!(p.grouping.memo_states, 56);
+    let raw = plan(&r, &CostParams::xeon(), &DpOptions::default()).unwrap();
+    assert_eq!(raw.grouping.groups.len(), 6);
 }
