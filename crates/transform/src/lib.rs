@@ -53,6 +53,7 @@
 
 pub mod error;
 pub mod fused;
+pub mod grouping;
 pub mod maps;
 pub mod order;
 pub mod profit;
