@@ -92,10 +92,13 @@ pub fn fuse(
         let Some(band) = stages[o].band() else {
             continue;
         };
-        if !band.permutable || !band.coincident.iter().any(|&c| c) {
+        // The leading parallel members are tiled: the tiles then run in any order,
+        // each with its own windows; a sequential member stays inside the tiles.
+        let k = band.coincident.iter().take_while(|&&c| c).count();
+        if !band.permutable || k == 0 {
             continue;
         }
-        let sizes = tile_sizes(options, band.n_members())?;
+        let sizes = tile_sizes(options, k)?;
         let mut building = Building {
             output: o,
             sizes: sizes.clone(),
@@ -108,8 +111,11 @@ pub fn fuse(
                 continue;
             };
             let s = statement(scop, name)?;
-            let t =
-                anonymous_range(&m.intersect_domain(s.domain.as_map())?).apply_range(&tiling)?;
+            let phi = anonymous_range(&m.intersect_domain(s.domain.as_map())?);
+            let n = phi.space().n_out();
+            let t = phi
+                .project_out(pollen_presburger::DimKind::Out, k, n - k)?
+                .apply_range(&tiling)?;
             building.tiles.insert(name.clone(), t);
         }
         assigned[o] = true;
@@ -622,6 +628,7 @@ fn rewrite(
                     Origin::WriteBack {
                         array: a.clone(),
                         scratch: scratch_name,
+                        tile_dims: k,
                     },
                 );
                 copies.push((wname.clone(), tile_projection(&params, &wname, k, n)));
@@ -713,6 +720,7 @@ fn rewrite(
         units.push((g.output, node));
         reports.push(Group {
             output: stage.statements.clone(),
+            statements: copies.iter().map(|(c, _)| c.clone()).collect(),
             tile_sizes: g.sizes.clone(),
             parallel,
             producers: produced,
@@ -761,17 +769,14 @@ fn rewrite(
         schedule: tree.clone(),
     };
     new_scop.validate()?;
-    let mut fused = Fused {
+    let fused = Fused {
         scop: new_scop,
         tree,
         scratch,
         groups: reports,
         origins,
     };
-    if std::env::var("POLLEN_FUSED_FULL_CHECK").is_ok() {
-        check::confirm_parallel(&mut fused, budget)?;
-        check::check(scop, &fused, options.live_out.as_ref(), budget)?.into_result()?;
-    }
+    check::check(scop, &fused, options.live_out.as_ref(), budget)?.into_result()?;
     let _ = deps;
     Ok(fused)
 }

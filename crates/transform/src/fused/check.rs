@@ -1,36 +1,40 @@
-//! The independent check of a fused program: same dataflow as the original, and
-//! confirmed parallel tile loops.
+//! The independent check of a fused program: it computes what the original computes.
 //!
-//! [`check`] compares value-based dataflow. A sink statement `END_A[x]` reading every
-//! element that the original writes is appended to both programs, for every array
-//! `A` that may be live out, so that the final value of each element is a read like any
-//! other. Then for every statement `t` of the fused program, every array `A` and every
-//! original statement `S`, the map `{ t[..] -> S[i] }` from `t`'s instances to the
-//! original instances whose values they read must be the same when computed
+//! [`check`] reasons on the fused program as a new program, with the library, and uses
+//! nothing of its construction but the declared [`Origin`] of each statement and the
+//! statements of each group. Its parts:
 //!
-//! - from the fused program: the sources of `t`'s reads of `A` (and of `A`'s scratch
-//!   arrays), each mapped to the instance it copies; a write-back's value is that of the
-//!   source of its read;
-//! - from the original: `t`'s instances mapped to the instances they copy, then to their
-//!   sources in the original.
+//! 1. **Inside a tile.** For each group, the tile coordinates become parameters: the
+//!    group's statements with their first iterators fixed to them form a small program
+//!    (the subtree below the tile band, the scratch arrays without their tile indices).
+//!    Its value-based dataflow, every source mapped to the original statement it copies,
+//!    must equal the original's dataflow restricted to the tile's instances, for every
+//!    read whose original source belongs to the group; every read of a scratch array
+//!    must have a source in the tile; every write-back must store the value of the
+//!    original's last writer of its element. This holds for all tiles at once, the tile
+//!    coordinates being symbolic.
+//! 2. **Across tiles.** No element of a global array is written by two tiles of a
+//!    group, nor read by a tile and written by another: the tiles run in any order, in
+//!    parallel.
+//! 3. **Coverage.** The copies of each output statement run each original instance
+//!    exactly once.
+//! 4. **Between units** (the filters of the top-level sequence: groups, and stages kept
+//!    as they were): no dependence of the original runs backwards, and where two units
+//!    write the same element, the original's last writer belongs to the later one.
+//!    Every array is written exactly where the original writes it.
 //!
-//! Equal maps mean that every read (and every final value) of the fused program receives
-//! the value of the same computation as in the original, or no value written inside the
-//! region in both; since every copy evaluates its original's text, the results are the
-//! same. In addition, no array of the original may be written at an element the
-//! original does not write.
-//!
-//! [`confirm_parallel`] computes the fused program's own dependences and lets the
-//! legality checker confirm every band member flagged coincident; refuted flags are
-//! cleared.
+//! With the statements' texts unchanged up to the relocation of array references into
+//! their windows (whose offsets keep every index inside its window, by construction of
+//! the windows), these facts mean every value the fused program computes or leaves in
+//! memory is the original's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use pollen_arith::Int;
 use pollen_deps::{analyze_with, Analysis, DepKind, Dependence};
-use pollen_presburger::{Budget, Map, Set, Space, Tuple, UnionSet};
-use pollen_sched::legality::{self, ViolationKind};
-use pollen_scop::{Access, AccessKind, Node, ScheduleTree, Scop, Statement};
+use pollen_presburger::{BasicMap, Budget, DimKind, Map, Set, Space, Tuple, UnionMap, UnionSet};
+use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
 
 use super::Fused;
 use crate::error::{Error, Result};
@@ -38,7 +42,7 @@ use crate::error::{Error, Result};
 /// What a statement of a fused program computes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
-    /// It is the original statement of the same name.
+    /// It is the original statement of the same name (possibly on fewer instances).
     Same,
     /// A copy of `statement` whose first `tile_dims` iterators are tile coordinates.
     Copy {
@@ -47,12 +51,15 @@ pub enum Origin {
         /// The number of tile coordinates before the original iterators.
         tile_dims: usize,
     },
-    /// It copies the window `scratch` back into `array`.
+    /// It copies the window `scratch` of a tile back into `array`; its first
+    /// `tile_dims` iterators are tile coordinates, the others the element's indices.
     WriteBack {
         /// The original array.
         array: String,
         /// The scratch array read.
         scratch: String,
+        /// The number of tile coordinates.
+        tile_dims: usize,
     },
 }
 
@@ -96,225 +103,696 @@ pub fn check(
     let mut outcome = Outcome::default();
     let mut taken: BTreeSet<String> = original.statements.iter().map(|s| s.name.clone()).collect();
     taken.extend(fused.scop.statements.iter().map(|s| s.name.clone()));
-    let sinks = sinks(original, live_out, &taken, budget)?;
-    let before = analyze_with(&with_sinks(original, &sinks)?, Analysis::ValueBased, budget)
-        .map_err(deps_error)?;
-    let after = analyze_with(
-        &with_sinks(&fused.scop, &sinks)?,
-        Analysis::ValueBased,
+    taken.extend(original.params.iter().cloned());
+    let sinks = sinks(original, &taken, budget)?;
+    let with_ends = with_sinks(original, &sinks)?;
+    let flows = analyze_with(&with_ends, Analysis::ValueBased, budget).map_err(deps_error)?;
+    let memory = analyze_with(original, Analysis::MemoryBased, budget).map_err(deps_error)?;
+    let units = units(&fused.tree);
+
+    for group in &fused.groups {
+        in_tile(
+            original,
+            fused,
+            &group.statements,
+            flows.as_slice(),
+            &sinks,
+            &taken,
+            budget,
+            &mut outcome,
+        )?;
+        across_tiles(fused, &group.statements, budget, &mut outcome)?;
+    }
+    coverage(original, fused, budget, &mut outcome)?;
+    between_units(
+        original,
+        fused,
+        &units,
+        memory.as_slice(),
+        flows.as_slice(),
+        &sinks,
+        live_out,
         budget,
-    )
-    .map_err(deps_error)?;
+        &mut outcome,
+    )?;
+    Ok(outcome)
+}
+
+/// The statements of each filter of the top-level sequence, in order.
+fn units(tree: &ScheduleTree) -> Vec<BTreeSet<String>> {
+    let Node::Domain { child, .. } = &tree.root else {
+        return Vec::new();
+    };
+    match &**child {
+        Node::Sequence(children) => children
+            .iter()
+            .map(|c| match c {
+                Node::Filter { filter, .. } => filter.sets().filter_map(|s| name_of(&s)).collect(),
+                _ => BTreeSet::new(),
+            })
+            .collect(),
+        Node::Filter { filter, .. } => vec![filter.sets().filter_map(|s| name_of(&s)).collect()],
+        _ => Vec::new(),
+    }
+}
+
+fn name_of(s: &Set) -> Option<String> {
+    s.space()
+        .range_tuple()
+        .and_then(|t| t.name())
+        .map(str::to_string)
+}
+
+fn domain_name(m: &Map) -> Option<&str> {
+    m.space().domain_tuple().and_then(|t| t.name())
+}
+
+/// The number of tile coordinates of a statement of the fused program.
+fn tile_dims(fused: &Fused, name: &str) -> usize {
+    match fused.origins.get(name) {
+        Some(Origin::Copy { tile_dims, .. }) | Some(Origin::WriteBack { tile_dims, .. }) => {
+            *tile_dims
+        }
+        _ => 0,
+    }
+}
+
+/// The original statement a statement of the fused program computes instances of.
+fn original_of(fused: &Fused, name: &str) -> Option<String> {
+    match fused.origins.get(name) {
+        Some(Origin::Copy { statement, .. }) => Some(statement.clone()),
+        Some(Origin::Same) | None => Some(name.to_string()),
+        Some(Origin::WriteBack { .. }) => None,
+    }
+}
+
+/// `{ new[o, i] -> S[i] }` on the new statement's domain (`o`: its tile coordinates).
+fn to_original(fused: &Fused, original: &Scop, name: &str) -> Result<Option<Map>> {
+    let Some(s) = fused.scop.statement(name) else {
+        return Ok(None);
+    };
+    let Some(o) = original_of(fused, name).and_then(|n| original.statement(&n)) else {
+        return Ok(None);
+    };
+    let k = tile_dims(fused, name);
+    let projected = s.domain.identity()?.project_out(DimKind::Out, 0, k)?;
+    Ok(Some(rename_range(
+        &projected,
+        o.domain.space().range_tuple(),
+    )))
+}
+
+fn rename_range(m: &Map, tuple: Option<&Tuple>) -> Map {
+    let n = m.space().n_out();
+    let space = Space::map(
+        m.space().param_names().to_vec(),
+        m.space()
+            .domain_tuple()
+            .cloned()
+            .unwrap_or_else(|| Tuple::anonymous(m.space().n_in())),
+        tuple.cloned().unwrap_or_else(|| Tuple::anonymous(n)),
+    );
+    m.clone().with_space(space)
+}
+
+/// Part 1: the dataflow inside one tile of a group.
+#[allow(clippy::too_many_arguments)]
+fn in_tile(
+    original: &Scop,
+    fused: &Fused,
+    statements: &[String],
+    flows: &[Dependence],
+    sinks: &[Statement],
+    taken: &BTreeSet<String>,
+    budget: &mut Budget,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let Some(k) = statements.iter().map(|s| tile_dims(fused, s)).max() else {
+        return Ok(());
+    };
+    let mut tile_params = Vec::with_capacity(k);
+    for j in 0..k {
+        let mut name = format!("tile{j}");
+        while taken.contains(&name) {
+            name.insert(0, '_');
+        }
+        tile_params.push(name);
+    }
+    let mut params = original.params.clone();
+    params.extend(tile_params.iter().cloned());
+    let Some(program) = tile_program(fused, statements, &params, k, budget)? else {
+        outcome.differences.push(format!(
+            "the group of {} is not under one tile band",
+            statements.join(", ")
+        ));
+        return Ok(());
+    };
+    let inside = analyze_with(&program, Analysis::ValueBased, budget).map_err(deps_error)?;
+    let group_originals: BTreeSet<String> = statements
+        .iter()
+        .filter_map(|s| original_of(fused, s))
+        .collect();
     let scratch_of: BTreeMap<&str, &str> = fused
         .scratch
         .iter()
         .map(|s| (s.name.as_str(), s.array.as_str()))
         .collect();
-    let array_of = |a: &str| scratch_of.get(a).copied().unwrap_or(a).to_string();
-    let origin = |name: &str| -> Origin {
-        if sinks.iter().any(|s| s.name == name) {
-            return Origin::Same;
-        }
-        fused.origins.get(name).cloned().unwrap_or(Origin::Same)
-    };
-    let statement_of = |new: &Scop, name: &str| -> Option<Statement> {
-        new.statement(name)
-            .cloned()
-            .or_else(|| sinks.iter().find(|s| s.name == name).cloned())
-    };
-    // { new[..] -> original[..] }.
-    let to_original = |name: &str| -> Result<Option<(String, Map)>> {
-        let Some(s) = statement_of(&fused.scop, name) else {
-            return Ok(None);
-        };
-        Ok(match origin(name) {
-            Origin::Same => Some((name.to_string(), s.domain.identity()?)),
-            Origin::Copy {
-                statement,
-                tile_dims,
-            } => {
-                let Some(o) = original.statement(&statement) else {
-                    return Ok(None);
-                };
-                let m = drop_prefix(&s.domain, tile_dims, o)?;
-                Some((statement, m))
-            }
-            Origin::WriteBack { .. } => None,
-        })
-    };
-    // The value a write-back stores: { W[o, x] -> S[i] }.
-    let mut stored: BTreeMap<String, BTreeMap<String, Map>> = BTreeMap::new();
-    for d in after.as_slice().iter().filter(|d| d.kind == DepKind::Flow) {
-        if !matches!(origin(&d.target), Origin::WriteBack { .. }) {
-            continue;
-        }
-        if let Some((s, m)) = to_original(&d.source)? {
-            let v = d.relation.reverse().apply_range(&m)?;
-            merge(stored.entry(d.target.clone()).or_default(), s, v)?;
+    // { tile statement -> its original } maps, over the extended parameters.
+    let mut origin_maps: BTreeMap<String, (String, Map)> = BTreeMap::new();
+    for s in &program.statements {
+        if let Some(o) = original_of(fused, &s.name).and_then(|n| original.statement(&n)) {
+            let m = rename_range(&s.domain.identity()?, o.domain.space().range_tuple());
+            origin_maps.insert(s.name.clone(), (o.name.clone(), m));
         }
     }
-    // Actual: (target, array, source) -> { t -> S[i] }.
     let mut actual: BTreeMap<(String, String, String), Map> = BTreeMap::new();
-    for d in after.as_slice().iter().filter(|d| d.kind == DepKind::Flow) {
-        if matches!(origin(&d.target), Origin::WriteBack { .. }) {
-            continue;
-        }
-        let array = array_of(&d.array);
+    let mut sourced: BTreeMap<(String, String), Map> = BTreeMap::new();
+    for d in inside.as_slice().iter().filter(|d| d.kind == DepKind::Flow) {
+        let array = scratch_of
+            .get(d.array.as_str())
+            .copied()
+            .unwrap_or(&d.array);
         let reverse = d.relation.reverse();
-        let sources: Vec<(String, Map)> = match origin(&d.source) {
-            Origin::WriteBack { .. } => stored
-                .get(&d.source)
-                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-                .unwrap_or_default(),
-            _ => to_original(&d.source)?.into_iter().collect(),
-        };
-        for (s, m) in sources {
-            let v = reverse.apply_range(&m)?;
-            let key = (d.target.clone(), array.clone(), s);
-            match actual.remove(&key) {
-                Some(old) => actual.insert(key, old.union(&v)?),
-                None => actual.insert(key, v),
-            };
-        }
-    }
-    // Expected, from the original's flow.
-    let mut flows: BTreeMap<String, Vec<&Dependence>> = BTreeMap::new();
-    for d in before.as_slice().iter().filter(|d| d.kind == DepKind::Flow) {
-        flows.entry(d.target.clone()).or_default().push(d);
-    }
-    let mut expected: BTreeMap<(String, String, String), Map> = BTreeMap::new();
-    let targets: Vec<String> = fused
-        .scop
-        .statements
-        .iter()
-        .map(|s| s.name.clone())
-        .chain(sinks.iter().map(|s| s.name.clone()))
-        .collect();
-    for t in &targets {
-        let Some((orig, m)) = to_original(t)? else {
+        add(
+            &mut sourced,
+            (d.target.clone(), d.array.clone()),
+            reverse.clone(),
+        )?;
+        let Some((source, m)) = origin_maps.get(&d.source) else {
+            outcome.differences.push(format!(
+                "{} reads {} from {}, which computes no original instance",
+                d.target, d.array, d.source
+            ));
             continue;
         };
-        for d in flows.get(&orig).into_iter().flatten() {
-            let v = m.apply_range(&d.relation.reverse())?;
-            let key = (t.clone(), d.array.clone(), d.source.clone());
-            match expected.remove(&key) {
-                Some(old) => expected.insert(key, old.union(&v)?),
-                None => expected.insert(key, v),
+        add(
+            &mut actual,
+            (d.target.clone(), array.to_string(), source.clone()),
+            reverse.apply_range(m)?,
+        )?;
+    }
+    // Every read of a scratch array has a source in the tile.
+    for s in &program.statements {
+        for a in s.accesses.iter().filter(|a| a.kind == AccessKind::Read) {
+            if !scratch_of.contains_key(a.array.as_str()) {
+                continue;
+            }
+            let reads = Set::from_map(a.relation.intersect_domain(s.domain.as_map())?.domain())?;
+            let covered = match sourced.get(&(s.name.clone(), a.array.clone())) {
+                Some(m) => Set::from_map(m.domain())?,
+                None => Set::from_map(Map::empty(reads.space().clone()))?,
             };
+            if !reads.is_subset_with(&covered, budget)? {
+                outcome.differences.push(format!(
+                    "{} reads elements of {} that its tile does not compute",
+                    s.name, a.array
+                ));
+            }
         }
     }
-    let keys: BTreeSet<&(String, String, String)> = actual.keys().chain(expected.keys()).collect();
+    // Expected, from the original's dataflow restricted to the group's sources.
+    let mut expected: BTreeMap<(String, String, String), Map> = BTreeMap::new();
+    for s in &program.statements {
+        let target_flows: Vec<&Dependence> = match fused.origins.get(&s.name) {
+            Some(Origin::WriteBack { array, .. }) => flows
+                .iter()
+                .filter(|d| {
+                    d.kind == DepKind::Flow
+                        && d.array == *array
+                        && sinks.iter().any(|e| e.name == d.target)
+                })
+                .collect(),
+            _ => match origin_maps.get(&s.name) {
+                Some((o, _)) => flows
+                    .iter()
+                    .filter(|d| d.kind == DepKind::Flow && d.target == *o)
+                    .collect(),
+                None => Vec::new(),
+            },
+        };
+        for d in target_flows {
+            if !group_originals.contains(&d.source) {
+                continue;
+            }
+            let relation = d.relation.align_params(&params)?;
+            let to = match fused.origins.get(&s.name) {
+                // W[x] reads what END_A[x] reads.
+                Some(Origin::WriteBack { .. }) => {
+                    rename_range(&s.domain.identity()?, relation.space().range_tuple())
+                }
+                _ => origin_maps[&s.name].1.clone(),
+            };
+            add(
+                &mut expected,
+                (s.name.clone(), d.array.clone(), d.source.clone()),
+                to.apply_range(&relation.reverse())?,
+            )?;
+        }
+    }
+    let keys: BTreeSet<(String, String, String)> =
+        actual.keys().chain(expected.keys()).cloned().collect();
     for key in keys {
-        let same = match (actual.get(key), expected.get(key)) {
+        let same = match (actual.get(&key), expected.get(&key)) {
             (Some(a), Some(e)) => a.is_equal_with(e, budget)?,
             (Some(m), None) | (None, Some(m)) => m.is_empty_with(budget)?,
             (None, None) => true,
         };
         if !same {
             outcome.differences.push(format!(
-                "{} reads different values of {} from {}",
+                "inside a tile, {} reads values of {} from instances of {} other than the original's",
                 key.0, key.1, key.2
             ));
         }
     }
-    // No element written that the original does not write.
-    for a in &original.arrays {
-        let original_writes = written(original, &a.name)?;
-        let new_writes = written(&fused.scop, &a.name)?;
-        if let (Some(n), o) = (new_writes, original_writes) {
-            let inside = match o {
-                Some(o) => n.is_subset_with(&o, budget)?,
-                None => n.is_empty_with(budget)?,
+    Ok(())
+}
+
+/// The group's statements with their tile coordinates fixed to `params`' last `k`
+/// parameters, scheduled by the subtree below the group's tile band.
+fn tile_program(
+    fused: &Fused,
+    statements: &[String],
+    params: &[String],
+    k: usize,
+    budget: &mut Budget,
+) -> Result<Option<Scop>> {
+    let Some(band) = tile_band(&fused.tree.root, statements) else {
+        return Ok(None);
+    };
+    let np = params.len() - k;
+    // Tile coordinates are the first `k` set (or input) dimensions, whose columns follow
+    // the parameters' in both layouts.
+    let fix = |m: &Map| -> Result<Map> {
+        let m = m.align_params(params)?;
+        let space = m.space().clone();
+        let mut b = BasicMap::universe(space.clone());
+        let first = 1 + params.len();
+        for j in 0..k {
+            let mut row = b.zero_row();
+            row[first + j] = Int::one();
+            row[1 + np + j] = -Int::one();
+            b.add_eq(row);
+        }
+        let constrained = m.intersect(&Map::from_basic(b))?;
+        let kind = if space.is_map() {
+            DimKind::In
+        } else {
+            DimKind::Out
+        };
+        Ok(constrained.project_out(kind, 0, k)?)
+    };
+    let mut scop_statements = Vec::new();
+    let mut domain = UnionSet::empty(params.to_vec());
+    for name in statements {
+        let Some(s) = fused.scop.statement(name) else {
+            continue;
+        };
+        let d = Set::from_map(fix(s.domain.as_map())?)?;
+        if d.is_empty_with(budget)? {
+            continue;
+        }
+        let mut accesses = Vec::new();
+        for a in &s.accesses {
+            let mut relation = fix(&a.relation)?;
+            let scratch = fused.scratch.iter().any(|x| x.name == a.array);
+            if scratch {
+                relation = relation.project_out(DimKind::Out, 0, k)?;
+            }
+            accesses.push(Access {
+                kind: a.kind,
+                array: a.array.clone(),
+                relation,
+            });
+        }
+        domain.add_set(d.clone())?;
+        scop_statements.push(Statement {
+            name: s.name.clone(),
+            domain: d,
+            iterators: s.iterators[k.min(s.iterators.len())..].to_vec(),
+            accesses,
+            body: s.body.clone(),
+        });
+    }
+    let arrays: Vec<Array> = fused
+        .scop
+        .arrays
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            if fused.scratch.iter().any(|x| x.name == a.name) {
+                a.extents = a.extents[k.min(a.extents.len())..].to_vec();
+            }
+            a
+        })
+        .collect();
+    let child = fix_node(&band.child, &fix)?;
+    let schedule = ScheduleTree {
+        root: Node::Domain {
+            domain,
+            child: Box::new(child),
+        },
+    };
+    Ok(Some(Scop {
+        params: params.to_vec(),
+        context: Set::from_map(fused.scop.context.as_map().align_params(params)?)?,
+        arrays,
+        statements: scop_statements,
+        schedule,
+    }))
+}
+
+/// The tile band over the group's statements.
+fn tile_band<'a>(node: &'a Node, statements: &[String]) -> Option<&'a Band> {
+    match node {
+        Node::Band(b) => {
+            let covers = b
+                .schedule
+                .maps()
+                .any(|m| domain_name(m).is_some_and(|n| statements.iter().any(|s| s == n)));
+            if covers {
+                Some(b)
+            } else {
+                tile_band(&b.child, statements)
+            }
+        }
+        other => other
+            .children()
+            .into_iter()
+            .find_map(|c| tile_band(c, statements)),
+    }
+}
+
+/// A subtree with every map and filter passed through `fix`.
+fn fix_node(node: &Node, fix: &dyn Fn(&Map) -> Result<Map>) -> Result<Node> {
+    Ok(match node {
+        Node::Band(b) => {
+            let mut schedule = UnionMap::empty(Vec::new());
+            let mut first = true;
+            for m in b.schedule.maps() {
+                let f = fix(m)?;
+                if first {
+                    schedule = UnionMap::empty(f.space().param_names().to_vec());
+                    first = false;
+                }
+                schedule.add_map(f)?;
+            }
+            Node::Band(Band {
+                schedule,
+                permutable: b.permutable,
+                coincident: b.coincident.clone(),
+                child: Box::new(fix_node(&b.child, fix)?),
+            })
+        }
+        Node::Filter { filter, child } => {
+            let mut out: Option<UnionSet> = None;
+            for s in filter.sets() {
+                let f = Set::from_map(fix(s.as_map())?)?;
+                match &mut out {
+                    None => out = Some(UnionSet::from_set(f)),
+                    Some(u) => u.add_set(f)?,
+                }
+            }
+            Node::Filter {
+                filter: out.unwrap_or_else(|| UnionSet::empty(Vec::new())),
+                child: Box::new(fix_node(child, fix)?),
+            }
+        }
+        Node::Sequence(children) => Node::Sequence(
+            children
+                .iter()
+                .map(|c| fix_node(c, fix))
+                .collect::<Result<_>>()?,
+        ),
+        Node::Set(children) => Node::Set(
+            children
+                .iter()
+                .map(|c| fix_node(c, fix))
+                .collect::<Result<_>>()?,
+        ),
+        Node::Mark { name, child } => Node::Mark {
+            name: name.clone(),
+            child: Box::new(fix_node(child, fix)?),
+        },
+        Node::Leaf => Node::Leaf,
+        Node::Domain { .. } | Node::Context { .. } | Node::Extension { .. } => {
+            return Err(Error::Scop(pollen_scop::Error::Invalid(
+                "a tile holds a domain, context or extension node".into(),
+            )))
+        }
+    })
+}
+
+/// `{ [o] -> A[x] }` of the accesses of `kind` to global arrays by the group, per array.
+fn by_tile(
+    fused: &Fused,
+    statements: &[String],
+    kind: AccessKind,
+) -> Result<BTreeMap<String, Map>> {
+    let mut out: BTreeMap<String, Map> = BTreeMap::new();
+    for name in statements {
+        let Some(s) = fused.scop.statement(name) else {
+            continue;
+        };
+        let k = tile_dims(fused, name);
+        let n = s.iterators.len() - k;
+        for a in s.accesses.iter().filter(|a| a.kind == kind) {
+            if fused.scratch.iter().any(|x| x.name == a.array) {
+                continue;
+            }
+            let m = a.relation.intersect_domain(s.domain.as_map())?;
+            let m = m.project_out(DimKind::In, k, n)?;
+            let space = Space::map(
+                m.space().param_names().to_vec(),
+                Tuple::anonymous(k),
+                m.space()
+                    .range_tuple()
+                    .cloned()
+                    .unwrap_or_else(|| Tuple::anonymous(m.space().n_out())),
+            );
+            let m = m.with_space(space);
+            add(&mut out, a.array.clone(), m)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Part 2: no element written by two tiles, or written by one and read by another.
+fn across_tiles(
+    fused: &Fused,
+    statements: &[String],
+    budget: &mut Budget,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let writes = by_tile(fused, statements, AccessKind::Write)?;
+    let reads = by_tile(fused, statements, AccessKind::Read)?;
+    for (array, w) in &writes {
+        let tiles = Space::set(
+            w.space().param_names().to_vec(),
+            Tuple::anonymous(w.space().n_in()),
+        );
+        let before = Map::lex_lt(&tiles, true);
+        let shared = w.apply_range(&w.reverse())?;
+        let mut conflict = !shared.intersect(&before)?.is_empty_with(budget)?;
+        if let Some(r) = reads.get(array) {
+            let read_written = r.apply_range(&w.reverse())?;
+            conflict |= !read_written.intersect(&before)?.is_empty_with(budget)?;
+            conflict |= !read_written
+                .intersect(&before.reverse())?
+                .is_empty_with(budget)?;
+        }
+        if conflict {
+            outcome.differences.push(format!(
+                "two tiles of the group of {} access the same element of {array}, one writing it",
+                statements.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Part 3: the copies of an output statement run each of its instances once.
+fn coverage(
+    original: &Scop,
+    fused: &Fused,
+    budget: &mut Budget,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    for group in &fused.groups {
+        let mut images: BTreeMap<String, Map> = BTreeMap::new();
+        for name in &group.statements {
+            let Some(o) = original_of(fused, name) else {
+                continue;
             };
-            if !inside {
+            if !group.output.contains(&o) {
+                continue;
+            }
+            if let Some(m) = to_original(fused, original, name)? {
+                add(&mut images, o, m)?;
+            }
+        }
+        for o in &group.output {
+            let Some(s) = original.statement(o) else {
+                continue;
+            };
+            let ok = match images.get(o) {
+                Some(m) => {
+                    m.is_injective_with(budget)?
+                        && Set::from_map(m.range())?.is_equal_with(&s.domain, budget)?
+                }
+                None => s.domain.is_empty_with(budget)?,
+            };
+            if !ok {
                 outcome.differences.push(format!(
-                    "{} is written at elements the original does not write",
-                    a.name
+                    "the tiles of {o} do not run each of its instances exactly once"
                 ));
             }
         }
     }
-    Ok(outcome)
+    Ok(())
 }
 
-/// Clears the coincident flags of `fused.tree` that its own dependences refute and
-/// stores the tree back into the scop; errors when the tree violates anything else.
-pub(crate) fn confirm_parallel(fused: &mut Fused, budget: &mut Budget) -> Result<()> {
-    for _ in 0..64 {
-        fused.scop.schedule = fused.tree.clone();
-        let deps = analyze_with(&fused.scop, Analysis::MemoryBased, budget).map_err(deps_error)?;
-        let report = legality::check_with(deps.as_slice(), &fused.tree, budget)?;
-        if report.is_legal() {
-            for g in &mut fused.groups {
-                g.parallel = tile_flags(&fused.tree, &g.output, &fused.origins)
-                    .unwrap_or_else(|| g.parallel.clone());
-            }
-            return Ok(());
+/// Part 4: the order of the units, and the final values where units write the same
+/// elements.
+#[allow(clippy::too_many_arguments)]
+fn between_units(
+    original: &Scop,
+    fused: &Fused,
+    units: &[BTreeSet<String>],
+    memory: &[Dependence],
+    flows: &[Dependence],
+    sinks: &[Statement],
+    live_out: Option<&BTreeSet<String>>,
+    budget: &mut Budget,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    // The original instances each unit runs, per original statement.
+    let mut runs: Vec<BTreeMap<String, Set>> = Vec::with_capacity(units.len());
+    for unit in units {
+        let mut m: BTreeMap<String, Set> = BTreeMap::new();
+        for name in unit {
+            let Some(map) = to_original(fused, original, name)? else {
+                continue;
+            };
+            let Some(o) = original_of(fused, name) else {
+                continue;
+            };
+            let r = Set::from_map(map.range())?;
+            let merged = match m.remove(&o) {
+                Some(old) => old.union(&r)?,
+                None => r,
+            };
+            m.insert(o, merged);
         }
-        let mut cleared = false;
-        for v in &report.violations {
-            match &v.kind {
-                ViolationKind::Coincident { band, member, .. } => {
-                    if let Some(Node::Band(b)) = node_at(&mut fused.tree.root, band) {
-                        if b.coincident.get(*member) == Some(&true) {
-                            b.coincident[*member] = false;
-                            cleared = true;
-                        }
+        runs.push(m);
+    }
+    for d in memory {
+        // A dependence whose source runs in a later unit than its target runs
+        // backwards.
+        for (u, early) in runs.iter().enumerate() {
+            for later in &runs[u + 1..] {
+                let (Some(source), Some(target)) = (later.get(&d.source), early.get(&d.target))
+                else {
+                    continue;
+                };
+                let backwards = d
+                    .relation
+                    .intersect_domain(source.as_map())?
+                    .intersect_range(target.as_map())?;
+                if !backwards.is_empty_with(budget)? {
+                    outcome.differences.push(format!(
+                        "the {} dependence of {} on {} through {} runs backwards",
+                        format!("{:?}", d.kind).to_lowercase(),
+                        d.target,
+                        d.source,
+                        d.array
+                    ));
+                }
+            }
+        }
+    }
+    // Arrays written where the original writes them, the final values from the last
+    // unit that writes each element.
+    for a in &original.arrays {
+        let before = written(original, &a.name)?;
+        let after = written(&fused.scop, &a.name)?;
+        let live = live_out.is_none_or(|l| l.contains(&a.name));
+        let same = match (&before, &after) {
+            (Some(b), Some(n)) if live => n.is_equal_with(b, budget)?,
+            (Some(b), Some(n)) => n.is_subset_with(b, budget)?,
+            (None, Some(n)) => n.is_empty_with(budget)?,
+            (Some(b), None) if live => b.is_empty_with(budget)?,
+            _ => true,
+        };
+        if !same {
+            outcome.differences.push(format!(
+                "{} is not written at the elements the original writes",
+                a.name
+            ));
+        }
+        if !live {
+            continue;
+        }
+        let per_unit: Vec<Option<Set>> = units
+            .iter()
+            .map(|u| written_by(&fused.scop, &a.name, u))
+            .collect::<Result<_>>()?;
+        let Some(end) = sinks
+            .iter()
+            .find(|s| s.accesses.iter().any(|x| x.array == a.name))
+        else {
+            continue;
+        };
+        for (u, wu) in per_unit.iter().enumerate() {
+            for (v, wv) in per_unit.iter().enumerate().skip(u + 1) {
+                let (Some(wu), Some(wv)) = (wu, wv) else {
+                    continue;
+                };
+                let both = wu.intersect(wv)?;
+                if both.is_empty_with(budget)? {
+                    continue;
+                }
+                // The original's last writers of these elements must run in unit v.
+                for d in flows
+                    .iter()
+                    .filter(|d| d.kind == DepKind::Flow && d.target == end.name)
+                {
+                    let elements = rename_set(&both, end.domain.space().range_tuple());
+                    let writers = d.relation.intersect_range(elements.as_map())?;
+                    let writers = Set::from_map(writers.domain())?;
+                    let in_v = runs[v].get(&d.source);
+                    let fine = match in_v {
+                        Some(r) => writers.is_subset_with(r, budget)?,
+                        None => writers.is_empty_with(budget)?,
+                    };
+                    if !fine {
+                        outcome.differences.push(format!(
+                            "{} is written by two parts of the program and the later one does not leave the original's values",
+                            a.name
+                        ));
                     }
                 }
-                _ => return Err(Error::Illegal(report)),
             }
         }
-        if !cleared {
-            return Err(Error::Illegal(report));
-        }
     }
-    Err(Error::LimitExceeded)
+    Ok(())
 }
 
-/// The coincident flags of the tile band over the copies of `output`.
-fn tile_flags(
-    tree: &ScheduleTree,
-    output: &[String],
-    origins: &BTreeMap<String, Origin>,
-) -> Option<Vec<bool>> {
-    fn walk(node: &Node, wanted: &dyn Fn(&str) -> bool) -> Option<Vec<bool>> {
-        match node {
-            Node::Band(b) => {
-                let covers = b.schedule.maps().any(|m| {
-                    m.space()
-                        .domain_tuple()
-                        .and_then(|t| t.name())
-                        .is_some_and(wanted)
-                });
-                if covers {
-                    return Some(b.coincident.clone());
-                }
-                walk(&b.child, wanted)
-            }
-            other => other.children().into_iter().find_map(|c| walk(c, wanted)),
-        }
-    }
-    let wanted = |name: &str| matches!(origins.get(name), Some(Origin::Copy { statement, .. }) if output.contains(statement));
-    walk(&tree.root, &wanted)
+fn rename_set(s: &Set, tuple: Option<&Tuple>) -> Set {
+    let n = s.n_dims();
+    let space = Space::set(
+        s.space().param_names().to_vec(),
+        tuple.cloned().unwrap_or_else(|| Tuple::anonymous(n)),
+    );
+    Set::from_map(s.as_map().clone().with_space(space)).unwrap_or_else(|_| s.clone())
 }
 
-/// The node at `path` (child indices from the root).
-fn node_at<'a>(node: &'a mut Node, path: &[usize]) -> Option<&'a mut Node> {
-    let Some((&first, rest)) = path.split_first() else {
-        return Some(node);
+fn add<K: Ord>(into: &mut BTreeMap<K, Map>, key: K, value: Map) -> Result<()> {
+    let merged = match into.remove(&key) {
+        Some(old) => old.union(&value)?,
+        None => value,
     };
-    let child: &mut Node = match node {
-        Node::Domain { child, .. }
-        | Node::Context { child, .. }
-        | Node::Filter { child, .. }
-        | Node::Mark { child, .. }
-        | Node::Extension { child, .. } => (first == 0).then_some(&mut **child)?,
-        Node::Band(b) => (first == 0).then_some(&mut *b.child)?,
-        Node::Sequence(children) | Node::Set(children) => children.get_mut(first)?,
-        Node::Leaf => return None,
-    };
-    node_at(child, rest)
+    into.insert(key, merged);
+    Ok(())
 }
 
 fn deps_error(e: pollen_deps::Error) -> Error {
@@ -324,45 +802,16 @@ fn deps_error(e: pollen_deps::Error) -> Error {
     }
 }
 
-fn merge(into: &mut BTreeMap<String, Map>, key: String, value: Map) -> Result<()> {
-    match into.remove(&key) {
-        Some(old) => {
-            into.insert(key, old.union(&value)?);
-        }
-        None => {
-            into.insert(key, value);
-        }
-    }
-    Ok(())
-}
-
-/// `{ copy[o, i] -> S[i] }` on the copy's domain.
-fn drop_prefix(domain: &Set, k: usize, s: &Statement) -> Result<Map> {
-    let n = s.iterators.len();
-    let id = domain.identity()?;
-    let projected = id.project_out(pollen_presburger::DimKind::Out, 0, k)?;
-    let range = s
-        .domain
-        .space()
-        .range_tuple()
-        .cloned()
-        .unwrap_or_else(|| Tuple::anonymous(n));
-    let space = Space::map(
-        projected.space().param_names().to_vec(),
-        projected
-            .space()
-            .domain_tuple()
-            .cloned()
-            .unwrap_or_else(|| Tuple::anonymous(k + n)),
-        range,
-    );
-    Ok(projected.with_space(space))
-}
-
 /// The elements of `array` that `scop` writes, or `None` when it writes none.
 fn written(scop: &Scop, array: &str) -> Result<Option<Set>> {
+    let all: BTreeSet<String> = scop.statements.iter().map(|s| s.name.clone()).collect();
+    written_by(scop, array, &all)
+}
+
+/// The elements of `array` that the statements `names` of `scop` write.
+fn written_by(scop: &Scop, array: &str, names: &BTreeSet<String>) -> Result<Option<Set>> {
     let mut out: Option<Map> = None;
-    for s in &scop.statements {
+    for s in scop.statements.iter().filter(|s| names.contains(&s.name)) {
         for a in s
             .accesses
             .iter()
@@ -381,16 +830,11 @@ fn written(scop: &Scop, array: &str) -> Result<Option<Set>> {
     })
 }
 
-/// One sink per array the original writes and that may be live out.
-fn sinks(
-    original: &Scop,
-    live_out: Option<&BTreeSet<String>>,
-    taken: &BTreeSet<String>,
-    budget: &mut Budget,
-) -> Result<Vec<Statement>> {
+/// One sink per array the original writes: `END_A[x]` reads every element written.
+fn sinks(original: &Scop, taken: &BTreeSet<String>, budget: &mut Budget) -> Result<Vec<Statement>> {
     let mut out = Vec::new();
     for a in &original.arrays {
-        if a.local || live_out.is_some_and(|l| !l.contains(&a.name)) {
+        if a.local {
             continue;
         }
         let Some(elements) = written(original, &a.name)? else {
@@ -409,14 +853,9 @@ fn sinks(
             Tuple::with_names(Some(name.clone()), vec![None; n]),
         );
         let domain = Set::from_map(elements.into_map().with_space(space))?;
-        let read = domain.identity()?;
-        let read_space = Space::map(
-            original.params.clone(),
-            read.space()
-                .domain_tuple()
-                .cloned()
-                .unwrap_or_else(|| Tuple::anonymous(n)),
-            Tuple::with_names(Some(a.name.clone()), vec![None; n]),
+        let read = rename_range(
+            &domain.identity()?,
+            Some(&Tuple::with_names(Some(a.name.clone()), vec![None; n])),
         );
         out.push(Statement {
             name,
@@ -425,7 +864,7 @@ fn sinks(
             accesses: vec![Access {
                 kind: AccessKind::Read,
                 array: a.name.clone(),
-                relation: read.with_space(read_space),
+                relation: read,
             }],
             body: String::new(),
         });

@@ -104,6 +104,8 @@ pub struct Scratch {
 pub struct Group {
     /// The output stage's statements.
     pub output: Vec<String>,
+    /// The statements of the new program that run inside the group's tiles.
+    pub statements: Vec<String>,
     /// The tile sizes of the output band.
     pub tile_sizes: Vec<i64>,
     /// Which tile band members run in parallel (confirmed by the checker).

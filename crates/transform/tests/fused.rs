@@ -1,0 +1,279 @@
+//! Fused tiling with recomputation (`pollen_transform::fused`): the footprints and tile
+//! shapes of the basteln digest's worked example, the structure of fused pipelines, and
+//! the checker refusing broken fused programs.
+
+use std::collections::BTreeSet;
+
+use pollen_deps::{analyze, Analysis, Dependence};
+use pollen_presburger::{Budget, DimKind, Int, Map, Set};
+use pollen_scop::{Node, ScheduleTree, Scop};
+use pollen_transform::fused::{check, fuse, FuseOptions, Fused};
+
+/// A C region's scop, its dependences and its unfused Pluto schedule.
+fn program(body: &str, params: &str) -> (Scop, Vec<Dependence>, ScheduleTree) {
+    let c = format!("void f({params}) {{\n#pragma scop\n{body}\n#pragma endscop\n}}\n");
+    let scop = pollen_frontend::extract(&c).expect("extract").scop;
+    let deps = analyze(&scop, Analysis::ValueBased).expect("deps");
+    let options = pollen_sched::Options {
+        fuse: pollen_sched::Fuse::No,
+        ..Default::default()
+    };
+    let tree = pollen_sched::schedule(&scop, deps.as_slice(), &options).expect("schedule");
+    let deps = deps.as_slice().to_vec();
+    (scop, deps, tree)
+}
+
+fn fused(program: &(Scop, Vec<Dependence>, ScheduleTree), options: &FuseOptions) -> Fused {
+    fuse(
+        &program.0,
+        &program.1,
+        &program.2,
+        options,
+        &mut Budget::unlimited(),
+    )
+    .expect("fuse")
+}
+
+/// The digest's running example without its reduction loops: quantisation, then a 3x3
+/// convolution written out (KH = KW = 3), output `C` of size (H-2) x (W-2).
+const CONV: &str = "\
+for (h = 0; h < H; h++)
+  for (w = 0; w < W; w++)
+    A[h][w] = 2 * X[h][w];
+for (h = 0; h <= H - 3; h++)
+  for (w = 0; w <= W - 3; w++)
+    C[h][w] = A[h][w] + A[h][w+1] + A[h][w+2] + A[h+1][w] + A[h+1][w+1] + A[h+1][w+2]
+            + A[h+2][w] + A[h+2][w+1] + A[h+2][w+2];";
+const CONV_PARAMS: &str = "int H, int W, double X[H][W], double A[H][W], double C[H][W]";
+
+/// The producer instances `S0[h, w]` of tile `(o0, o1)` at sizes `H = W = n`.
+fn tile_shape(f: &Fused, n: i64, o: [i64; 2]) -> Vec<(i64, i64)> {
+    let e: &Map = f.groups[0].producers[0]
+        .extension
+        .maps()
+        .next()
+        .expect("one extension");
+    let mut m = e.clone();
+    for p in 0..2 {
+        m = m.fix_val(DimKind::Param, p, &Int::from(n)).expect("fix");
+    }
+    for (k, v) in o.iter().enumerate() {
+        m = m.fix_val(DimKind::In, k, &Int::from(*v)).expect("fix");
+    }
+    let m = m.project_out(DimKind::Param, 0, 2).expect("project");
+    let range = Set::from_map(m.range()).expect("range");
+    range
+        .points()
+        .expect("points")
+        .into_iter()
+        .map(|p| (p[0].to_i64().unwrap(), p[1].to_i64().unwrap()))
+        .collect()
+}
+
+fn rectangle(
+    rows: std::ops::RangeInclusive<i64>,
+    cols: std::ops::RangeInclusive<i64>,
+) -> Vec<(i64, i64)> {
+    rows.flat_map(|r| cols.clone().map(move |c| (r, c)))
+        .collect()
+}
+
+#[test]
+fn the_digest_footprints_and_overlapped_tile_shapes() {
+    let p = program(CONV, CONV_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![2, 2]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+    };
+    let f = fused(&p, &options);
+    assert_eq!(f.groups.len(), 1, "{f}");
+    assert_eq!(f.groups[0].producers.len(), 1, "{f}");
+    // H = W = 6, 2 x 2 tiles: the blue tile (1, 0) needs A[2..5][0..3], the red tile
+    // (1, 1) A[2..5][2..5]; they share A[2..5][2..3] (eqs. 13 and 15).
+    assert_eq!(tile_shape(&f, 6, [1, 0]), rectangle(2..=5, 0..=3));
+    assert_eq!(tile_shape(&f, 6, [1, 1]), rectangle(2..=5, 2..=5));
+    // The partial-tile correction: H = W = 7 has 3 x 3 tiles, and tile (2, 2) needs
+    // A[4..6][4..6] only.
+    assert_eq!(tile_shape(&f, 7, [2, 2]), rectangle(4..=6, 4..=6));
+    // The window of A: (2 + 3 - 1) x (2 + 3 - 1), not written back (A is not live out).
+    let window = &f.groups[0].producers[0].windows[0];
+    assert_eq!(window, &("A".to_string(), vec![4, 4], false));
+    assert_eq!(f.scratch.len(), 1);
+    assert!(f.scop.statements.iter().all(|s| !s.name.ends_with("_back")));
+    // Every A the program reads is a window element: no statement writes A itself.
+    assert!(f
+        .scop
+        .statements
+        .iter()
+        .flat_map(|s| &s.accesses)
+        .all(|a| a.array != "A"));
+}
+
+#[test]
+fn live_out_intermediates_are_written_back_once() {
+    let p = program(CONV, CONV_PARAMS);
+    let f = fused(&p, &FuseOptions::default());
+    assert_eq!(f.groups[0].producers[0].windows[0].2, true, "{f}");
+    let back: Vec<_> = f
+        .scop
+        .statements
+        .iter()
+        .filter(|s| s.name.starts_with("A_back"))
+        .collect();
+    assert_eq!(back.len(), 1);
+    // The write-back's domain projected on the elements is A's whole extent, each
+    // element once.
+    let element = back[0]
+        .domain
+        .identity()
+        .unwrap()
+        .project_out(DimKind::Out, 0, 2)
+        .unwrap();
+    assert!(element.is_injective().unwrap());
+}
+
+const BLUR: &str = "\
+for (x = 0; x < R + 2; x++)
+  for (y = 0; y < C; y++)
+    bx[x][y] = (img[x][y] + img[x][y+1] + img[x][y+2]) / 3;
+for (x = 0; x < R; x++)
+  for (y = 0; y < C; y++)
+    by[x][y] = (bx[x][y] + bx[x+1][y] + bx[x+2][y]) / 3;";
+const BLUR_PARAMS: &str = "int R, int C, float img[R+2][C+2], float bx[R+2][C], float by[R][C]";
+
+#[test]
+fn blur_fuses_into_one_group_with_a_window_of_the_halo() {
+    let p = program(BLUR, BLUR_PARAMS);
+    let f = fused(&p, &FuseOptions::default());
+    assert_eq!(f.groups.len(), 1, "{f}");
+    assert_eq!(f.groups[0].tile_sizes, vec![32, 256]);
+    assert_eq!(f.groups[0].parallel, vec![true, true]);
+    // 32 rows of output need 34 rows of bx (PolyMage's Fig. 3: 64 + 2).
+    assert_eq!(f.scratch[0].extents, vec![34, 256], "{f}");
+    assert_eq!(f.scratch[0].element_type, "float");
+    // The consumer reads the window, shifted by the tile's origin.
+    let consumer = f.scop.statement("S1_t").expect("copy of S1");
+    assert!(
+        consumer
+            .body
+            .contains("bx_tile[(x+1) - (32 * o0)][(y) - (256 * o1)]"),
+        "{}",
+        consumer.body
+    );
+}
+
+#[test]
+fn a_stage_reading_whole_rows_is_not_fused() {
+    // A matrix product reads a whole row of its producer per output element: the
+    // window would be as large as the array.
+    let p = program(
+        "for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    T[i][j] = 2 * A[i][j];\n\
+         for (i = 0; i < N; i++)\n  for (j = 0; j < N; j++)\n    for (k = 0; k < N; k++)\n      D[i][j] += T[i][k] * B[k][j];",
+        "int N, double A[N][N], double B[N][N], double T[N][N], double D[N][N]",
+    );
+    let f = fused(&p, &FuseOptions::default());
+    assert!(f.groups.iter().all(|g| g.producers.is_empty()), "{f}");
+}
+
+/// The checker's verdict on a fused program.
+fn verdict(
+    p: &(Scop, Vec<Dependence>, ScheduleTree),
+    f: &Fused,
+    live: Option<&BTreeSet<String>>,
+) -> check::Outcome {
+    check::check(&p.0, f, live, &mut Budget::unlimited()).expect("check runs")
+}
+
+#[test]
+fn the_checker_refuses_a_tile_that_computes_too_little() {
+    let p = program(BLUR, BLUR_PARAMS);
+    let mut f = fused(&p, &FuseOptions::default());
+    assert!(verdict(&p, &f, None).is_equivalent());
+    // Drop the producer's last halo row from every tile.
+    let s = f
+        .scop
+        .statements
+        .iter_mut()
+        .find(|s| s.name == "S0_t")
+        .expect("producer copy");
+    let smaller =
+        pollen_presburger::text::parse_set("[R, C] -> { S0_t[o0, o1, x, y] : x <= 32 o0 + 32 }")
+            .expect("set");
+    s.domain = s.domain.intersect(&smaller).expect("intersect");
+    let outcome = verdict(&p, &f, None);
+    assert!(!outcome.is_equivalent());
+    assert!(
+        outcome
+            .differences
+            .iter()
+            .any(|d| d.contains("does not compute")),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn the_checker_refuses_outputs_run_twice_and_units_out_of_order() {
+    let p = program(BLUR, BLUR_PARAMS);
+    let f = fused(&p, &FuseOptions::default());
+    // The output's copies on tiles one row too high as well: instances run twice.
+    let mut twice = f.clone();
+    let s = twice
+        .scop
+        .statements
+        .iter_mut()
+        .find(|s| s.name == "S1_t")
+        .expect("output copy");
+    let lower = pollen_presburger::text::parse_set(
+        "[R, C] -> { S1_t[o0, o1, x, y] : 0 <= x < R and 0 <= y < C and 32 o0 <= x + 32 <= 32 o0 + 63 and 256 o1 <= y <= 256 o1 + 255 and o0 >= 0 }",
+    )
+    .expect("set");
+    s.domain = s.domain.union(&lower).expect("union");
+    let outcome = verdict(&p, &twice, None);
+    assert!(
+        outcome
+            .differences
+            .iter()
+            .any(|d| d.contains("exactly once")),
+        "{outcome}"
+    );
+
+    // A consumer run before its producer. Every tile of `b` reads `a[0]`: the window of
+    // `a` would grow with N, so the producer stays a unit of its own, before the group;
+    // swap the two units.
+    let q = program(
+        "for (x = 0; x < N; x++)\n  a[x] = 2 * in[x];\nfor (x = 0; x < N; x++)\n  b[x] = a[x] + a[0];",
+        "int N, float in[N], float a[N], float b[N]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: None,
+    };
+    let mut g = fused(&q, &options);
+    assert!(verdict(&q, &g, None).is_equivalent());
+    let Node::Domain { child, .. } = &mut g.tree.root else {
+        panic!("domain root");
+    };
+    let Node::Sequence(units) = &mut **child else {
+        panic!("sequence of units: {}", g.tree);
+    };
+    assert_eq!(units.len(), 2, "{}", g.tree);
+    units.reverse();
+    let outcome = verdict(&q, &g, None);
+    assert!(
+        outcome.differences.iter().any(|d| d.contains("backwards")),
+        "{outcome}"
+    );
+}
+
+#[test]
+fn unfused_stages_keep_their_statements() {
+    // Independent stages: nothing to slice, both tiled on their own.
+    let p = program(
+        "for (x = 0; x < N; x++)\n  a[x] = 2 * in[x];\nfor (x = 0; x < N; x++)\n  b[x] = in[x] + 1;",
+        "int N, float in[N], float a[N], float b[N]",
+    );
+    let f = fused(&p, &FuseOptions::default());
+    assert_eq!(f.groups.len(), 2, "{f}");
+    assert!(f.groups.iter().all(|g| g.producers.is_empty()));
+    assert!(verdict(&p, &f, None).is_equivalent());
+}
