@@ -113,7 +113,7 @@ fn the_digest_footprints_and_overlapped_tile_shapes() {
 fn live_out_intermediates_are_written_back_once() {
     let p = program(CONV, CONV_PARAMS);
     let f = fused(&p, &FuseOptions::default());
-    assert_eq!(f.groups[0].producers[0].windows[0].2, true, "{f}");
+    assert!(f.groups[0].producers[0].windows[0].2, "{f}");
     let back: Vec<_> = f
         .scop
         .statements
