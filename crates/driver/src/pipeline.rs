@@ -376,6 +376,7 @@ fn optimize_scop_fused(
             Tiling::Off | Tiling::FromCache => None,
         },
         live_out: options.live_out.clone(),
+        groups: None,
     };
     let fused = pollen_transform::fused::fuse(
         scop,

@@ -84,6 +84,7 @@ fn the_digest_footprints_and_overlapped_tile_shapes() {
     let options = FuseOptions {
         tile_sizes: Some(vec![2, 2]),
         live_out: Some(BTreeSet::from(["C".to_string()])),
+        groups: None,
     };
     let f = fused(&p, &options);
     assert_eq!(f.groups.len(), 1, "{f}");
@@ -247,6 +248,7 @@ fn the_checker_refuses_outputs_run_twice_and_units_out_of_order() {
     let options = FuseOptions {
         tile_sizes: Some(vec![4]),
         live_out: None,
+        groups: None,
     };
     let mut g = fused(&q, &options);
     assert!(verdict(&q, &g, None).is_equivalent());
@@ -276,4 +278,33 @@ fn unfused_stages_keep_their_statements() {
     assert_eq!(f.groups.len(), 2, "{f}");
     assert!(f.groups.iter().all(|g| g.producers.is_empty()));
     assert!(verdict(&p, &f, None).is_equivalent());
+}
+
+#[test]
+fn a_given_grouping_decides_what_is_fused() {
+    use pollen_transform::fused::GroupSpec;
+    let p = program(BLUR, BLUR_PARAMS);
+    let spec = |groups: &[&[&str]], sizes: Option<Vec<i64>>| FuseOptions {
+        groups: Some(
+            groups
+                .iter()
+                .map(|g| GroupSpec {
+                    statements: g.iter().map(|s| s.to_string()).collect(),
+                    tile_sizes: sizes.clone(),
+                })
+                .collect(),
+        ),
+        ..FuseOptions::default()
+    };
+    let apart = fused(&p, &spec(&[&["S0"], &["S1"]], None));
+    assert_eq!(apart.groups.len(), 2, "{apart}");
+    assert!(apart.groups.iter().all(|g| g.producers.is_empty()));
+    let together = fused(&p, &spec(&[&["S0", "S1"]], Some(vec![8, 64])));
+    assert_eq!(together.groups.len(), 1, "{together}");
+    assert_eq!(together.groups[0].tile_sizes, vec![8, 64]);
+    assert_eq!(together.scratch[0].extents, vec![10, 64]);
+    // A stage in no group is left as it was.
+    let alone = fused(&p, &spec(&[&["S1"]], None));
+    assert_eq!(alone.groups.len(), 1);
+    assert!(alone.scop.statement("S0").is_some(), "{alone}");
 }

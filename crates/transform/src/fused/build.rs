@@ -16,14 +16,18 @@ use crate::maps::anonymous_range;
 
 /// One stage: a top-level filter of the unfused schedule.
 #[derive(Clone, Debug)]
-struct Stage {
-    statements: Vec<String>,
-    filter: UnionSet,
-    subtree: Node,
+pub(crate) struct Stage {
+    /// Its statements.
+    pub statements: Vec<String>,
+    /// The filter.
+    pub filter: UnionSet,
+    /// The subtree below the filter.
+    pub subtree: Node,
 }
 
 impl Stage {
-    fn band(&self) -> Option<&Band> {
+    /// The stage's outermost band, when its subtree starts with one.
+    pub fn band(&self) -> Option<&Band> {
         match &self.subtree {
             Node::Band(b) if b.n_members() > 0 => Some(b),
             _ => None,
@@ -83,10 +87,29 @@ pub fn fuse(
         }
     }
 
+    // With a given grouping, each group's last stage is its output and only the
+    // group's other stages may be fused into it, with the group's tile sizes.
+    let mut given: BTreeMap<usize, (BTreeSet<usize>, Option<Vec<i64>>)> = BTreeMap::new();
+    if let Some(groups) = &options.groups {
+        for g in groups {
+            let members: BTreeSet<usize> = g
+                .statements
+                .iter()
+                .filter_map(|n| stage_of.get(n.as_str()).copied())
+                .collect();
+            if let Some(&last) = members.iter().next_back() {
+                given.insert(last, (members, g.tile_sizes.clone()));
+            }
+        }
+    }
     let mut assigned = vec![false; stages.len()];
     let mut groups: Vec<Building> = Vec::new();
     for o in (0..stages.len()).rev() {
         if assigned[o] {
+            continue;
+        }
+        let allowed = given.get(&o);
+        if options.groups.is_some() && allowed.is_none() {
             continue;
         }
         let Some(band) = stages[o].band() else {
@@ -98,7 +121,10 @@ pub fn fuse(
         if !band.permutable || k == 0 {
             continue;
         }
-        let sizes = tile_sizes(options, k)?;
+        let sizes = match allowed.and_then(|(_, sizes)| sizes.as_ref()) {
+            Some(sizes) => tile_sizes(&Some(sizes.clone()), k)?,
+            None => tile_sizes(&options.tile_sizes, k)?,
+        };
         let mut building = Building {
             output: o,
             sizes: sizes.clone(),
@@ -122,6 +148,9 @@ pub fn fuse(
         let mut members: BTreeSet<usize> = BTreeSet::from([o]);
         for p in (0..o).rev() {
             if assigned[p] || consumers[p].is_empty() || !consumers[p].is_subset(&members) {
+                continue;
+            }
+            if allowed.is_some_and(|(group, _)| !group.contains(&p)) {
                 continue;
             }
             if let Some((extension, windows)) =
@@ -181,8 +210,8 @@ fn tidy(m: &Map, budget: &mut Budget) -> Result<Map> {
 }
 
 /// The tile sizes of a band of `n` members.
-fn tile_sizes(options: &FuseOptions, n: usize) -> Result<Vec<i64>> {
-    let sizes: Vec<i64> = match &options.tile_sizes {
+fn tile_sizes(given: &Option<Vec<i64>>, n: usize) -> Result<Vec<i64>> {
+    let sizes: Vec<i64> = match given {
         Some(given) if !given.is_empty() => (0..n).map(|k| given[k.min(given.len() - 1)]).collect(),
         Some(_) => return Err(Error::InvalidTileSize { size: 0 }),
         None => (0..n)
@@ -201,7 +230,7 @@ fn tile_sizes(options: &FuseOptions, n: usize) -> Result<Vec<i64>> {
 
 /// The stages of an unfused schedule: the filters of its top-level sequence (or the
 /// whole tree as one stage).
-fn stages(tree: &ScheduleTree) -> Result<Vec<Stage>> {
+pub(crate) fn stages(tree: &ScheduleTree) -> Result<Vec<Stage>> {
     let Node::Domain { domain, child } = &tree.root else {
         return Err(Error::Scop(pollen_scop::Error::Invalid(
             "the schedule tree has no domain root".into(),

@@ -64,6 +64,22 @@ pub struct FuseOptions {
     /// The arrays whose values are used after the region; `None` when every array may be
     /// (fused intermediates are then written back from their scratchpads).
     pub live_out: Option<BTreeSet<String>>,
+    /// A grouping decided elsewhere (PolyMage's, say): each group's last stage in program
+    /// order is its output, and only the group's other stages are fused into it, each
+    /// when it can be (see [`fuse`]); stages in no group stay as they are. `None`: every
+    /// tilable stage without a consumer left is an output, greedily from the last
+    /// (basteln's Algorithm 2).
+    pub groups: Option<Vec<GroupSpec>>,
+}
+
+/// One group of a given grouping: the statements of its stages and its tile sizes
+/// (`None`: [`FuseOptions::tile_sizes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupSpec {
+    /// The statements of the group's stages.
+    pub statements: Vec<String>,
+    /// The output band's tile sizes.
+    pub tile_sizes: Option<Vec<i64>>,
 }
 
 /// A fused program: a new scop (copies of the fused statements, write-backs), its
