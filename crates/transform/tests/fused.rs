@@ -308,3 +308,51 @@ fn a_given_grouping_decides_what_is_fused() {
     assert_eq!(alone.groups.len(), 1);
     assert!(alone.scop.statement("S0").is_some(), "{alone}");
 }
+
+/// The digest's running example as printed (Figure 1(a)): quantisation, a convolution
+/// with its initialisation and reduction loops, and a ReLU over its output.
+const RUNNING: &str = "\
+for (h = 0; h < H; h++)
+  for (w = 0; w < W; w++)
+    A[h][w] = 2 * X[h][w];
+for (h = 0; h <= H - 3; h++)
+  for (w = 0; w <= W - 3; w++) {
+    C[h][w] = 0;
+    for (kh = 0; kh < 3; kh++)
+      for (kw = 0; kw < 3; kw++)
+        C[h][w] += A[h+kh][w+kw] * B[kh][kw];
+  }
+for (h = 0; h <= H - 3; h++)
+  for (w = 0; w <= W - 3; w++)
+    C[h][w] = C[h][w] > 0 ? C[h][w] : 0;";
+
+#[test]
+fn the_running_example_pre_fuses_the_convolution_and_slices_the_quantisation() {
+    let p = program(
+        RUNNING,
+        "int H, int W, double X[H][W], double A[H][W], double B[3][3], double C[H][W]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![2, 2]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+        groups: None,
+    };
+    let f = fused(&p, &options);
+    // Algorithm 1 gives ({S0}, {S1, S2, S3}); the quantisation is then fused into the
+    // convolution's tiles: one group.
+    assert_eq!(f.groups.len(), 1, "{f}");
+    let mut output = f.groups[0].output.clone();
+    output.sort();
+    assert_eq!(output, vec!["S1", "S2", "S3"], "{f}");
+    assert_eq!(f.groups[0].producers.len(), 1, "{f}");
+    assert_eq!(f.groups[0].producers[0].statements, vec!["S0"]);
+    // The window of A (KH = KW = 3): A_local[T2 + KH - 1][T3 + KW - 1], not written
+    // back (only C is live out); the reserved set (20) is empty at these sizes.
+    assert_eq!(
+        f.groups[0].producers[0].windows,
+        vec![("A".to_string(), vec![4, 4], false)]
+    );
+    // The tile shapes of eq. (15) at H = W = 6.
+    assert_eq!(tile_shape(&f, 6, [1, 0]), rectangle(2..=5, 0..=3));
+    assert_eq!(tile_shape(&f, 6, [1, 1]), rectangle(2..=5, 2..=5));
+}

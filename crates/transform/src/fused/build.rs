@@ -61,7 +61,7 @@ pub fn fuse(
     options: &FuseOptions,
     budget: &mut Budget,
 ) -> Result<Fused> {
-    let stages = stages(tree)?;
+    let stages = pipeline_stages(scop, deps, tree, budget)?;
     let stage_of: BTreeMap<&str, usize> = stages
         .iter()
         .enumerate()
@@ -226,6 +226,175 @@ fn tile_sizes(given: &Option<Vec<i64>>, n: usize) -> Result<Vec<i64>> {
         return Err(Error::InvalidTileSize { size: bad });
     }
     Ok(sizes)
+}
+
+/// The stages of a pipeline: the stages of its unfused schedule ([`stages`]), with
+/// consecutive stages whose dependences are quasi-identities merged (basteln's
+/// Algorithm 1, pre-tiling fusion).
+///
+/// Two stages are merged when every dependence between them relates band points that
+/// are equal on the first `k` members of both bands (`k` at least 1 and at most the
+/// narrower band, the longest such prefix): the merged stage's band is that common
+/// prefix (parallel where every member's was; permutable as all were), over a sequence
+/// of the stages' own remainders in order. An initialisation, its reduction and a
+/// pointwise epilogue over the same output points (`C = 0`, `C += A * B` over a kernel
+/// window, `C = relu(C)`) become one stage that fused tiling can tile as a whole.
+/// Stages without any dependence between them are not merged.
+pub(crate) fn pipeline_stages(
+    scop: &Scop,
+    deps: &[Dependence],
+    tree: &ScheduleTree,
+    budget: &mut Budget,
+) -> Result<Vec<Stage>> {
+    let mut out: Vec<Stage> = Vec::new();
+    'stages: for stage in stages(tree)? {
+        // The latest stage it merges with, when the stages in between (the scheduler may
+        // have put unrelated ones there) are independent of the new stage (which moves
+        // up) or of the earlier one (which moves down).
+        for j in (0..out.len()).rev() {
+            let between = &out[j + 1..];
+            let up = between.iter().all(|x| !depends(deps, x, &stage));
+            let down = between.iter().all(|x| !depends(deps, x, &out[j]));
+            if !up && !down {
+                continue;
+            }
+            if let Some(merged) = merge(scop, deps, &out[j], &stage, budget)? {
+                if up {
+                    out[j] = merged;
+                } else {
+                    out.remove(j);
+                    out.push(merged);
+                }
+                continue 'stages;
+            }
+        }
+        out.push(stage);
+    }
+    Ok(out)
+}
+
+/// Whether a dependence relates statements of `a` and `b` (either way).
+fn depends(deps: &[Dependence], a: &Stage, b: &Stage) -> bool {
+    deps.iter().any(|d| {
+        (a.statements.contains(&d.source) && b.statements.contains(&d.target))
+            || (b.statements.contains(&d.source) && a.statements.contains(&d.target))
+    })
+}
+
+/// `a` and `b` as one stage, when their dependences are quasi-identities.
+fn merge(
+    scop: &Scop,
+    deps: &[Dependence],
+    a: &Stage,
+    b: &Stage,
+    budget: &mut Budget,
+) -> Result<Option<Stage>> {
+    let (Some(ba), Some(bb)) = (a.band(), b.band()) else {
+        return Ok(None);
+    };
+    if !ba.permutable || !bb.permutable {
+        return Ok(None);
+    }
+    let phi = |band: &Band, name: &str| -> Result<Option<Map>> {
+        let Some(m) = band.schedule.maps().find(|m| tuple_name(m) == Some(name)) else {
+            return Ok(None);
+        };
+        let s = statement(scop, name)?;
+        Ok(Some(anonymous_range(
+            &m.intersect_domain(s.domain.as_map())?,
+        )))
+    };
+    let mut k = ba.n_members().min(bb.n_members());
+    let mut related = false;
+    for d in deps {
+        let (from, to) = if a.statements.contains(&d.source) && b.statements.contains(&d.target) {
+            (ba, bb)
+        } else {
+            continue;
+        };
+        let (Some(ps), Some(pt)) = (phi(from, &d.source)?, phi(to, &d.target)?) else {
+            return Ok(None);
+        };
+        // { φ_a(i) -> φ_b(j) } over the dependence's pairs, compared member by member.
+        let points = d
+            .relation
+            .reverse()
+            .apply_range(&ps)?
+            .reverse()
+            .apply_range(&pt)?;
+        if points.is_empty_with(budget)? {
+            continue;
+        }
+        related = true;
+        let mut equal = 0;
+        while equal < k {
+            let n_in = points.space().n_in();
+            let n_out = points.space().n_out();
+            let pair = points
+                .project_out(pollen_presburger::DimKind::In, equal + 1, n_in - equal - 1)?
+                .project_out(pollen_presburger::DimKind::In, 0, equal)?
+                .project_out(
+                    pollen_presburger::DimKind::Out,
+                    equal + 1,
+                    n_out - equal - 1,
+                )?
+                .project_out(pollen_presburger::DimKind::Out, 0, equal)?;
+            let apart = pair.intersect(
+                &Map::lex_lt(&pair.domain().space().clone(), true)
+                    .union(&Map::lex_lt(&pair.domain().space().clone(), true).reverse())?,
+            )?;
+            if !apart.is_empty_with(budget)? {
+                break;
+            }
+            equal += 1;
+        }
+        k = k.min(equal);
+        if k == 0 {
+            return Ok(None);
+        }
+    }
+    if !related {
+        return Ok(None);
+    }
+    // The merged band: the first k members of each; below it, each stage's rest.
+    let mut schedule = UnionMap::empty(scop.params.clone());
+    let mut children = Vec::new();
+    for (stage, band) in [(a, ba), (b, bb)] {
+        for m in band.schedule.maps() {
+            let n = m.space().n_out();
+            schedule.add_map(m.project_out(pollen_presburger::DimKind::Out, k, n - k)?)?;
+        }
+        let rest = if band.n_members() > k {
+            let mut inner = UnionMap::empty(scop.params.clone());
+            for m in band.schedule.maps() {
+                inner.add_map(m.project_out(pollen_presburger::DimKind::Out, 0, k)?)?;
+            }
+            Node::Band(Band {
+                schedule: inner,
+                permutable: band.permutable,
+                coincident: band.coincident[k..].to_vec(),
+                child: band.child.clone(),
+            })
+        } else {
+            (*band.child).clone()
+        };
+        children.push(Node::filter(stage.filter.clone(), rest));
+    }
+    let coincident: Vec<bool> = (0..k)
+        .map(|j| ba.coincident[j] && bb.coincident[j])
+        .collect();
+    let mut statements = a.statements.clone();
+    statements.extend(b.statements.iter().cloned());
+    Ok(Some(Stage {
+        statements,
+        filter: a.filter.union(&b.filter)?,
+        subtree: Node::Band(Band {
+            schedule,
+            permutable: true,
+            coincident,
+            child: Box::new(Node::Sequence(children)),
+        }),
+    }))
 }
 
 /// The stages of an unfused schedule: the filters of its top-level sequence (or the

@@ -266,6 +266,7 @@ fn in_tile(
         }
     }
     let mut actual: BTreeMap<(String, String, String), Map> = BTreeMap::new();
+    // The instances of each (reader, array) that have a source in the tile.
     let mut sourced: BTreeMap<(String, String), Map> = BTreeMap::new();
     for d in inside.as_slice().iter().filter(|d| d.kind == DepKind::Flow) {
         let array = scratch_of
@@ -276,7 +277,7 @@ fn in_tile(
         add(
             &mut sourced,
             (d.target.clone(), d.array.clone()),
-            reverse.clone(),
+            reverse.domain(),
         )?;
         let Some((source, m)) = origin_maps.get(&d.source) else {
             outcome.differences.push(format!(
@@ -299,7 +300,7 @@ fn in_tile(
             }
             let reads = Set::from_map(a.relation.intersect_domain(s.domain.as_map())?.domain())?;
             let covered = match sourced.get(&(s.name.clone(), a.array.clone())) {
-                Some(m) => Set::from_map(m.domain())?,
+                Some(m) => Set::from_map(m.clone())?,
                 None => Set::from_map(Map::empty(reads.space().clone()))?,
             };
             if !reads.is_subset_with(&covered, budget)? {
