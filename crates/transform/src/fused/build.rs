@@ -233,9 +233,8 @@ fn tile_sizes(given: &Option<Vec<i64>>, n: usize) -> Result<Vec<i64>> {
 /// Algorithm 1, pre-tiling fusion).
 ///
 /// Two stages are merged when every dependence between them relates band points that
-/// are equal on the first `k` members of both bands (`k` at least 1 and at most the
-/// narrower band, the longest such prefix): the merged stage's band is that common
-/// prefix (parallel where every member's was; permutable as all were), over a sequence
+/// are equal on all `k` members the bands have in common (`k` the narrower band's
+/// width; the digest's Definition 4.1): the merged stage's band is those `k` members (parallel where every member's was; permutable as all were), over a sequence
 /// of the stages' own remainders in order. An initialisation, its reduction and a
 /// pointwise epilogue over the same output points (`C = 0`, `C += A * B` over a kernel
 /// window, `C = relu(C)`) become one stage that fused tiling can tile as a whole.
@@ -304,7 +303,7 @@ fn merge(
             &m.intersect_domain(s.domain.as_map())?,
         )))
     };
-    let mut k = ba.n_members().min(bb.n_members());
+    let k = ba.n_members().min(bb.n_members());
     let mut related = false;
     for d in deps {
         let (from, to) = if a.statements.contains(&d.source) && b.statements.contains(&d.target) {
@@ -348,8 +347,8 @@ fn merge(
             }
             equal += 1;
         }
-        k = k.min(equal);
-        if k == 0 {
+        // A quasi-identity equates every member the two bands have in common.
+        if equal < k {
             return Ok(None);
         }
     }
@@ -895,14 +894,18 @@ fn rewrite(
             lifts.insert(name.clone(), (copy, lift));
         }
         sequence.push(Node::filter(filter, lift_node(&stage.subtree, &lifts)?));
+        // The tile loops with few iterations whatever the sizes (a colour channel's)
+        // go inside the others, so that the outermost one, run in parallel, has many.
+        let order = tile_order(&g.tiles, k, budget)?;
         let mut all = UnionSet::empty(params.clone());
-        for (c, proj) in &copies {
-            tile_band.add_map(proj.clone())?;
+        for (c, _) in &copies {
             if let Some(s) = new_statements.iter().find(|s| &s.name == c) {
+                let n = s.iterators.len() - k;
+                tile_band.add_map(ordered_projection(&params, c, k, n, &order))?;
                 all.add_set(s.domain.clone())?;
             }
         }
-        let parallel: Vec<bool> = band.coincident[..k].to_vec();
+        let parallel: Vec<bool> = order.iter().map(|&j| band.coincident[j]).collect();
         let node = Node::filter(
             all,
             Node::Band(Band {
@@ -1046,6 +1049,69 @@ fn tile_projection(params: &[String], copy: &str, k: usize, n: usize) -> Map {
         let mut row = b.zero_row();
         row[1 + np + k + n + j] = Int::one();
         row[1 + np + j] = -Int::one();
+        b.add_eq(row);
+    }
+    Map::from_basic(b)
+}
+
+/// The order of the tile band's members: those whose tile coordinate takes at most 8
+/// values for all parameter values last, the others first, each in band order.
+fn tile_order(tiles: &BTreeMap<String, Map>, k: usize, budget: &mut Budget) -> Result<Vec<usize>> {
+    let mut short = vec![false; k];
+    for (j, flag) in short.iter_mut().enumerate() {
+        let mut values: Option<Map> = None;
+        for t in tiles.values() {
+            let r = t
+                .range()
+                .project_out(pollen_presburger::DimKind::Out, j + 1, k - j - 1)?;
+            let r = r.project_out(pollen_presburger::DimKind::Out, 0, j)?;
+            let np = r.space().n_params();
+            let r = r.project_out(pollen_presburger::DimKind::Param, 0, np)?;
+            values = Some(match values {
+                None => r,
+                Some(v) => v.union(&r)?,
+            });
+        }
+        let Some(values) = values else { continue };
+        let values = Set::from_map(values)?;
+        if values.is_empty_with(budget)? {
+            continue;
+        }
+        let (Ok(low), Ok(high)) = (
+            values.dim_min_with(0, budget),
+            values.dim_max_with(0, budget),
+        ) else {
+            continue;
+        };
+        let constant = |p: &pollen_presburger::aff::PwAff| -> Option<i64> {
+            let mut out = None;
+            for (_, a) in p.pieces() {
+                out = Some(a.constant_value()?.to_i64()?);
+            }
+            out
+        };
+        if let (Some(lo), Some(hi)) = (constant(&low), constant(&high)) {
+            *flag = hi - lo < 8;
+        }
+    }
+    let mut order: Vec<usize> = (0..k).filter(|&j| !short[j]).collect();
+    order.extend((0..k).filter(|&j| short[j]));
+    Ok(order)
+}
+
+/// `{ copy[o, i] -> [o_order[0], o_order[1], ...] }`.
+fn ordered_projection(params: &[String], copy: &str, k: usize, n: usize, order: &[usize]) -> Map {
+    let space = Space::map(
+        params.to_vec(),
+        Tuple::with_names(Some(copy.to_string()), vec![None; k + n]),
+        Tuple::anonymous(k),
+    );
+    let mut b = BasicMap::universe(space);
+    let np = params.len();
+    for (j, &from) in order.iter().enumerate() {
+        let mut row = b.zero_row();
+        row[1 + np + k + n + j] = Int::one();
+        row[1 + np + from] = -Int::one();
         b.add_eq(row);
     }
     Map::from_basic(b)
