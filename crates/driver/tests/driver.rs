@@ -395,3 +395,56 @@ void f(int n, double A[n + 4], double B[n + 4][n + 4]) {
     let plain = optimize("gemm", &Options::default());
     assert!(plain.report.regions[0].scop.scheduler_fallbacks.is_empty());
 }
+
+#[test]
+fn the_basteln_strategy_fuses_a_pipeline_into_tiles_with_scratch_windows() {
+    let source = "\
+void blur(int R, int C, float img[R+2][C+2], float bx[R+2][C], float by[R][C]) {
+  int x, y;
+#pragma scop
+  for (x = 0; x < R + 2; x++)
+    for (y = 0; y < C; y++)
+      bx[x][y] = (img[x][y] + img[x][y+1] + img[x][y+2]) / 3;
+  for (x = 0; x < R; x++)
+    for (y = 0; y < C; y++)
+      by[x][y] = (bx[x][y] + bx[x+1][y] + bx[x+2][y]) / 3;
+#pragma endscop
+}
+";
+    let options = Options {
+        strategy: pollen_driver::Strategy::Basteln,
+        live_out: Some(["by".to_string()].into_iter().collect()),
+        tiling: Tiling::Sizes(vec![16, 64]),
+        ..Options::default()
+    };
+    let optimized = optimize_source(source, &options).expect("basteln");
+    let report = &optimized.report.regions[0].scop;
+    let fused = report.fused.as_ref().expect("a fused program");
+    assert_eq!(fused.groups.len(), 1);
+    assert_eq!(report.tile_sizes, TileSizes::Given(vec![16, 64]));
+    // The window is declared inside the parallel tile loop: one per tile and thread.
+    let text = &optimized.text;
+    let parallel = text
+        .find("#pragma omp parallel for")
+        .expect("a parallel loop");
+    let declaration = text.find("float bx_tile[18][64];").expect("the window");
+    assert!(parallel < declaration, "{text}");
+    // bx is not live out: nothing writes it any more.
+    assert!(!text.contains("bx[x][y] ="), "{text}");
+    assert!(
+        report.to_string().contains("bx: window 18 x 64"),
+        "{}",
+        report
+    );
+    // Without the live-out list, the window is written back.
+    let all_live = Options {
+        live_out: None,
+        ..options
+    };
+    let optimized = optimize_source(source, &all_live).expect("basteln");
+    assert!(
+        optimized.text.contains("bx[x0][x1] = bx_tile["),
+        "{}",
+        optimized.text
+    );
+}
