@@ -16,14 +16,18 @@ use crate::maps::anonymous_range;
 
 /// One stage: a top-level filter of the unfused schedule.
 #[derive(Clone, Debug)]
-struct Stage {
-    statements: Vec<String>,
-    filter: UnionSet,
-    subtree: Node,
+pub(crate) struct Stage {
+    /// The statements of the filter, in the filter's order.
+    pub(crate) statements: Vec<String>,
+    /// The filter.
+    pub(crate) filter: UnionSet,
+    /// The subtree under the filter.
+    pub(crate) subtree: Node,
 }
 
 impl Stage {
-    fn band(&self) -> Option<&Band> {
+    /// The stage's band: the subtree's root when it is a band with members.
+    pub(crate) fn band(&self) -> Option<&Band> {
         match &self.subtree {
             Node::Band(b) if b.n_members() > 0 => Some(b),
             _ => None,
@@ -194,8 +198,8 @@ fn tile_sizes(options: &FuseOptions, n: usize) -> Result<Vec<i64>> {
 }
 
 /// The stages of an unfused schedule: the filters of its top-level sequence (or the
-/// whole tree as one stage).
-fn stages(tree: &ScheduleTree) -> Result<Vec<Stage>> {
+/// whole tree as one stage). The grouping's stage graph reads programs through it too.
+pub(crate) fn stages(tree: &ScheduleTree) -> Result<Vec<Stage>> {
     let Node::Domain { domain, child } = &tree.root else {
         return Err(Error::Scop(pollen_scop::Error::Invalid(
             "the schedule tree has no domain root".into(),
