@@ -20,7 +20,7 @@
 //! same. In addition, no array of the original may be written at an element the
 //! original does not write.
 //!
-//! [`confirm_parallel`] computes the fused program's own dependences and lets the
+//! `confirm_parallel` computes the fused program's own dependences and lets the
 //! legality checker confirm every band member flagged coincident; refuted flags are
 //! cleared.
 
