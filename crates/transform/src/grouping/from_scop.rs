@@ -277,7 +277,7 @@ pub fn stage_graph(
         .enumerate()
         .flat_map(|(k, s)| s.statements.iter().map(move |n| (n.as_str(), k)))
         .collect();
-    let mut flows: BTreeMap<(usize, usize), BTreeSet<(String, String, String)>> = BTreeMap::new();
+    let mut flows: BTreeMap<(usize, usize), BTreeSet<Flow>> = BTreeMap::new();
     let mut read_outside: BTreeSet<usize> = BTreeSet::new();
     for d in deps.iter().filter(|d| d.kind == DepKind::Flow) {
         let (Some(&s), Some(&t)) = (
@@ -410,15 +410,21 @@ pub fn stage_graph(
     let one = Rat::from(1);
     let mut scales: Vec<Vec<Rat>> = vec![vec![one.clone(); n]; candidates.len()];
     for c in 0..candidates.len() {
-        for d in 0..n {
-            let first = edges
-                .iter()
-                .filter(|e| e.1 == c)
-                .find_map(|e| e.2[d].map(|a| (e.0, a)));
-            if let Some((p, a)) = first {
-                scales[c][d] = scales[p][d].clone() * Rat::from(a.factor) / Rat::from(a.divisor);
-            }
-        }
+        let row: Vec<Rat> = (0..n)
+            .map(|d| {
+                let first = edges
+                    .iter()
+                    .filter(|e| e.1 == c)
+                    .find_map(|e| e.2[d].map(|a| (e.0, a)));
+                match first {
+                    Some((p, a)) => {
+                        scales[p][d].clone() * Rat::from(a.factor) / Rat::from(a.divisor)
+                    }
+                    None => one.clone(),
+                }
+            })
+            .collect();
+        scales[c] = row;
     }
     let input_scales: Vec<BTreeMap<String, Vec<Rat>>> = inputs
         .iter()
@@ -542,6 +548,9 @@ pub fn stage_graph(
         skipped,
     })
 }
+
+/// A flow between two stages: the target statement, the array and the source statement.
+type Flow = (String, String, String);
 
 /// A stage that can be modelled.
 struct Candidate {
