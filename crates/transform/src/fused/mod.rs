@@ -42,7 +42,7 @@
 //! the tile band's parallel members are confirmed by the legality checker against the
 //! new program's own dependences.
 
-mod build;
+pub(crate) mod build;
 pub mod check;
 mod window;
 

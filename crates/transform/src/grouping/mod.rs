@@ -4,8 +4,8 @@
 //!
 //! The module works on plain data: a [`StageGraph`] of stages (PolyMage's functions) with
 //! concrete sizes, and producer→consumer edges whose dependences are already given after
-//! scaling and alignment ([`graph`]). It makes no Presburger calls; building the graph
-//! from a program is a separate step.
+//! scaling and alignment ([`graph`]). The search and the model make no Presburger calls;
+//! [`stage_graph`] builds the graph of a program ([`from_scop`]).
 //!
 //! - [`dp_grouping`]: the dynamic-programming search over groupings (Algorithm 1), with
 //!   the repair below; [`incremental_grouping`] bounds the group size and coalesces
@@ -63,6 +63,7 @@
 
 pub mod cost;
 pub mod dp;
+pub mod from_scop;
 pub mod graph;
 pub mod inline;
 
@@ -76,6 +77,7 @@ pub use dp::{
     dp_grouping, greedy_grouping, incremental_grouping, DpOptions, GreedyGrouping, Grouping,
     IncrementalGrouping, IncrementalOptions, Round,
 };
+pub use from_scop::{stage_graph, ProgramStages};
 pub use graph::{
     check_grouping, Access, Dep, Edge, Error, GroupingFault, InputRead, Result, Stage, StageGraph,
     StageId,

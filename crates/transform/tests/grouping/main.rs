@@ -4,6 +4,7 @@
 //! brute-force oracle on random small graphs.
 
 mod cost;
+mod from_scop;
 mod inline;
 mod pipelines;
 mod properties;
