@@ -212,6 +212,22 @@ fn emit(
                         statements: s.statements.clone(),
                     })
                     .collect(),
+                relocations: optimized
+                    .report
+                    .fused
+                    .iter()
+                    .flat_map(|f| &f.relocations)
+                    .map(|r| pollen_emit_c::Relocation {
+                        statement: r.statement.clone(),
+                        array: r.array.clone(),
+                        window: r.window.clone(),
+                        origin: r
+                            .origin
+                            .iter()
+                            .map(|l| pollen_emit_c::linear_text(&l.constant, &l.terms))
+                            .collect(),
+                    })
+                    .collect(),
             };
             // A fused program executes its own statements (copies of the region's).
             let executed = optimized.report.fused.as_ref().map_or(scop, |f| &f.scop);

@@ -12,6 +12,14 @@ pub enum Error {
     InvalidRegion(Range<usize>),
     /// A user node names a statement the scop does not have.
     UnknownStatement(String),
+    /// A statement's references to an array cannot be moved into its window (the text
+    /// cannot be split into tokens, or the array is used without all its subscripts).
+    Relocation {
+        /// The statement.
+        statement: String,
+        /// The array.
+        array: String,
+    },
     /// A user node gives a statement another number of values than it has iterators.
     ArityMismatch {
         /// The statement.
@@ -45,6 +53,10 @@ impl fmt::Display for Error {
                 r.start, r.end
             ),
             Error::UnknownStatement(s) => write!(f, "the AST executes the unknown statement {s}"),
+            Error::Relocation { statement, array } => write!(
+                f,
+                "the references of {statement} to {array} cannot be moved into its window"
+            ),
             Error::ArityMismatch {
                 statement,
                 expected,

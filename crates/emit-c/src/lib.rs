@@ -136,6 +136,86 @@ pub struct EmitOptions {
     /// iteration of that loop, private to the thread that runs it), or at the top of the
     /// block when no loop encloses them all.
     pub scratch: Vec<Scratch>,
+    /// References moved into scratch arrays (default none): in the named statement's
+    /// text, every reference `A[e1]..[en]` to the array becomes
+    /// `window[(e1) - (o1)]..[(en) - (on)]` ([`pollen_emit_text::relocate`]).
+    pub relocations: Vec<Relocation>,
+}
+
+/// The references of one statement to one array, moved into a window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relocation {
+    /// The statement.
+    pub statement: String,
+    /// The array its text refers to.
+    pub array: String,
+    /// The window the references go to.
+    pub window: String,
+    /// The C text of the window's origin per dimension, over the statement's iterators
+    /// and the parameters ([`linear_text`]).
+    pub origin: Vec<String>,
+}
+
+/// `constant + Σ coefficient * name` as C text: `32 * o0 - 1`, `N + 2`, `0`.
+pub fn linear_text(constant: &pollen_arith::Int, terms: &[(String, pollen_arith::Int)]) -> String {
+    let mut out = String::new();
+    for (name, c) in terms.iter().filter(|(_, c)| !c.is_zero()) {
+        let magnitude = c.abs();
+        let term = if magnitude.is_one() {
+            name.clone()
+        } else {
+            format!("{magnitude} * {name}")
+        };
+        if out.is_empty() {
+            out = if c.is_negative() {
+                format!("-{term}")
+            } else {
+                term
+            };
+        } else {
+            out.push_str(if c.is_negative() { " - " } else { " + " });
+            out.push_str(&term);
+        }
+    }
+    if out.is_empty() {
+        return constant.to_string();
+    }
+    if !constant.is_zero() {
+        out.push_str(if constant.is_negative() { " - " } else { " + " });
+        out.push_str(&constant.abs().to_string());
+    }
+    out
+}
+
+/// `scop` with the relocations applied to its statements' texts.
+fn relocated(scop: &Scop, relocations: &[Relocation]) -> Result<Scop> {
+    let mut out = scop.clone();
+    for s in &mut out.statements {
+        let table: BTreeMap<String, pollen_emit_text::Relocation> = relocations
+            .iter()
+            .filter(|r| r.statement == s.name)
+            .map(|r| {
+                (
+                    r.array.clone(),
+                    pollen_emit_text::Relocation {
+                        name: r.window.clone(),
+                        offsets: r.origin.clone(),
+                    },
+                )
+            })
+            .collect();
+        if table.is_empty() {
+            continue;
+        }
+        let text = pollen_emit_text::statement_text(&s.body);
+        s.body = pollen_emit_text::relocate(&text, &table)
+            .map(|t| format!("{t};"))
+            .ok_or_else(|| Error::Relocation {
+                statement: s.name.clone(),
+                array: table.keys().cloned().collect::<Vec<_>>().join(", "),
+            })?;
+    }
+    Ok(out)
 }
 
 /// A scratch array of the generated code (the window of a fused tile, say).
@@ -168,6 +248,7 @@ impl Default for EmitOptions {
             banner: true,
             scalar_replacement: true,
             scratch: Vec::new(),
+            relocations: Vec::new(),
         }
     }
 }
@@ -223,6 +304,13 @@ fn generate(
     if !is_identifier(&options.iterator_type.replace(' ', "_")) {
         return Err(Error::NotAnIdentifier(options.iterator_type.clone()));
     }
+    let relocated_scop;
+    let scop = if options.relocations.is_empty() {
+        scop
+    } else {
+        relocated_scop = relocated(scop, &options.relocations)?;
+        &relocated_scop
+    };
     let taken = words(source);
     let mut iterators = Vec::new();
     print::collect_iterators(ast, &mut iterators);
@@ -339,4 +427,31 @@ fn definitions(
 /// The guarded definitions of the helpers used.
 fn helper_definitions(helpers: &BTreeSet<Helper>) -> String {
     helpers.iter().map(|h| h.definition()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pollen_arith::Int;
+
+    fn terms(list: &[(&str, i64)]) -> Vec<(String, Int)> {
+        list.iter()
+            .map(|(n, c)| (n.to_string(), Int::from(*c)))
+            .collect()
+    }
+
+    #[test]
+    fn linear_forms_print_as_c() {
+        assert_eq!(
+            linear_text(&Int::from(-1), &terms(&[("o0", 32)])),
+            "32 * o0 - 1"
+        );
+        assert_eq!(
+            linear_text(&Int::from(2), &terms(&[("N", 1), ("o1", -1)])),
+            "N - o1 + 2"
+        );
+        assert_eq!(linear_text(&Int::from(0), &terms(&[("o", 0)])), "0");
+        assert_eq!(linear_text(&Int::from(-3), &[]), "-3");
+        assert_eq!(linear_text(&Int::from(0), &terms(&[("t", -4)])), "-4 * t");
+    }
 }

@@ -152,14 +152,35 @@ fn blur_fuses_into_one_group_with_a_window_of_the_halo() {
     // 32 rows of output need 34 rows of bx (PolyMage's Fig. 3: 64 + 2).
     assert_eq!(f.scratch[0].extents, vec![34, 256], "{f}");
     assert_eq!(f.scratch[0].element_type, "float");
-    // The consumer reads the window, shifted by the tile's origin.
+    // The consumer reads the window, shifted by the tile's origin (32 o0, 256 o1); its
+    // text is the original's, the emitter relocates the references.
     let consumer = f.scop.statement("S1_t").expect("copy of S1");
-    assert!(
-        consumer
-            .body
-            .contains("bx_tile[(x+1) - (32 * o0)][(y) - (256 * o1)]"),
-        "{}",
-        consumer.body
+    assert_eq!(consumer.body, p.0.statement("S1").unwrap().body);
+    let r = f
+        .relocations
+        .iter()
+        .find(|r| r.statement == "S1_t")
+        .expect("a relocation");
+    assert_eq!((r.array.as_str(), r.window.as_str()), ("bx", "bx_tile"));
+    let origin: Vec<(i64, Vec<(String, i64)>)> = r
+        .origin
+        .iter()
+        .map(|l| {
+            (
+                l.constant.to_i64().unwrap(),
+                l.terms
+                    .iter()
+                    .map(|(n, c)| (n.clone(), c.to_i64().unwrap()))
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        origin,
+        vec![
+            (0, vec![("o0".to_string(), 32)]),
+            (0, vec![("o1".to_string(), 256)])
+        ]
     );
 }
 

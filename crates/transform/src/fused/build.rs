@@ -4,13 +4,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use pollen_arith::Int;
 use pollen_deps::{DepKind, Dependence};
-use pollen_emit_text::{fresh_prefix, relocate, statement_text, words, Relocation};
 use pollen_presburger::{BasicMap, Budget, Map, Set, Space, Tuple, UnionMap, UnionSet};
 use pollen_scop::{Access, AccessKind, Array, Band, Node, ScheduleTree, Scop, Statement};
 
 use super::check::{self, Origin};
 use super::window::{window, Extent};
-use super::{FuseOptions, Fused, FusedStage, Group, Scratch};
+use super::{FuseOptions, Fused, FusedStage, Group, Linear, Relocation, Scratch};
 use crate::error::{Error, Result};
 use crate::maps::anonymous_range;
 
@@ -560,7 +559,7 @@ impl Names {
     fn new(scop: &Scop, k_max: usize) -> Names {
         let mut taken: BTreeSet<String> = BTreeSet::new();
         for s in &scop.statements {
-            taken.extend(words(&s.body));
+            taken.extend(identifiers(&s.body));
             taken.extend(s.iterators.iter().cloned());
             taken.insert(s.name.clone());
         }
@@ -569,7 +568,7 @@ impl Names {
         let tile: Vec<String> = (0..k_max).map(|k| format!("o{k}")).collect();
         let points: Vec<String> = (0..8).map(|k| format!("x{k}")).collect();
         let prefix = fresh_prefix(&tile, &taken, &["", "t_", "tile_", "pollen_"]);
-        let point_prefix = fresh_prefix(&points, &taken, &["", "w_", "pollen_"]);
+        let point_prefix = fresh_prefix(&points, &taken, &["", "w_", "pollen_"]).to_string();
         let tile = tile.iter().map(|t| format!("{prefix}{t}")).collect();
         Names {
             tile,
@@ -612,13 +611,14 @@ fn rewrite(
     let mut units: Vec<(usize, Node)> = Vec::new();
     let mut reports: Vec<Group> = Vec::new();
     let mut in_group: BTreeSet<usize> = BTreeSet::new();
+    let mut relocations: Vec<Relocation> = Vec::new();
 
     for g in &groups {
         let k = g.sizes.len();
         let tile_names = &names.tile[..k].to_vec();
         in_group.insert(g.output);
         // Scratch arrays of the fused producers' arrays.
-        let mut relocations: BTreeMap<String, Relocation> = BTreeMap::new();
+        let mut windows_of: BTreeMap<String, Window> = BTreeMap::new();
         let mut scratch_of: BTreeMap<String, usize> = BTreeMap::new();
         for (_, _, windows) in &g.producers {
             for (a, w) in windows {
@@ -626,15 +626,13 @@ fn rewrite(
                     continue;
                 };
                 let name = names.fresh(&format!("{a}_tile"));
-                let offsets: Vec<String> = w
-                    .iter()
-                    .map(|e| offset_text(e, &params, tile_names))
-                    .collect();
-                relocations.insert(
+                let origin: Vec<Linear> =
+                    w.iter().map(|e| origin(e, &params, tile_names)).collect();
+                windows_of.insert(
                     a.clone(),
-                    Relocation {
+                    Window {
                         name: name.clone(),
-                        offsets,
+                        origin,
                     },
                 );
                 let mut extents = vec![String::new(); k];
@@ -682,15 +680,12 @@ fn rewrite(
                 let copy = names.fresh(&format!("{name}_t"));
                 let domain = flatten(e, &copy)?;
                 let lift = projection(&params, &copy, k, s)?;
-                let (accesses, used) = copy_accesses(s, &lift, k, &copy, &relocations, &arrays)?;
+                let (accesses, used) = copy_accesses(s, &lift, k, &copy, &windows_of, &arrays)?;
                 for u in used {
                     scratch[scratch_of[&u]].statements.push(copy.clone());
+                    relocations.push(relocation(&copy, &u, &windows_of[&u]));
                 }
-                let body = relocate(&statement_text(&s.body), &relocations).ok_or_else(|| {
-                    Error::Scop(pollen_scop::Error::Invalid(format!(
-                        "the text of {name} cannot be relocated into its tile's scratch arrays"
-                    )))
-                })?;
+                let body = s.body.clone();
                 let mut iterators = tile_names.clone();
                 iterators.extend(s.iterators.iter().cloned());
                 filter.add_set(domain.clone())?;
@@ -773,13 +768,14 @@ fn rewrite(
                     .collect();
                 let subscripts: String = points.iter().map(|p| format!("[{p}]")).collect();
                 let scratch_name = scratch[sc].name.clone();
-                let table = BTreeMap::from([(scratch_name.clone(), relocations[a].clone())]);
-                let text = format!("{a}{subscripts} = {scratch_name}{subscripts};");
-                let body = relocate(&text, &table).ok_or_else(|| {
-                    Error::Scop(pollen_scop::Error::Invalid(format!(
-                        "the write-back of {a} cannot be printed"
-                    )))
-                })?;
+                // The window's element at the same place, relocated by the emitter.
+                let body = format!("{a}{subscripts} = {scratch_name}{subscripts};");
+                relocations.push(Relocation {
+                    statement: wname.clone(),
+                    array: scratch_name.clone(),
+                    window: scratch_name.clone(),
+                    origin: windows_of[a].origin.clone(),
+                });
                 let wspace = domain.space().clone();
                 let ident = Map::identity(&wspace);
                 let write = ident.clone().with_space(Space::map(
@@ -861,15 +857,12 @@ fn rewrite(
             let copy = names.fresh(&format!("{name}_t"));
             let domain = flatten(&t.reverse(), &copy)?;
             let lift = projection(&params, &copy, k, s)?;
-            let (accesses, used) = copy_accesses(s, &lift, k, &copy, &relocations, &arrays)?;
+            let (accesses, used) = copy_accesses(s, &lift, k, &copy, &windows_of, &arrays)?;
             for u in used {
                 scratch[scratch_of[&u]].statements.push(copy.clone());
+                relocations.push(relocation(&copy, &u, &windows_of[&u]));
             }
-            let body = relocate(&statement_text(&s.body), &relocations).ok_or_else(|| {
-                Error::Scop(pollen_scop::Error::Invalid(format!(
-                    "the text of {name} cannot be relocated into its tile's scratch arrays"
-                )))
-            })?;
+            let body = s.body.clone();
             let mut iterators = tile_names.clone();
             iterators.extend(s.iterators.iter().cloned());
             filter.add_set(domain.clone())?;
@@ -976,6 +969,7 @@ fn rewrite(
         scratch,
         groups: reports,
         origins,
+        relocations,
     };
     check::check(scop, &fused, options.live_out.as_ref(), budget)?.into_result()?;
     let _ = deps;
@@ -1143,7 +1137,7 @@ fn copy_accesses(
     lift: &Map,
     k: usize,
     copy: &str,
-    relocations: &BTreeMap<String, Relocation>,
+    windows: &BTreeMap<String, Window>,
     arrays: &[Array],
 ) -> Result<(Vec<Access>, BTreeSet<String>)> {
     let mut out = Vec::new();
@@ -1152,7 +1146,7 @@ fn copy_accesses(
     let params = lift.space().param_names().to_vec();
     for a in &s.accesses {
         let lifted = lift.apply_range(&a.relation)?;
-        match relocations.get(&a.array) {
+        match windows.get(&a.array) {
             None => out.push(Access {
                 kind: a.kind,
                 array: a.array.clone(),
@@ -1240,38 +1234,58 @@ fn lift_node(node: &Node, lifts: &BTreeMap<String, (String, Map)>) -> Result<Nod
     })
 }
 
-/// The C text of a window's origin over the tile iterators and the parameters.
-fn offset_text(e: &Extent, params: &[String], tiles: &[String]) -> String {
-    let mut terms: Vec<(Int, String)> = Vec::new();
+/// The origin of a window along one dimension, over the tile iterators and the
+/// parameters.
+fn origin(e: &Extent, params: &[String], tiles: &[String]) -> Linear {
+    let mut terms: Vec<(String, Int)> = Vec::new();
     for (c, t) in e.tile.iter().zip(tiles) {
-        terms.push((c.clone(), t.clone()));
-    }
-    for (c, p) in e.params.iter().zip(params) {
-        terms.push((c.clone(), p.clone()));
-    }
-    let mut out = String::new();
-    for (c, name) in terms.into_iter().filter(|(c, _)| !c.is_zero()) {
-        let negative = c.is_negative();
-        let magnitude = c.abs();
-        let term = if magnitude.is_one() {
-            name
-        } else {
-            format!("{magnitude} * {name}")
-        };
-        if out.is_empty() {
-            out = if negative { format!("-{term}") } else { term };
-        } else {
-            out.push_str(if negative { " - " } else { " + " });
-            out.push_str(&term);
+        if !c.is_zero() {
+            terms.push((t.clone(), c.clone()));
         }
     }
-    let c = &e.constant;
-    if out.is_empty() {
-        return c.to_string();
+    for (c, p) in e.params.iter().zip(params) {
+        if !c.is_zero() {
+            terms.push((p.clone(), c.clone()));
+        }
     }
-    if !c.is_zero() {
-        out.push_str(if c.is_negative() { " - " } else { " + " });
-        out.push_str(&c.abs().to_string());
+    Linear {
+        constant: e.constant.clone(),
+        terms,
     }
-    out
+}
+
+/// The relocation of `array`'s references in `statement` into its window.
+fn relocation(statement: &str, array: &str, window: &Window) -> Relocation {
+    Relocation {
+        statement: statement.to_string(),
+        array: array.to_string(),
+        window: window.name.clone(),
+        origin: window.origin.clone(),
+    }
+}
+
+/// A scratch array and its origin, per dimension.
+struct Window {
+    name: String,
+    origin: Vec<Linear>,
+}
+
+/// The identifier-like words of a C text.
+fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        })
+        .map(str::to_string)
+}
+
+/// The first prefix of `prefixes` that makes none of `names` a taken word.
+fn fresh_prefix<'a>(names: &[String], taken: &BTreeSet<String>, prefixes: &[&'a str]) -> &'a str {
+    prefixes
+        .iter()
+        .find(|p| names.iter().all(|n| !taken.contains(&format!("{p}{n}"))))
+        .copied()
+        .unwrap_or("pollen_gen_")
 }

@@ -98,6 +98,33 @@ pub struct Fused {
     pub groups: Vec<Group>,
     /// What each statement of the new program computes.
     pub origins: BTreeMap<String, check::Origin>,
+    /// The references of statements to move into their windows: the statements keep
+    /// their original text, and the emitter prints each reference `A[e1]..[en]` of a
+    /// relocated array as `window[(e1) - (o1)]..[(en) - (on)]`.
+    pub relocations: Vec<Relocation>,
+}
+
+/// References of one statement to one array, moved into a window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Relocation {
+    /// The statement of the new program.
+    pub statement: String,
+    /// The array its text refers to.
+    pub array: String,
+    /// The window (scratch array) the references go to.
+    pub window: String,
+    /// The window's origin per dimension, over the statement's iterators and the
+    /// parameters.
+    pub origin: Vec<Linear>,
+}
+
+/// `constant + Σ coefficient * name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Linear {
+    /// The constant term.
+    pub constant: pollen_arith::Int,
+    /// The other terms: a variable's name and its coefficient.
+    pub terms: Vec<(String, pollen_arith::Int)>,
 }
 
 /// One scratch array: the window of an intermediate array inside a tile.
