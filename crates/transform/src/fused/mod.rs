@@ -2,12 +2,14 @@
 //! slicing of tiled loop nests, `../shared/digests/basteln.md`).
 //!
 //! A pipeline is a sequence of *stages* (the top-level filters of a schedule without
-//! fusion, each with its own permutable band); a stage *consumes* another when it reads
-//! values the other writes. Tiling every stage on its own keeps each intermediate image
+//! fusion, each with its own permutable band, neighbours whose dependences are
+//! quasi-identities merged first: basteln's Algorithm 1); a stage *consumes* another
+//! when it reads values the other writes. Tiling every stage on its own keeps each intermediate image
 //! in memory between stages. [`fuse`] instead tiles only an *output* stage and computes,
 //! for each of its tiles, exactly the instances of its producers that the tile needs:
 //!
-//! 1. **Output tiling.** The output's band `φ` is tiled: tile `o = floor(φ(i) / T)`.
+//! 1. **Output tiling.** The leading parallel members of the output's band `φ` are
+//!    tiled: tile `o = floor(φ(i) / T)`.
 //! 2. **Footprints.** The tile's footprint on an array `A` is `f = t⁻¹ ∘ reads`,
 //!    `{ [o] -> A[x] }` (digest eq. 13), exact, partial tiles included.
 //! 3. **Backward slicing.** A producer `P` writing `A` gets the tile shape
@@ -19,12 +21,12 @@
 //! 4. **Scratchpads.** What a producer writes inside a tile lives in a small array of the
 //!    tile, its *window*: a box of constant extents whose origin is an affine function
 //!    of the tile coordinates ([`Scratch`]). Reads of the producer's array in the tile are
-//!    relocated into the window. When the array is live out of the region (every array
+//!    relocated into the window (a [`Relocation`] the emitter applies to the text). When the array is live out of the region (every array
 //!    is, unless [`FuseOptions::live_out`] names the live-out ones), each element is also
 //!    written back by exactly one tile: the lexicographically first tile that computes it.
 //! 5. **Post-tiling fusion.** Every fused instance becomes an instance of a *copy*
 //!    statement whose iterators are the tile coordinates followed by the original ones
-//!    (`S0f[o0, o1, x, y]`), so that the program stays a plain [`Scop`]: the copies'
+//!    (`S0_t[o0, o1, x, y]`), so that the program stays a plain [`Scop`]: the copies'
 //!    domains are the extensions, their scratch arrays are indexed by the tile
 //!    coordinates too (each tile owns its window), and the new tree is a tile band over
 //!    a sequence of the producers' copies (their own subtrees) and the output's point
@@ -35,12 +37,13 @@
 //! (a consumer reading a whole row of it, as a matrix product does, would recompute the
 //! whole producer in each tile). Stages that join no group keep their own subtree.
 //!
-//! Every result is confirmed by [`check`], which shares nothing with the construction:
-//! the value-based dataflow of the new program, its sources mapped back to the original
-//! statements, must be that of the original program, for every read and for the final
-//! value of every element of every array (read by a sink appended to both programs); and
-//! the tile band's parallel members are confirmed by the legality checker against the
-//! new program's own dependences.
+//! With [`FuseOptions::groups`], a grouping decided elsewhere (PolyMage's model) says
+//! which stages go together.
+//!
+//! Every result is confirmed by [`check`], which uses nothing of the construction but
+//! each new statement's declared origin: the dataflow inside a symbolic tile equals the
+//! original's, tiles touch disjoint global data, outputs run once, and the units of the
+//! new program keep the original's dependences and final values.
 
 pub(crate) mod build;
 pub mod check;
