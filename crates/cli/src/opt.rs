@@ -115,7 +115,8 @@ pub struct OptArgs {
     /// The optimization strategy: pluto schedules and tiles the whole region; basteln
     /// tiles each output stage of a pipeline and recomputes the producers it needs
     /// inside its tiles (fused tiling with overlap, intermediates in per-tile
-    /// scratchpads; --tile-sizes gives the output tiles, default 32x256).
+    /// scratchpads; --tile-sizes gives the output tiles, default 32x256); polymage fuses
+    /// the groups of stages PolyMage's cost model chooses, with its tile sizes.
     #[arg(long, value_enum, default_value = "pluto")]
     pub strategy: StrategyChoice,
     /// The arrays used after the region (comma-separated), for --strategy basteln:
@@ -124,6 +125,10 @@ pub struct OptArgs {
     /// written back.
     #[arg(long, value_delimiter = ',', value_name = "A,B")]
     pub live_out: Option<Vec<String>>,
+    /// Estimates of the parameters for --strategy polymage's cost model, e.g.
+    /// `R=2048,C=2048` (a parameter not listed is estimated at 1024).
+    #[arg(long, value_delimiter = ',', value_name = "P=V,...", value_parser = parse_estimate)]
+    pub estimates: Vec<(String, i64)>,
     /// The pragma of vectorisable innermost loops.
     #[arg(long, value_enum, default_value = "omp-simd")]
     pub vectorize: VectorizeChoice,
@@ -217,6 +222,20 @@ pub enum StrategyChoice {
     Pluto,
     /// Fused tiling of pipelines: output stages tiled, producers recomputed per tile.
     Basteln,
+    /// Fused tiling of the groups PolyMage's cost model chooses.
+    Polymage,
+}
+
+/// `P=V`: a parameter's estimate.
+fn parse_estimate(text: &str) -> std::result::Result<(String, i64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, found `{text}`"))?;
+    let value = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|e| format!("the estimate of {name}: {e}"))?;
+    Ok((name.trim().to_string(), value))
 }
 
 /// The driver's options for the command line: the flags, and the machine's caches.
@@ -225,7 +244,13 @@ fn options(args: &OptArgs) -> Options {
         strategy: match args.strategy {
             StrategyChoice::Pluto => Strategy::Pluto,
             StrategyChoice::Basteln => Strategy::Basteln,
+            StrategyChoice::Polymage => Strategy::Polymage,
         },
+        estimates: args.estimates.iter().cloned().collect(),
+        cores: std::thread::available_parallelism()
+            .ok()
+            .and_then(|n| u32::try_from(n.get()).ok())
+            .unwrap_or(2),
         live_out: args.live_out.as_ref().map(|l| l.iter().cloned().collect()),
         algorithm: match args.algo {
             AlgoChoice::Pluto => Algorithm::Pluto,

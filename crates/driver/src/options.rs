@@ -19,6 +19,12 @@ pub struct Options {
     /// intermediates not listed live only in their tiles' scratchpads. `None` (the
     /// default) means every array may be used afterwards.
     pub live_out: Option<std::collections::BTreeSet<String>>,
+    /// Estimates of the parameters' values, for [`Strategy::Polymage`]'s cost model
+    /// (a parameter not listed is estimated at 1024).
+    pub estimates: std::collections::BTreeMap<String, i64>,
+    /// The number of cores the code runs on, for [`Strategy::Polymage`]'s cost model
+    /// (default 2; the `pollen` tool reads the machine's).
+    pub cores: u32,
     /// The scheduling algorithm.
     pub algorithm: Algorithm,
     /// How the strongly connected components of the dependence graph are fused. With
@@ -67,6 +73,8 @@ impl Default for Options {
         Options {
             strategy: Strategy::Pluto,
             live_out: None,
+            estimates: std::collections::BTreeMap::new(),
+            cores: 2,
             algorithm: Algorithm::Pluto,
             fusion: Fusion::Smart,
             tiling: Tiling::FromCache,
@@ -95,6 +103,12 @@ pub enum Strategy {
     /// producers it needs are recomputed inside its tiles, their values kept in
     /// scratchpads.
     Basteln,
+    /// Fused tiling of the groups PolyMage's model chooses
+    /// (`pollen_transform::grouping`: the DP over groupings, the cost of Eq. 2 with the
+    /// normalised Xeon weights, the tile-size model for [`Options::cache`] and
+    /// [`Options::cores`], at [`Options::estimates`]); given tile sizes
+    /// ([`Options::tiling`]) replace the model's.
+    Polymage,
 }
 
 impl Strategy {
@@ -103,6 +117,7 @@ impl Strategy {
         match self {
             Strategy::Pluto => "pluto",
             Strategy::Basteln => "basteln",
+            Strategy::Polymage => "polymage",
         }
     }
 }

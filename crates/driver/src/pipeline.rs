@@ -288,7 +288,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     }
     let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
         .map_err(Error::Dependences)?;
-    if options.strategy == Strategy::Basteln {
+    if matches!(options.strategy, Strategy::Basteln | Strategy::Polymage) {
         return optimize_scop_fused(scop, deps, options);
     }
     let deps_slice = deps.as_slice();
@@ -363,6 +363,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         loops: outline(&ast, options.parallel),
         gpu: None,
         fused: None,
+        grouping: None,
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -386,13 +387,25 @@ fn optimize_scop_fused(
     };
     let outcome = pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
         .map_err(Error::Scheduling)?;
+    let given = match &options.tiling {
+        Tiling::Sizes(sizes) => Some(sizes.clone()),
+        Tiling::Off | Tiling::FromCache => None,
+    };
+    let transform_error = |error| Error::Transform {
+        stage: Stage::Tiling,
+        error,
+    };
+    let (groups, plan) = if options.strategy == Strategy::Polymage {
+        let (groups, plan) = polymage_groups(scop, &deps, &outcome.tree, given.is_none(), options)
+            .map_err(transform_error)?;
+        (Some(groups), Some(plan))
+    } else {
+        (None, None)
+    };
     let fuse_options = pollen_transform::fused::FuseOptions {
-        tile_sizes: match &options.tiling {
-            Tiling::Sizes(sizes) => Some(sizes.clone()),
-            Tiling::Off | Tiling::FromCache => None,
-        },
+        tile_sizes: given,
         live_out: options.live_out.clone(),
-        groups: None,
+        groups,
     };
     let fused = pollen_transform::fused::fuse(
         scop,
@@ -426,12 +439,74 @@ fn optimize_scop_fused(
         loops: outline(&ast, options.parallel),
         gpu: None,
         fused: Some(fused.clone()),
+        grouping: plan,
     };
     Ok(OptimizedScop {
         tree: fused.tree,
         ast,
         report,
     })
+}
+
+/// [`Strategy::Polymage`]'s groups: the stage graph of the unfused schedule at the
+/// estimates, grouped by the DP under the cost model; with `model_tiles`, each group's
+/// tile sizes are the model's (innermost-aligned with the output band).
+fn polymage_groups(
+    scop: &Scop,
+    deps: &pollen_deps::Dependences,
+    unfused: &ScheduleTree,
+    model_tiles: bool,
+    options: &Options,
+) -> std::result::Result<
+    (
+        Vec<pollen_transform::fused::GroupSpec>,
+        pollen_transform::grouping::Plan,
+    ),
+    pollen_transform::Error,
+> {
+    use pollen_transform::grouping::{self, CostParams, DpOptions, Machine, Weights};
+    let grouping_error =
+        |e: &dyn std::fmt::Display| pollen_transform::Error::Grouping(e.to_string());
+    let mut budget = fresh_budget(options);
+    let program = grouping::stage_graph(
+        scop,
+        deps.as_slice(),
+        unfused,
+        &options.estimates,
+        options.live_out.as_ref(),
+        &mut budget,
+    )
+    .map_err(|e| match e {
+        grouping::from_scop::Error::Transform(e) => e,
+        e => grouping_error(&e),
+    })?;
+    let clamp = |bytes: u64| i64::try_from(bytes).unwrap_or(i64::MAX);
+    let params = CostParams {
+        machine: Machine {
+            l1_bytes: clamp(options.cache.l1_bytes),
+            l2_bytes: clamp(options.cache.l2_bytes),
+            cores: i64::from(options.cores.max(1)),
+            innermost_tile: 256,
+        },
+        weights: Weights::xeon_normalized(),
+        multi_level: false,
+    };
+    let plan = grouping::plan(&program.graph, &params, &DpOptions::default())
+        .map_err(|e| grouping_error(&e))?;
+    let groups = plan
+        .grouping
+        .groups
+        .iter()
+        .zip(&plan.costs)
+        .map(|(group, cost)| pollen_transform::fused::GroupSpec {
+            statements: group
+                .iter()
+                .flat_map(|&s| program.statements[s].iter().cloned())
+                .collect(),
+            tile_sizes: (model_tiles && !cost.tiles().is_empty()).then(|| cost.tiles().to_vec()),
+        })
+        .collect();
+    Ok((groups, plan))
 }
 
 /// The profitability check: the original order, its parallel loops marked, replaces
@@ -549,6 +624,7 @@ pub fn optimize_scop_scheduled(
         loops: outline(&ast, options.parallel),
         gpu: None,
         fused: None,
+        grouping: None,
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -637,6 +713,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fallback: Fallback::None,
         loops: outline(&ast, options.parallel),
         fused: None,
+        grouping: None,
         gpu: Some(GpuReport {
             target: options.target,
             scenarios,

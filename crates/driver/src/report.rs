@@ -83,6 +83,9 @@ pub struct ScopReport {
     /// tile sizes, extensions and scratchpads (`None` for the other strategies). Its
     /// scop, not the region's, is the one the loops execute.
     pub fused: Option<pollen_transform::fused::Fused>,
+    /// [`Strategy::Polymage`](crate::Strategy::Polymage)'s grouping: the groups the
+    /// model chose, with their costs and tiles (`None` for the other strategies).
+    pub grouping: Option<pollen_transform::grouping::Plan>,
 }
 
 /// The statements, parameters and arrays of a scop.
@@ -377,6 +380,9 @@ impl ScopReport {
         write_tree(f, &title, &self.schedule)?;
         for fallback in &self.scheduler_fallbacks {
             writeln!(f, "scheduler fallback: {fallback}")?;
+        }
+        if let Some(plan) = &self.grouping {
+            write!(f, "{plan}")?;
         }
         if let Some(fused) = &self.fused {
             write!(f, "{fused}")?;

@@ -448,3 +448,57 @@ void blur(int R, int C, float img[R+2][C+2], float bx[R+2][C], float by[R][C]) {
         optimized.text
     );
 }
+
+#[test]
+fn the_polymage_strategy_groups_by_its_model_and_tiles_with_its_sizes() {
+    let source = "\
+void blur(int R, int C, float img[R+2][C+2], float bx[R+2][C], float by[R][C]) {
+  int x, y;
+#pragma scop
+  for (x = 0; x < R + 2; x++)
+    for (y = 0; y < C; y++)
+      bx[x][y] = (img[x][y] + img[x][y+1] + img[x][y+2]) / 3;
+  for (x = 0; x < R; x++)
+    for (y = 0; y < C; y++)
+      by[x][y] = (bx[x][y] + bx[x+1][y] + bx[x+2][y]) / 3;
+#pragma endscop
+}
+";
+    let options = Options {
+        strategy: pollen_driver::Strategy::Polymage,
+        live_out: Some(["by".to_string()].into_iter().collect()),
+        estimates: [("R".to_string(), 2048), ("C".to_string(), 2048)]
+            .into_iter()
+            .collect(),
+        cache: CacheInfo {
+            l1_bytes: 32 * 1024,
+            l2_bytes: 1024 * 1024,
+            l3_bytes: None,
+        },
+        cores: 2,
+        ..Options::default()
+    };
+    let optimized = optimize_source(source, &options).expect("polymage");
+    let report = &optimized.report.regions[0].scop;
+    let plan = report.grouping.as_ref().expect("the model's plan");
+    // One group of both stages; the model's tiles (innermost 256) are the fused
+    // program's.
+    assert_eq!(plan.grouping.groups.len(), 1, "{plan}");
+    let tiles = plan.costs[0].tiles().to_vec();
+    assert_eq!(tiles.last(), Some(&256));
+    let fused = report.fused.as_ref().expect("a fused program");
+    assert_eq!(fused.groups[0].tile_sizes, tiles, "{fused}");
+    assert_eq!(fused.groups[0].producers.len(), 1);
+    assert!(
+        report.to_string().contains("grouping: 1 group(s)"),
+        "{report}"
+    );
+    // Given sizes replace the model's.
+    let given = Options {
+        tiling: Tiling::Sizes(vec![8, 64]),
+        ..options
+    };
+    let optimized = optimize_source(source, &given).expect("polymage");
+    let fused = optimized.report.regions[0].scop.fused.clone().unwrap();
+    assert_eq!(fused.groups[0].tile_sizes, vec![8, 64]);
+}

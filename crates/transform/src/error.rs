@@ -30,6 +30,8 @@ pub enum Error {
     NotEquivalent(String),
     /// The dependences of a transformed program could not be computed.
     Dependences(String),
+    /// The stage graph or the grouping search failed (the message says why).
+    Grouping(String),
 }
 
 /// The result type of this crate.
@@ -80,6 +82,7 @@ impl fmt::Display for Error {
                 write!(f, "the fused program differs from the original: {d}")
             }
             Error::Dependences(e) => write!(f, "dependence analysis failed: {e}"),
+            Error::Grouping(e) => write!(f, "grouping failed: {e}"),
         }
     }
 }

@@ -121,6 +121,10 @@ pub fn fuse(
             continue;
         }
         let sizes = match allowed.and_then(|(_, sizes)| sizes.as_ref()) {
+            Some(sizes) if sizes.len() >= band.n_members() => {
+                let first = sizes.len() - band.n_members();
+                tile_sizes(&Some(sizes[first..first + k].to_vec()), k)?
+            }
             Some(sizes) => tile_sizes(&Some(sizes.clone()), k)?,
             None => tile_sizes(&options.tile_sizes, k)?,
         };

@@ -76,7 +76,10 @@ pub struct FuseOptions {
 }
 
 /// One group of a given grouping: the statements of its stages and its tile sizes
-/// (`None`: [`FuseOptions::tile_sizes`]).
+/// (`None`: [`FuseOptions::tile_sizes`]). Sizes at least as many as the output band's
+/// members are aligned with the band's innermost member (a grouping model's tiles over
+/// a common space padded on the outside); fewer are read from the outermost member, the
+/// last repeated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupSpec {
     /// The statements of the group's stages.
