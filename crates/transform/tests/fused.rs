@@ -377,3 +377,48 @@ fn the_running_example_pre_fuses_the_convolution_and_slices_the_quantisation() {
     assert_eq!(tile_shape(&f, 6, [1, 0]), rectangle(2..=5, 0..=3));
     assert_eq!(tile_shape(&f, 6, [1, 1]), rectangle(2..=5, 2..=5));
 }
+
+#[test]
+fn dead_arrays_of_the_output_stage_live_in_windows() {
+    // Unsharp mask's last three stages merge (quasi-identities) into the output stage;
+    // with only `out` live, `by` and `sh` are kept per tile and never written whole.
+    let p = program(
+        "for (x = 0; x < R + 4; x++)\n  for (y = 0; y < C; y++)\n    bx[x][y] = img[x][y] + img[x][y+4];\n\
+         for (x = 0; x < R; x++)\n  for (y = 0; y < C; y++)\n    by[x][y] = bx[x][y] + bx[x+4][y];\n\
+         for (x = 0; x < R; x++)\n  for (y = 0; y < C; y++)\n    sh[x][y] = 2 * img[x+2][y+2] - by[x][y];\n\
+         for (x = 0; x < R; x++)\n  for (y = 0; y < C; y++)\n    out[x][y] = sh[x][y] > 0 ? sh[x][y] : by[x][y];",
+        "int R, int C, float img[R+4][C+4], float bx[R+4][C], float by[R][C], float sh[R][C], float out[R][C]",
+    );
+    let options = FuseOptions {
+        live_out: Some(BTreeSet::from(["out".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert_eq!(f.groups.len(), 1, "{f}");
+    let mut windows: Vec<(&str, &[i64])> = f
+        .scratch
+        .iter()
+        .map(|s| (s.array.as_str(), s.extents.as_slice()))
+        .collect();
+    windows.sort();
+    assert_eq!(
+        windows,
+        vec![
+            ("bx", &[36, 256][..]),
+            ("by", &[32, 256][..]),
+            ("sh", &[32, 256][..])
+        ]
+    );
+    let written: BTreeSet<&str> = f
+        .scop
+        .statements
+        .iter()
+        .flat_map(|s| &s.accesses)
+        .filter(|a| a.kind == pollen_scop::AccessKind::Write)
+        .map(|a| a.array.as_str())
+        .collect();
+    assert!(written.contains("out") && !written.contains("by") && !written.contains("sh"));
+    // With every array live, they are written as before.
+    let all = fused(&p, &FuseOptions::default());
+    assert!(all.scratch.iter().all(|s| s.array == "bx"), "{all}");
+}

@@ -173,6 +173,70 @@ pub fn fuse(
     rewrite(scop, deps, &stages, groups, options, budget)
 }
 
+/// The arrays of group `g`'s output stage that can live in windows: not live out (a
+/// live-out list is given and does not name them), written and read by the output stage
+/// only, each tile reading only elements it writes, typed, with constant-size windows.
+fn output_windows(
+    scop: &Scop,
+    output: &Stage,
+    g: &Building,
+    options: &FuseOptions,
+    budget: &mut Budget,
+) -> Result<Vec<(String, Vec<Extent>)>> {
+    let Some(live) = &options.live_out else {
+        return Ok(Vec::new());
+    };
+    let mut arrays: BTreeSet<String> = BTreeSet::new();
+    for name in &output.statements {
+        for a in &statement(scop, name)?.accesses {
+            if a.kind == AccessKind::Write && !live.contains(&a.array) {
+                arrays.insert(a.array.clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    'arrays: for a in arrays {
+        if scop
+            .array(&a)
+            .is_none_or(|x| x.element_type.is_empty() || x.local)
+        {
+            continue;
+        }
+        let mut writes: Option<Map> = None;
+        let mut reads: Option<Map> = None;
+        for s in &scop.statements {
+            for x in s.accesses.iter().filter(|x| x.array == a) {
+                if !output.statements.contains(&s.name) {
+                    continue 'arrays;
+                }
+                let Some(t) = g.tiles.get(&s.name) else {
+                    continue 'arrays;
+                };
+                let m = t.reverse().apply_range(&x.relation)?;
+                let slot = if x.kind == AccessKind::Write {
+                    &mut writes
+                } else {
+                    &mut reads
+                };
+                *slot = Some(match slot.take() {
+                    None => m,
+                    Some(y) => y.union(&m)?,
+                });
+            }
+        }
+        let Some(writes) = writes else { continue };
+        if let Some(reads) = reads {
+            if !reads.is_subset_with(&writes, budget)? {
+                continue;
+            }
+        }
+        if let Some(w) = window(&writes, budget)? {
+            out.push((a, w));
+        }
+    }
+    Ok(out)
+}
+
 /// `{ [p] -> [o] : T_k o_k <= p_k <= T_k o_k + T_k - 1 }`: the tiles of a band, written
 /// with inequalities only (no division), so that the extensions composed from it stay
 /// division-free and code generation scans them without guards.
@@ -656,6 +720,38 @@ fn rewrite(
                     statements: Vec::new(),
                 });
             }
+        }
+        // Arrays the output stage alone writes and reads, dead after the region: each
+        // tile keeps its part in a window too (storage reduction inside the output).
+        for (a, w) in output_windows(scop, &stages[g.output], g, options, budget)? {
+            let Some(original) = scop.array(&a) else {
+                continue;
+            };
+            let name = names.fresh(&format!("{a}_tile"));
+            let origin: Vec<Linear> = w.iter().map(|e| origin(e, &params, tile_names)).collect();
+            windows_of.insert(
+                a.clone(),
+                Window {
+                    name: name.clone(),
+                    origin,
+                },
+            );
+            let mut extents = vec![String::new(); k];
+            extents.extend(w.iter().map(|e| e.extent.to_string()));
+            arrays.push(Array {
+                name: name.clone(),
+                element_type: original.element_type.clone(),
+                extents,
+                local: false,
+            });
+            scratch_of.insert(a.clone(), scratch.len());
+            scratch.push(Scratch {
+                name,
+                array: a.clone(),
+                element_type: original.element_type.clone(),
+                extents: w.iter().map(|e| e.extent).collect(),
+                statements: Vec::new(),
+            });
         }
 
         let mut copies: Vec<(String, Map)> = Vec::new(); // copy name, its tile projection
