@@ -210,6 +210,7 @@ fn emit(
                         element_type: s.element_type.clone(),
                         extents: s.extents.clone(),
                         statements: s.statements.clone(),
+                        tile_args: s.tile_dims,
                     })
                     .collect(),
                 relocations: optimized

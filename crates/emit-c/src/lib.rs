@@ -132,9 +132,9 @@ pub struct EmitOptions {
     /// (default on): see [Scalar replacement](crate#scalar-replacement).
     pub scalar_replacement: bool,
     /// Scratch arrays to declare (default none): each at the start of the body of the
-    /// innermost loop that encloses every instance of its statements (one array per
-    /// iteration of that loop, private to the thread that runs it), or at the top of the
-    /// block when no loop encloses them all.
+    /// innermost loop that encloses every instance of its statements and whose iterator
+    /// is one of their tile arguments (one array per tile, private to the thread that
+    /// runs it), or at the top of the block when there is no such loop.
     pub scratch: Vec<Scratch>,
     /// References moved into scratch arrays (default none): in the named statement's
     /// text, every reference `A[e1]..[en]` to the array becomes
@@ -229,6 +229,9 @@ pub struct Scratch {
     pub extents: Vec<i64>,
     /// The statements that use it.
     pub statements: Vec<String>,
+    /// How many of the statements' first iterators say which tile (which window) an
+    /// instance uses.
+    pub tile_args: usize,
 }
 
 impl Scratch {
@@ -364,7 +367,7 @@ fn generate(
         printer.line(1, &format!("{} {};", a.element_type, a.name));
     }
     for s in &options.scratch {
-        match print::enclosing_loop(ast, &s.statements) {
+        match print::enclosing_loop(ast, &s.statements, s.tile_args) {
             Some(key) => printer
                 .declarations
                 .entry(key)

@@ -405,9 +405,12 @@ fn loop_key(l: &Loop) -> usize {
     l as *const Loop as usize
 }
 
-/// The key of the innermost loop of `ast` whose body holds every instance of the
-/// `statements` (`None` when no loop holds them all, or there are none).
-pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String]) -> Option<usize> {
+/// The key of the loop of `ast` whose body gets the declaration of a scratch array used
+/// by `statements`, whose first `tile_args` arguments say which tile an instance
+/// belongs to: of the loops that hold every instance of the statements, the innermost
+/// whose iterator a tile argument mentions (a new window per tile, none within one);
+/// `None` when no such loop exists (one tile: the window is declared once).
+pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String], tile_args: usize) -> Option<usize> {
     fn count(ast: &Ast, statements: &[String]) -> usize {
         match ast {
             Ast::Block(children) => children.iter().map(|c| count(c, statements)).sum(),
@@ -434,6 +437,25 @@ pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String]) -> Option<usize> 
             Ast::User { .. } => Vec::new(),
         }
     }
+    fn tiles_mention(ast: &Ast, statements: &[String], k: usize, iterator: &str) -> bool {
+        match ast {
+            Ast::Block(children) => children
+                .iter()
+                .any(|c| tiles_mention(c, statements, k, iterator)),
+            Ast::For(l) => tiles_mention(&l.body, statements, k, iterator),
+            Ast::If {
+                then, otherwise, ..
+            } => {
+                tiles_mention(then, statements, k, iterator)
+                    || otherwise
+                        .as_deref()
+                        .is_some_and(|o| tiles_mention(o, statements, k, iterator))
+            }
+            Ast::User { statement, args } => {
+                statements.contains(statement) && args.iter().take(k).any(|a| a.mentions(iterator))
+            }
+        }
+    }
     let total = count(ast, statements);
     if total == 0 {
         return None;
@@ -444,7 +466,9 @@ pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String]) -> Option<usize> 
         .into_iter()
         .find(|l| count(&l.body, statements) == total)
     {
-        found = Some(loop_key(l));
+        if tiles_mention(&l.body, statements, tile_args, &l.iterator) {
+            found = Some(loop_key(l));
+        }
         at = &l.body;
     }
     found

@@ -718,6 +718,7 @@ fn rewrite(
                     element_type: original.element_type.clone(),
                     extents: w.iter().map(|e| e.extent).collect(),
                     statements: Vec::new(),
+                    tile_dims: k,
                 });
             }
         }
@@ -751,6 +752,7 @@ fn rewrite(
                 element_type: original.element_type.clone(),
                 extents: w.iter().map(|e| e.extent).collect(),
                 statements: Vec::new(),
+                tile_dims: k,
             });
         }
 

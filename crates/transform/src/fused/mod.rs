@@ -146,6 +146,9 @@ pub struct Scratch {
     pub extents: Vec<i64>,
     /// The statements that use it.
     pub statements: Vec<String>,
+    /// The number of tile coordinates before the statements' own iterators (the
+    /// window an instance uses is its tile's).
+    pub tile_dims: usize,
 }
 
 /// One fusion group: an output stage tiled, with the producers fused into its tiles.
