@@ -502,3 +502,39 @@ void blur(int R, int C, float img[R+2][C+2], float bx[R+2][C], float by[R][C]) {
     let fused = optimized.report.regions[0].scop.fused.clone().unwrap();
     assert_eq!(fused.groups[0].tile_sizes, vec![8, 64]);
 }
+
+#[test]
+fn scratch_windows_are_declared_once_per_tile_not_per_point() {
+    // The up-sampled `u` is written and read in one point loop: its window must still
+    // live across the whole tile, where `d`'s does.
+    let source = "\
+void f(int N, float a[2*N+2], float d[N+1], float u[2*N], float o[2*N]) {
+  int x;
+#pragma scop
+  for (x = 0; x <= N; x++)
+    d[x] = (a[2*x] + a[2*x+1]) / 2;
+  for (x = 0; x < 2*N; x++)
+    u[x] = (d[x/2] + d[(x+1)/2]) / 2;
+  for (x = 0; x < 2*N; x++)
+    o[x] = a[x] - u[x];
+#pragma endscop
+}
+";
+    let options = Options {
+        strategy: pollen_driver::Strategy::Basteln,
+        live_out: Some(["o".to_string()].into_iter().collect()),
+        tiling: Tiling::Sizes(vec![64]),
+        ..Options::default()
+    };
+    let text = optimize_source(source, &options).expect("basteln").text;
+    let line = |needle: &str| {
+        text.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} in {text}"))
+            .to_string()
+    };
+    let d = line("float d_tile[33];");
+    let u = line("float u_tile[64];");
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    assert_eq!(indent(&d), indent(&u), "{text}");
+}
