@@ -85,6 +85,7 @@ fn the_digest_footprints_and_overlapped_tile_shapes() {
         tile_sizes: Some(vec![2, 2]),
         live_out: Some(BTreeSet::from(["C".to_string()])),
         groups: None,
+        footprint_bytes: None,
     };
     let f = fused(&p, &options);
     assert_eq!(f.groups.len(), 1, "{f}");
@@ -270,6 +271,7 @@ fn the_checker_refuses_outputs_run_twice_and_units_out_of_order() {
         tile_sizes: Some(vec![4]),
         live_out: None,
         groups: None,
+        footprint_bytes: None,
     };
     let mut g = fused(&q, &options);
     assert!(verdict(&q, &g, None).is_equivalent());
@@ -357,6 +359,7 @@ fn the_running_example_pre_fuses_the_convolution_and_slices_the_quantisation() {
         tile_sizes: Some(vec![2, 2]),
         live_out: Some(BTreeSet::from(["C".to_string()])),
         groups: None,
+        footprint_bytes: None,
     };
     let f = fused(&p, &options);
     // Algorithm 1 gives ({S0}, {S1, S2, S3}); the quantisation is then fused into the
@@ -421,4 +424,26 @@ fn dead_arrays_of_the_output_stage_live_in_windows() {
     // With every array live, they are written as before.
     let all = fused(&p, &FuseOptions::default());
     assert!(all.scratch.iter().all(|s| s.array == "bx"), "{all}");
+}
+
+#[test]
+fn without_sizes_the_largest_tiles_whose_windows_fit_are_taken() {
+    let p = program(BLUR, BLUR_PARAMS);
+    // 128 floats a row: (T + 2) * 128 * 4 bytes must fit.
+    for (limit, outer) in [(40_000, 64), (20_000, 32), (9_000, 16), (1_000, 1)] {
+        let options = FuseOptions {
+            footprint_bytes: Some(limit),
+            ..FuseOptions::default()
+        };
+        let f = fused(&p, &options);
+        assert_eq!(
+            f.groups[0].tile_sizes,
+            vec![outer, 128],
+            "limit {limit}: {f}"
+        );
+        if outer > 1 {
+            let bytes: i64 = f.scratch[0].extents.iter().product::<i64>() * 4;
+            assert!(bytes <= limit, "{bytes} > {limit}");
+        }
+    }
 }

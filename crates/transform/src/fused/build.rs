@@ -120,14 +120,74 @@ pub fn fuse(
         if !band.permutable || k == 0 {
             continue;
         }
-        let sizes = match allowed.and_then(|(_, sizes)| sizes.as_ref()) {
+        let given_sizes = match allowed.and_then(|(_, sizes)| sizes.as_ref()) {
             Some(sizes) if sizes.len() >= band.n_members() => {
                 let first = sizes.len() - band.n_members();
-                tile_sizes(&Some(sizes[first..first + k].to_vec()), k)?
+                Some(sizes[first..first + k].to_vec())
             }
-            Some(sizes) => tile_sizes(&Some(sizes.clone()), k)?,
-            None => tile_sizes(&options.tile_sizes, k)?,
+            Some(sizes) => Some(sizes.clone()),
+            None => options.tile_sizes.clone(),
         };
+        let context = Context {
+            scop,
+            stages: &stages,
+            consumers: &consumers,
+            writers: &writers,
+            assigned: &assigned,
+            allowed: allowed.map(|(group, _)| group),
+        };
+        let building = match (given_sizes, options.footprint_bytes) {
+            (Some(sizes), _) => context.group(o, k, tile_sizes(&Some(sizes), k)?, budget)?,
+            (None, None) => context.group(o, k, tile_sizes(&None, k)?, budget)?,
+            (None, Some(limit)) => {
+                // The largest tiles whose windows fit the footprint (the innermost member
+                // 128 wide, the one outside it from 64 down, the others 1).
+                let mut chosen = None;
+                for outer in [64, 32, 16, 8, 4, 2, 1] {
+                    let sizes: Vec<i64> = (0..k)
+                        .map(|j| match k - 1 - j {
+                            0 => 128,
+                            1 => outer,
+                            _ => 1,
+                        })
+                        .collect();
+                    let b = context.group(o, k, sizes, budget)?;
+                    let fits = b.window_bytes(scop) <= limit;
+                    chosen = Some(b);
+                    if fits || k == 1 {
+                        break;
+                    }
+                }
+                chosen.expect("at least one candidate")
+            }
+        };
+        assigned[o] = true;
+        for (p, _, _) in &building.producers {
+            assigned[*p] = true;
+        }
+        groups.push(building);
+    }
+    groups.reverse();
+    rewrite(scop, deps, &stages, groups, options, budget)
+}
+
+/// What building one group needs to know of the program.
+struct Context<'a> {
+    scop: &'a Scop,
+    stages: &'a [Stage],
+    consumers: &'a [BTreeSet<usize>],
+    writers: &'a BTreeMap<String, BTreeSet<usize>>,
+    assigned: &'a [bool],
+    /// The stages a given grouping allows in the group.
+    allowed: Option<&'a BTreeSet<usize>>,
+}
+
+impl Context<'_> {
+    /// The group of output stage `o` with its first `k` band members tiled by `sizes`:
+    /// every unassigned earlier stage that can be sliced into it, from the latest.
+    fn group(&self, o: usize, k: usize, sizes: Vec<i64>, budget: &mut Budget) -> Result<Building> {
+        let scop = self.scop;
+        let band = self.stages[o].band().expect("outputs have bands");
         let mut building = Building {
             output: o,
             sizes: sizes.clone(),
@@ -135,7 +195,7 @@ pub fn fuse(
             producers: Vec::new(),
         };
         let tiling = tile_relation(&sizes);
-        for name in &stages[o].statements {
+        for name in &self.stages[o].statements {
             let Some(m) = band.schedule.maps().find(|m| tuple_name(m) == Some(name)) else {
                 continue;
             };
@@ -147,30 +207,55 @@ pub fn fuse(
                 .apply_range(&tiling)?;
             building.tiles.insert(name.clone(), t);
         }
-        assigned[o] = true;
         let mut members: BTreeSet<usize> = BTreeSet::from([o]);
         for p in (0..o).rev() {
-            if assigned[p] || consumers[p].is_empty() || !consumers[p].is_subset(&members) {
+            let consumers = &self.consumers[p];
+            if self.assigned[p] || consumers.is_empty() || !consumers.is_subset(&members) {
                 continue;
             }
-            if allowed.is_some_and(|(group, _)| !group.contains(&p)) {
+            if self.allowed.is_some_and(|group| !group.contains(&p)) {
                 continue;
             }
             if let Some((extension, windows)) =
-                slice(scop, &stages[p], &building, &writers, p, budget)?
+                slice(scop, &self.stages[p], &building, self.writers, p, budget)?
             {
                 for (name, e) in &extension {
                     building.tiles.insert(name.clone(), e.reverse());
                 }
                 building.producers.push((p, extension, windows));
                 members.insert(p);
-                assigned[p] = true;
             }
         }
-        groups.push(building);
+        Ok(building)
     }
-    groups.reverse();
-    rewrite(scop, deps, &stages, groups, options, budget)
+}
+
+impl Building {
+    /// The bytes of the producers' windows of one tile.
+    fn window_bytes(&self, scop: &Scop) -> u64 {
+        let mut total: u64 = 0;
+        for (_, _, windows) in &self.producers {
+            for (a, w) in windows {
+                let elements: u64 = w
+                    .iter()
+                    .map(|e| u64::try_from(e.extent).unwrap_or(u64::MAX))
+                    .fold(1, u64::saturating_mul);
+                let bytes = scop.array(a).map_or(8, |x| element_bytes(&x.element_type));
+                total = total.saturating_add(elements.saturating_mul(bytes));
+            }
+        }
+        total
+    }
+}
+
+/// The size of a C element type in bytes (8 when unknown).
+fn element_bytes(element_type: &str) -> u64 {
+    match element_type.trim() {
+        "char" | "signed char" | "unsigned char" => 1,
+        "short" | "unsigned short" => 2,
+        "float" | "int" | "unsigned" | "unsigned int" => 4,
+        _ => 8,
+    }
 }
 
 /// The arrays of group `g`'s output stage that can live in windows: not live out (a
@@ -515,15 +600,6 @@ fn slice(
             }
         }
     }
-    for name in &stage.statements {
-        let s = statement(scop, name)?;
-        if s.accesses
-            .iter()
-            .any(|a| a.kind == AccessKind::Read && arrays.contains(&a.array))
-        {
-            return Ok(None);
-        }
-    }
     for a in &arrays {
         let only_here = writers
             .get(a)
@@ -543,6 +619,56 @@ fn slice(
             &m.intersect_domain(s.domain.as_map())?,
         )))
     };
+    // The stage may read its own arrays only at the band point that writes them (a
+    // stage merged from quasi-identities: `ixx = ix * ix` beside `ix = ...`), so that
+    // whole band points in a tile compute what they read.
+    for name in &stage.statements {
+        let s = statement(scop, name)?;
+        for read in s.accesses.iter().filter(|a| a.kind == AccessKind::Read) {
+            if !arrays.contains(&read.array) {
+                continue;
+            }
+            let Some(fr) = phi(name)? else {
+                return Ok(None);
+            };
+            let read = read.relation.intersect_domain(s.domain.as_map())?;
+            for w in &stage.statements {
+                let ws = statement(scop, w)?;
+                let Some(fw) = phi(w)? else {
+                    return Ok(None);
+                };
+                for write in ws.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
+                    if write.array
+                        != read
+                            .space()
+                            .range_tuple()
+                            .and_then(|t| t.name())
+                            .unwrap_or_default()
+                    {
+                        continue;
+                    }
+                    // { φ(reader) -> φ(writer) } over the pairs through one element.
+                    let pairs = read.apply_range(
+                        &write
+                            .relation
+                            .intersect_domain(ws.domain.as_map())?
+                            .reverse(),
+                    )?;
+                    let points = pairs
+                        .reverse()
+                        .apply_range(&fr)?
+                        .reverse()
+                        .apply_range(&fw)?;
+                    let space = points.domain().space().clone();
+                    let apart =
+                        Map::lex_lt(&space, true).union(&Map::lex_lt(&space, true).reverse())?;
+                    if !points.intersect(&apart)?.is_empty_with(budget)? {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
     let mut points: Option<Map> = None;
     for (reader, t) in &building.tiles {
         let s = statement(scop, reader)?;

@@ -67,6 +67,11 @@ pub struct FuseOptions {
     /// The arrays whose values are used after the region; `None` when every array may be
     /// (fused intermediates are then written back from their scratchpads).
     pub live_out: Option<BTreeSet<String>>,
+    /// Without given tile sizes: the most bytes the producers' windows of one tile may
+    /// take, and the tiles are the largest that fit (the innermost member 128 wide, the
+    /// one outside it 64, 32, ... 1, the others 1); `None`: the fixed defaults of
+    /// [`FuseOptions::tile_sizes`].
+    pub footprint_bytes: Option<u64>,
     /// A grouping decided elsewhere (PolyMage's, say): each group's last stage in program
     /// order is its output, and only the group's other stages are fused into it, each
     /// when it can be (see [`fuse`]); stages in no group stay as they are. `None`: every
