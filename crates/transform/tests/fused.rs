@@ -443,7 +443,7 @@ fn without_sizes_the_largest_tiles_whose_windows_fit_are_taken() {
         );
         if outer > 1 {
             let bytes: i64 = f.scratch[0].extents.iter().product::<i64>() * 4;
-            assert!(bytes <= limit, "{bytes} > {limit}");
+            assert!(bytes as u64 <= limit, "{bytes} > {limit}");
         }
     }
 }
