@@ -430,7 +430,13 @@ fn dead_arrays_of_the_output_stage_live_in_windows() {
 fn without_sizes_the_largest_tiles_whose_windows_fit_are_taken() {
     let p = program(BLUR, BLUR_PARAMS);
     // 128 floats a row: (T + 2) * 128 * 4 bytes must fit.
-    for (limit, outer) in [(40_000, 64), (20_000, 32), (9_000, 16), (1_000, 1)] {
+    for (limit, outer) in [
+        (40_000, 64),
+        (20_000, 32),
+        (10_000, 16),
+        (9_000, 8),
+        (1_000, 1),
+    ] {
         let options = FuseOptions {
             footprint_bytes: Some(limit),
             ..FuseOptions::default()
