@@ -58,6 +58,12 @@ pub fn kernel_scop(name: &str) -> Scop {
         .scop
 }
 
+/// The directory of the image-processing and multigrid pipelines, `examples/pipelines`
+/// at the repository's root.
+pub fn pipelines_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/pipelines")
+}
+
 /// The directory of the deep-learning operators, `examples/operators` at the repository's
 /// root.
 pub fn operators_dir() -> PathBuf {
