@@ -495,8 +495,13 @@ fn polymage_groups(
         weights: Weights::xeon_normalized(),
         multi_level: false,
     };
-    let plan = grouping::plan(&program.graph, &params, &DpOptions::default())
-        .map_err(|e| grouping_error(&e))?;
+    // A DP past these limits hands over to the bounded incremental search.
+    let limits = DpOptions {
+        max_states: 20_000,
+        max_steps: 5_000_000,
+        ..DpOptions::default()
+    };
+    let plan = grouping::plan(&program.graph, &params, &limits).map_err(|e| grouping_error(&e))?;
     let groups = plan
         .grouping
         .groups

@@ -95,11 +95,25 @@ pub struct Plan {
     pub names: Vec<Vec<String>>,
 }
 
-/// Groups `graph` with the DP under the cost model `params`, and costs every group.
+/// Groups `graph` with the DP under the cost model `params`, and costs every group. When
+/// the DP reaches its state or step limit, the bounded incremental grouping takes over
+/// (groups of at most 8 stages, then one unbounded round over the coalesced graph).
 pub fn plan(graph: &StageGraph, params: &CostParams, options: &DpOptions) -> Result<Plan> {
     // An invalid machine makes every group fail; report it once, here.
     params.machine.check()?;
-    let grouping = dp_grouping(graph, model_cost(graph, params), options)?;
+    let grouping = match dp_grouping(graph, model_cost(graph, params), options) {
+        // Long pipelines: the bounded incremental search (Algorithm 5), groups of at
+        // most 8 stages first, then the coalesced graph without a bound.
+        Err(Error::StateLimit { .. } | Error::StepLimit { .. }) => {
+            let incremental = IncrementalOptions {
+                initial_limit: 8,
+                step: None,
+                limits: options.clone(),
+            };
+            incremental_grouping(graph, model_cost(graph, params), &incremental)?.grouping
+        }
+        other => other?,
+    };
     let mut costs = Vec::with_capacity(grouping.groups.len());
     let mut names = Vec::with_capacity(grouping.groups.len());
     for group in &grouping.groups {

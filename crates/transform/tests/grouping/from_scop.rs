@@ -328,3 +328,20 @@ fn element_sizes() {
     assert_eq!(element_size("short"), 2);
     assert_eq!(element_size("struct pixel"), 8);
 }
+
+/// PolyMage's Table 1: the DP enumerates 10 groupings of Unsharp Mask (4 stages, one
+/// with two successors); the example pipeline's graph gives the same count.
+#[test]
+fn the_example_unsharp_mask_enumerates_table_1s_ten_groupings() {
+    let source = std::fs::read_to_string(pollen_testkit::pipelines_dir().join("unsharp.c"))
+        .expect("examples/pipelines/unsharp.c");
+    let p = stages_of(
+        &source,
+        &[("rows", 2832), ("cols", 4256)],
+        Some(&["masked"]),
+    );
+    assert_eq!(p.graph.n_stages(), 4);
+    let result = plan(&p.graph, &CostParams::xeon(), &DpOptions::default()).unwrap();
+    assert_eq!(result.grouping.memo_states, 10);
+    check_grouping(&p.graph, &result.grouping.groups).unwrap();
+}
