@@ -398,30 +398,48 @@ pub(crate) fn pipeline_stages(
     budget: &mut Budget,
 ) -> Result<Vec<Stage>> {
     let mut out: Vec<Stage> = Vec::new();
-    'stages: for stage in stages(tree)? {
-        // The latest stage it merges with, when the stages in between (the scheduler may
-        // have put unrelated ones there) are independent of the new stage (which moves
-        // up) or of the earlier one (which moves down).
-        for j in (0..out.len()).rev() {
-            let between = &out[j + 1..];
-            let up = between.iter().all(|x| !depends(deps, x, &stage));
-            let down = between.iter().all(|x| !depends(deps, x, &out[j]));
-            if !up && !down {
-                continue;
-            }
-            if let Some(merged) = merge(scop, deps, &out[j], &stage, budget)? {
-                if up {
-                    out[j] = merged;
-                } else {
-                    out.remove(j);
-                    out.push(merged);
-                }
-                continue 'stages;
-            }
-        }
+    for stage in stages(tree)? {
         out.push(stage);
+        // The new stage, and every stage a merge produces, merges with the latest
+        // earlier stage it can, until none is left.
+        let mut at = out.len() - 1;
+        while let Some(next) = absorb(scop, deps, &mut out, at, budget)? {
+            at = next;
+        }
     }
     Ok(out)
+}
+
+/// Merges `out[at]` into the latest earlier stage it can merge with, when the stages in
+/// between (the scheduler may have put unrelated ones there) are independent of it
+/// (it moves up) or of the earlier one (which moves down); the merged stage's index.
+fn absorb(
+    scop: &Scop,
+    deps: &[Dependence],
+    out: &mut Vec<Stage>,
+    at: usize,
+    budget: &mut Budget,
+) -> Result<Option<usize>> {
+    for j in (0..at).rev() {
+        let between = &out[j + 1..at];
+        let up = between.iter().all(|x| !depends(deps, x, &out[at]));
+        let down = between.iter().all(|x| !depends(deps, x, &out[j]));
+        if !up && !down {
+            continue;
+        }
+        if let Some(merged) = merge(scop, deps, &out[j], &out[at], budget)? {
+            return Ok(Some(if up {
+                out.remove(at);
+                out[j] = merged;
+                j
+            } else {
+                out[at] = merged;
+                out.remove(j);
+                at - 1
+            }));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether a dependence relates statements of `a` and `b` (either way).
