@@ -453,3 +453,148 @@ fn without_sizes_the_largest_tiles_whose_windows_fit_are_taken() {
         }
     }
 }
+
+/// The pairs `(tile, instance)` of a producer's extension at the parameter values
+/// `params`, one-dimensional tiles and instances.
+fn extension_points(f: &Fused, producer: &str, params: &[i64]) -> Vec<(i64, i64)> {
+    let e = f.groups[0]
+        .producers
+        .iter()
+        .find(|p| p.statements.iter().any(|s| s == producer))
+        .expect("the producer is fused")
+        .extension
+        .maps()
+        .next()
+        .expect("one extension")
+        .clone();
+    let mut m = e;
+    for (k, v) in params.iter().enumerate() {
+        m = m.fix_val(DimKind::Param, k, &Int::from(*v)).expect("fix");
+    }
+    let m = m
+        .project_out(DimKind::Param, 0, params.len())
+        .expect("project");
+    m.points()
+        .expect("points")
+        .into_iter()
+        .map(|p| (p[0].to_i64().unwrap(), p[1].to_i64().unwrap()))
+        .collect()
+}
+
+fn ranges(points: &[(i64, i64)]) -> Vec<(i64, i64, i64)> {
+    let mut out: Vec<(i64, i64, i64)> = Vec::new();
+    for &(t, x) in points {
+        match out.last_mut() {
+            Some((tile, _, hi)) if *tile == t && *hi + 1 == x => *hi = x,
+            _ => out.push((t, x, x)),
+        }
+    }
+    out
+}
+
+#[test]
+fn t6_recomputation_counts_of_the_running_example() {
+    let p = program(
+        RUNNING,
+        "int H, int W, double X[H][W], double A[H][W], double B[3][3], double C[H][W]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![2, 2]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    let e = f.groups[0].producers[0]
+        .extension
+        .maps()
+        .next()
+        .unwrap()
+        .clone();
+    for (n, executions, points) in [(6, 64, 36), (7, 121, 49)] {
+        let mut m = e.clone();
+        for k in 0..2 {
+            m = m.fix_val(DimKind::Param, k, &Int::from(n)).unwrap();
+        }
+        let m = m.project_out(DimKind::Param, 0, 2).unwrap();
+        assert_eq!(m.points().unwrap().len(), executions, "H = W = {n}");
+        let range = Set::from_map(m.range()).unwrap();
+        assert_eq!(range.points().unwrap().len(), points);
+    }
+    // The reserved set (20) is empty: no instance of the quantisation runs outside the
+    // tiles.
+    assert!(!f.groups[0].producers[0].reserved, "{f}");
+}
+
+#[test]
+fn t7_a_scattered_tile_shape_keeps_the_rest_in_place() {
+    let p = program(
+        "for (i = 0; i < 16; i++)\n  A[i] = 3 * X[i];\nfor (j = 0; j < 8; j++)\n  B[j] = A[2 * j];",
+        "double X[16], double A[16], double B[8]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert_eq!(
+        extension_points(&f, "S0", &[]),
+        vec![
+            (0, 0),
+            (0, 2),
+            (0, 4),
+            (0, 6),
+            (1, 8),
+            (1, 10),
+            (1, 12),
+            (1, 14)
+        ]
+    );
+    // A is live out: its odd elements are computed in their original place.
+    assert!(f.groups[0].producers[0].reserved, "{f}");
+    let reserved = f.scop.statement("S0").expect("the reserved instances");
+    let odd: Vec<i64> = reserved
+        .domain
+        .points()
+        .unwrap()
+        .into_iter()
+        .map(|p| p[0].to_i64().unwrap())
+        .collect();
+    assert_eq!(odd, (1..16).step_by(2).collect::<Vec<_>>());
+}
+
+#[test]
+fn t8_backward_slicing_through_a_chain() {
+    let p = program(
+        "for (i = 0; i < 16; i++)\n  A[i] = X[i];\n\
+         for (i = 1; i < 15; i++)\n  B[i] = A[i-1] + A[i] + A[i+1];\n\
+         for (i = 2; i < 14; i++)\n  C[i] = B[i-1] + B[i] + B[i+1];",
+        "double X[16], double A[16], double B[16], double C[16]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert_eq!(f.groups.len(), 1, "{f}");
+    // Sb is sliced before Sa (the visit order of Algorithm 2).
+    let order: Vec<&str> = f.groups[0]
+        .producers
+        .iter()
+        .map(|p| p.statements[0].as_str())
+        .collect();
+    assert_eq!(
+        order,
+        vec!["S0", "S1"],
+        "producers in the order a tile runs them"
+    );
+    assert_eq!(
+        ranges(&extension_points(&f, "S1", &[])),
+        vec![(0, 1, 4), (1, 3, 8), (2, 7, 12), (3, 11, 14)]
+    );
+    assert_eq!(
+        ranges(&extension_points(&f, "S0", &[])),
+        vec![(0, 0, 5), (1, 2, 9), (2, 6, 13), (3, 10, 15)]
+    );
+    assert!(f.groups[0].producers.iter().all(|p| !p.reserved));
+}
