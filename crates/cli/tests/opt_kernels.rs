@@ -3,9 +3,10 @@
 //! and, with `-DPOLLEN_DUMP`, every element) with 1 and 2 OpenMP threads.
 //!
 //! The kernels run at their small default sizes (the manifest's test flags), optimized
-//! twice: with the default options (tile sizes from the machine's caches, which at these
-//! sizes leaves one tile or a few), and with small tiles of sizes 4 and 8 so that every
-//! kernel runs through many full and partial tiles and wavefronts. Kernels are handled
+//! three times: with the default options (tile sizes from the machine's caches, which at
+//! these sizes leaves one tile or a few), with small tiles of sizes 4 and 8 so that every
+//! kernel runs through many full and partial tiles and wavefronts, and with the basteln
+//! strategy's fused tiling on tiles of 4 and 8. Kernels are handled
 //! two at a time; every failure is reported at the end. gcc must be installed: without it
 //! the test fails and says so.
 
@@ -45,7 +46,11 @@ fn compile(source: &Path, binary: &Path, flags: &[String]) -> Result<(), String>
 }
 
 /// The `pollen opt` variants each kernel is checked with: a name and the options.
-const VARIANTS: [(&str, &[&str]); 2] = [("default", &[]), ("tiles-4-8", &["--tile-sizes", "4,8"])];
+const VARIANTS: [(&str, &[&str]); 3] = [
+    ("default", &[]),
+    ("tiles-4-8", &["--tile-sizes", "4,8"]),
+    ("basteln", &["--strategy", "basteln", "--tile-sizes", "4,8"]),
+];
 
 /// Optimizes, compiles and runs one kernel in every variant; the failures.
 fn check_kernel(name: &str, flags: &[String], dir: &Path) -> Vec<String> {

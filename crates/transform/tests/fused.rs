@@ -204,7 +204,7 @@ fn verdict(
     f: &Fused,
     live: Option<&BTreeSet<String>>,
 ) -> check::Outcome {
-    check::check(&p.0, f, live, &mut Budget::unlimited()).expect("check runs")
+    check::check(&p.0, &p.1, f, live, &mut Budget::unlimited()).expect("check runs")
 }
 
 #[test]

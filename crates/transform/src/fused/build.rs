@@ -130,6 +130,7 @@ pub fn fuse(
         };
         let context = Context {
             scop,
+            deps,
             stages: &stages,
             consumers: &consumers,
             writers: &writers,
@@ -174,6 +175,7 @@ pub fn fuse(
 /// What building one group needs to know of the program.
 struct Context<'a> {
     scop: &'a Scop,
+    deps: &'a [Dependence],
     stages: &'a [Stage],
     consumers: &'a [BTreeSet<usize>],
     writers: &'a BTreeMap<String, BTreeSet<usize>>,
@@ -183,6 +185,30 @@ struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// Whether stage `p` reads an array that a stage of `members` writes.
+    fn reads_group_output(&self, p: usize, members: &BTreeSet<usize>) -> Result<bool> {
+        let mut written: BTreeSet<&str> = BTreeSet::new();
+        for &m in members {
+            for name in &self.stages[m].statements {
+                for a in &statement(self.scop, name)?.accesses {
+                    if a.kind == AccessKind::Write {
+                        written.insert(&a.array);
+                    }
+                }
+            }
+        }
+        for name in &self.stages[p].statements {
+            let s = statement(self.scop, name)?;
+            if s.accesses
+                .iter()
+                .any(|a| a.kind == AccessKind::Read && written.contains(a.array.as_str()))
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The group of output stage `o` with its first `k` band members tiled by `sizes`:
     /// every unassigned earlier stage that can be sliced into it, from the latest.
     fn group(&self, o: usize, k: usize, sizes: Vec<i64>, budget: &mut Budget) -> Result<Building> {
@@ -214,6 +240,15 @@ impl Context<'_> {
                 continue;
             }
             if self.allowed.is_some_and(|group| !group.contains(&p)) {
+                continue;
+            }
+            // Moving the producer down to the output must cross no stage it depends on
+            // either way, and its tiles must not read what the group overwrites (other
+            // tiles may have overwritten it already).
+            let crosses = (p + 1..o)
+                .filter(|q| !members.contains(q))
+                .any(|q| depends(self.deps, &self.stages[p], &self.stages[q]));
+            if crosses || self.reads_group_output(p, &members)? {
                 continue;
             }
             if let Some((extension, windows)) =
@@ -1217,8 +1252,7 @@ fn rewrite(
         origins,
         relocations,
     };
-    check::check(scop, &fused, options.live_out.as_ref(), budget)?.into_result()?;
-    let _ = deps;
+    check::check(scop, deps, &fused, options.live_out.as_ref(), budget)?.into_result()?;
     Ok(fused)
 }
 

@@ -19,9 +19,9 @@
 //! 3. **Coverage.** The copies of each output statement run each original instance
 //!    exactly once.
 //! 4. **Between units** (the filters of the top-level sequence: groups, and stages kept
-//!    as they were): no dependence of the original runs backwards, and where two units
-//!    write the same element, the original's last writer belongs to the later one.
-//!    Every array is written exactly where the original writes it.
+//!    as they were): no dependence of the original (flow, anti and output) runs
+//!    backwards, so that several units writing an element leave the original's last
+//!    value. Every live-out array is written exactly where the original writes it.
 //!
 //! With the statements' texts unchanged up to the relocation of array references into
 //! their windows (whose offsets keep every index inside its window, by construction of
@@ -96,6 +96,7 @@ impl fmt::Display for Outcome {
 /// documentation). `live_out` names the arrays used after the region (`None`: all).
 pub fn check(
     original: &Scop,
+    deps: &[Dependence],
     fused: &Fused,
     live_out: Option<&BTreeSet<String>>,
     budget: &mut Budget,
@@ -104,10 +105,31 @@ pub fn check(
     let mut taken: BTreeSet<String> = original.statements.iter().map(|s| s.name.clone()).collect();
     taken.extend(fused.scop.statements.iter().map(|s| s.name.clone()));
     taken.extend(original.params.iter().cloned());
-    let sinks = sinks(original, &taken, budget)?;
-    let with_ends = with_sinks(original, &sinks)?;
-    let flows = analyze_with(&with_ends, Analysis::ValueBased, budget).map_err(deps_error)?;
-    let memory = analyze_with(original, Analysis::MemoryBased, budget).map_err(deps_error)?;
+    // The original's last writers of the written-back arrays, read by sinks.
+    let backed: BTreeSet<&str> = fused
+        .origins
+        .values()
+        .filter_map(|o| match o {
+            Origin::WriteBack { array, .. } => Some(array.as_str()),
+            _ => None,
+        })
+        .collect();
+    let sinks = sinks(original, &backed, &taken, budget)?;
+    let mut flows: Vec<Dependence> = deps
+        .iter()
+        .filter(|d| d.kind == DepKind::Flow)
+        .cloned()
+        .collect();
+    if !sinks.is_empty() {
+        let with_ends = with_sinks(original, &sinks)?;
+        let ends = analyze_with(&with_ends, Analysis::ValueBased, budget).map_err(deps_error)?;
+        flows.extend(
+            ends.as_slice()
+                .iter()
+                .filter(|d| d.kind == DepKind::Flow && sinks.iter().any(|e| e.name == d.target))
+                .cloned(),
+        );
+    }
     let units = units(&fused.tree);
 
     for group in &fused.groups {
@@ -115,7 +137,7 @@ pub fn check(
             original,
             fused,
             &group.statements,
-            flows.as_slice(),
+            &flows,
             &sinks,
             &taken,
             budget,
@@ -128,9 +150,7 @@ pub fn check(
         original,
         fused,
         &units,
-        memory.as_slice(),
-        flows.as_slice(),
-        &sinks,
+        deps,
         live_out,
         budget,
         &mut outcome,
@@ -659,9 +679,7 @@ fn between_units(
     original: &Scop,
     fused: &Fused,
     units: &[BTreeSet<String>],
-    memory: &[Dependence],
-    flows: &[Dependence],
-    sinks: &[Statement],
+    deps: &[Dependence],
     live_out: Option<&BTreeSet<String>>,
     budget: &mut Budget,
     outcome: &mut Outcome,
@@ -686,7 +704,7 @@ fn between_units(
         }
         runs.push(m);
     }
-    for d in memory {
+    for d in deps {
         // A dependence whose source runs in a later unit than its target runs
         // backwards.
         for (u, early) in runs.iter().enumerate() {
@@ -730,61 +748,8 @@ fn between_units(
                 a.name
             ));
         }
-        if !live {
-            continue;
-        }
-        let per_unit: Vec<Option<Set>> = units
-            .iter()
-            .map(|u| written_by(&fused.scop, &a.name, u))
-            .collect::<Result<_>>()?;
-        let Some(end) = sinks
-            .iter()
-            .find(|s| s.accesses.iter().any(|x| x.array == a.name))
-        else {
-            continue;
-        };
-        for (u, wu) in per_unit.iter().enumerate() {
-            for (v, wv) in per_unit.iter().enumerate().skip(u + 1) {
-                let (Some(wu), Some(wv)) = (wu, wv) else {
-                    continue;
-                };
-                let both = wu.intersect(wv)?;
-                if both.is_empty_with(budget)? {
-                    continue;
-                }
-                // The original's last writers of these elements must run in unit v.
-                for d in flows
-                    .iter()
-                    .filter(|d| d.kind == DepKind::Flow && d.target == end.name)
-                {
-                    let elements = rename_set(&both, end.domain.space().range_tuple());
-                    let writers = d.relation.intersect_range(elements.as_map())?;
-                    let writers = Set::from_map(writers.domain())?;
-                    let in_v = runs[v].get(&d.source);
-                    let fine = match in_v {
-                        Some(r) => writers.is_subset_with(r, budget)?,
-                        None => writers.is_empty_with(budget)?,
-                    };
-                    if !fine {
-                        outcome.differences.push(format!(
-                            "{} is written by two parts of the program and the later one does not leave the original's values",
-                            a.name
-                        ));
-                    }
-                }
-            }
-        }
     }
     Ok(())
-}
-
-fn rename_set(s: &Set, tuple: Option<&Tuple>) -> Set {
-    let n = s.n_dims();
-    let space = Space::set(
-        s.space().param_names().to_vec(),
-        tuple.cloned().unwrap_or_else(|| Tuple::anonymous(n)),
-    );
-    Set::from_map(s.as_map().clone().with_space(space)).unwrap_or_else(|_| s.clone())
 }
 
 fn add<K: Ord>(into: &mut BTreeMap<K, Map>, key: K, value: Map) -> Result<()> {
@@ -832,10 +797,15 @@ fn written_by(scop: &Scop, array: &str, names: &BTreeSet<String>) -> Result<Opti
 }
 
 /// One sink per array the original writes: `END_A[x]` reads every element written.
-fn sinks(original: &Scop, taken: &BTreeSet<String>, budget: &mut Budget) -> Result<Vec<Statement>> {
+fn sinks(
+    original: &Scop,
+    arrays: &BTreeSet<&str>,
+    taken: &BTreeSet<String>,
+    budget: &mut Budget,
+) -> Result<Vec<Statement>> {
     let mut out = Vec::new();
     for a in &original.arrays {
-        if a.local {
+        if a.local || !arrays.contains(a.name.as_str()) {
             continue;
         }
         let Some(elements) = written(original, &a.name)? else {
