@@ -1,11 +1,11 @@
 //! Fuzz target `driver`: the fuzzer's bytes are a whole C file, optimized by
-//! `pollen_driver::optimize_source` with a small solver budget. The driver never panics;
-//! an optimized file keeps the text before the first region and after the last one, and
-//! its report has one entry per region, in file order.
+//! `pollen_driver::optimize_source` with a small solver budget, under each strategy. The
+//! driver never panics; an optimized file keeps the text before the first region and
+//! after the last one, and its report has one entry per region, in file order.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pollen_driver::{optimize_source, Options, Tiling};
+use pollen_driver::{optimize_source, Options, Strategy, Tiling};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(source) = std::str::from_utf8(data) else {
@@ -20,8 +20,16 @@ fuzz_target!(|data: &[u8]| {
     } else {
         Tiling::Sizes(vec![4, 8])
     };
+    // Every strategy: the whole-region scheduler, and fused tiling (greedy and by the
+    // grouping model).
+    let strategy = match data.len() % 3 {
+        0 => Strategy::Pluto,
+        1 => Strategy::Basteln,
+        _ => Strategy::Polymage,
+    };
     let options = Options {
         tiling,
+        strategy,
         budget: Some(200_000),
         ..Options::default()
     };

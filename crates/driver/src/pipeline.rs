@@ -399,7 +399,7 @@ fn optimize_scop_fused(
     let (groups, plan) = if options.strategy == Strategy::Polymage {
         let (groups, plan) = polymage_groups(scop, &deps, &outcome.tree, given.is_none(), options)
             .map_err(transform_error)?;
-        (Some(groups), Some(plan))
+        (Some(groups), plan)
     } else {
         (None, None)
     };
@@ -464,7 +464,7 @@ fn polymage_groups(
 ) -> std::result::Result<
     (
         Vec<pollen_transform::fused::GroupSpec>,
-        pollen_transform::grouping::Plan,
+        Option<pollen_transform::grouping::Plan>,
     ),
     pollen_transform::Error,
 > {
@@ -472,18 +472,21 @@ fn polymage_groups(
     let grouping_error =
         |e: &dyn std::fmt::Display| pollen_transform::Error::Grouping(e.to_string());
     let mut budget = fresh_budget(options);
-    let program = grouping::stage_graph(
+    let program = match grouping::stage_graph(
         scop,
         deps.as_slice(),
         unfused,
         &options.estimates,
         options.live_out.as_ref(),
         &mut budget,
-    )
-    .map_err(|e| match e {
-        grouping::from_scop::Error::Transform(e) => e,
-        e => grouping_error(&e),
-    })?;
+    ) {
+        Ok(program) => program,
+        // No stage the model can describe: nothing is grouped, every stage stays as
+        // the unfused schedule has it.
+        Err(grouping::from_scop::Error::NoStage { .. }) => return Ok((Vec::new(), None)),
+        Err(grouping::from_scop::Error::Transform(e)) => return Err(e),
+        Err(e) => return Err(grouping_error(&e)),
+    };
     let clamp = |bytes: u64| i64::try_from(bytes).unwrap_or(i64::MAX);
     let params = CostParams {
         machine: Machine {
@@ -515,7 +518,7 @@ fn polymage_groups(
             tile_sizes: (model_tiles && !cost.tiles().is_empty()).then(|| cost.tiles().to_vec()),
         })
         .collect();
-    Ok((groups, plan))
+    Ok((groups, Some(plan)))
 }
 
 /// The profitability check: the original order, its parallel loops marked, replaces

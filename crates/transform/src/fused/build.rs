@@ -723,6 +723,8 @@ fn slice(
         }
     }
     let mut points: Option<Map> = None;
+    // What the group's tiles read of the producer's arrays: { [o] -> A[x] }.
+    let mut footprints: BTreeMap<String, Map> = BTreeMap::new();
     for (reader, t) in &building.tiles {
         let s = statement(scop, reader)?;
         for read in s.accesses.iter().filter(|a| a.kind == AccessKind::Read) {
@@ -730,6 +732,11 @@ fn slice(
                 continue;
             }
             let footprint = t.reverse().apply_range(&read.relation)?;
+            let merged = match footprints.remove(&read.array) {
+                None => footprint.clone(),
+                Some(f) => f.union(&footprint)?,
+            };
+            footprints.insert(read.array.clone(), merged);
             for name in &stage.statements {
                 let w = statement(scop, name)?;
                 let Some(f) = phi(name)? else {
@@ -785,6 +792,13 @@ fn slice(
         let Some(written) = written else {
             return Ok(None);
         };
+        // Every element a tile reads of the array must be one it computes: the tile's
+        // references all go to the window.
+        if let Some(read) = footprints.get(a) {
+            if !read.is_subset_with(&written, budget)? {
+                return Ok(None);
+            }
+        }
         match window(&written, budget)? {
             Some(w) => {
                 windows.insert(a.clone(), w);
