@@ -598,3 +598,20 @@ fn t8_backward_slicing_through_a_chain() {
     );
     assert!(f.groups[0].producers.iter().all(|p| !p.reserved));
 }
+
+#[test]
+fn a_producer_that_leaves_elements_its_consumer_reads_is_not_fused() {
+    // c reads a[0], which the producer never writes (a live-in value): the consumer's
+    // references would all go to the window, where a[0] is not.
+    let p = program(
+        "for (i = 1; i < N; i++)\n  a[i] = b[i] * 3;\nfor (i = 1; i < N - 1; i++)\n  c[i] = a[i + 1] - a[i - 1];",
+        "int N, double a[N], double b[N], double c[N]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert!(f.groups.iter().all(|g| g.producers.is_empty()), "{f}");
+    assert!(verdict(&p, &f, None).is_equivalent());
+}
