@@ -410,6 +410,7 @@ fn optimize_scop_fused(
         // Windows of about twice the L1 data cache: measured best on blur, unsharp mask
         // and Harris here (the tiles' loops stream through them).
         footprint_bytes: Some(options.cache.l1_bytes.saturating_mul(2)),
+        ..pollen_transform::fused::FuseOptions::default()
     };
     let fused = pollen_transform::fused::fuse(
         scop,

@@ -84,8 +84,7 @@ fn the_digest_footprints_and_overlapped_tile_shapes() {
     let options = FuseOptions {
         tile_sizes: Some(vec![2, 2]),
         live_out: Some(BTreeSet::from(["C".to_string()])),
-        groups: None,
-        footprint_bytes: None,
+        ..FuseOptions::default()
     };
     let f = fused(&p, &options);
     assert_eq!(f.groups.len(), 1, "{f}");
@@ -270,8 +269,7 @@ fn the_checker_refuses_outputs_run_twice_and_units_out_of_order() {
     let options = FuseOptions {
         tile_sizes: Some(vec![4]),
         live_out: None,
-        groups: None,
-        footprint_bytes: None,
+        ..FuseOptions::default()
     };
     let mut g = fused(&q, &options);
     assert!(verdict(&q, &g, None).is_equivalent());
@@ -358,8 +356,7 @@ fn the_running_example_pre_fuses_the_convolution_and_slices_the_quantisation() {
     let options = FuseOptions {
         tile_sizes: Some(vec![2, 2]),
         live_out: Some(BTreeSet::from(["C".to_string()])),
-        groups: None,
-        footprint_bytes: None,
+        ..FuseOptions::default()
     };
     let f = fused(&p, &options);
     // Algorithm 1 gives ({S0}, {S1, S2, S3}); the quantisation is then fused into the

@@ -136,6 +136,11 @@ pub fn fuse(
             writers: &writers,
             assigned: &assigned,
             allowed: allowed.map(|(group, _)| group),
+            max_stages: if allowed.is_some() {
+                usize::MAX
+            } else {
+                options.max_stages.max(1)
+            },
         };
         let building = match (given_sizes, options.footprint_bytes) {
             (Some(sizes), _) => context.group(o, k, tile_sizes(&Some(sizes), k)?, budget)?,
@@ -182,6 +187,8 @@ struct Context<'a> {
     assigned: &'a [bool],
     /// The stages a given grouping allows in the group.
     allowed: Option<&'a BTreeSet<usize>>,
+    /// The most stages a group may hold.
+    max_stages: usize,
 }
 
 impl Context<'_> {
@@ -235,6 +242,9 @@ impl Context<'_> {
         }
         let mut members: BTreeSet<usize> = BTreeSet::from([o]);
         for p in (0..o).rev() {
+            if members.len() >= self.max_stages {
+                break;
+            }
             let consumers = &self.consumers[p];
             if self.assigned[p] || consumers.is_empty() || !consumers.is_subset(&members) {
                 continue;
@@ -425,7 +435,9 @@ fn tile_sizes(given: &Option<Vec<i64>>, n: usize) -> Result<Vec<i64>> {
 /// of the stages' own remainders in order. An initialisation, its reduction and a
 /// pointwise epilogue over the same output points (`C = 0`, `C += A * B` over a kernel
 /// window, `C = relu(C)`) become one stage that fused tiling can tile as a whole.
-/// Stages without any dependence between them are not merged.
+/// Stages without any dependence between them merge only when they write a common
+/// array with bands of the same width: the pieces of one function (its boundary and
+/// its interior).
 pub(crate) fn pipeline_stages(
     scop: &Scop,
     deps: &[Dependence],
@@ -475,6 +487,22 @@ fn absorb(
         }
     }
     Ok(None)
+}
+
+/// Whether stages `a` and `b` write a common array.
+fn writes_common_array(scop: &Scop, a: &Stage, b: &Stage) -> Result<bool> {
+    let written = |stage: &Stage| -> Result<BTreeSet<String>> {
+        let mut out = BTreeSet::new();
+        for name in &stage.statements {
+            for x in &statement(scop, name)?.accesses {
+                if x.kind == AccessKind::Write {
+                    out.insert(x.array.clone());
+                }
+            }
+        }
+        Ok(out)
+    };
+    Ok(!written(a)?.is_disjoint(&written(b)?))
 }
 
 /// Whether a dependence relates statements of `a` and `b` (either way).
@@ -557,7 +585,9 @@ fn merge(
             return Ok(None);
         }
     }
-    if !related {
+    // Independent stages merge only as pieces of one function: bands of the same width
+    // writing a common array (a boundary case and the interior, say).
+    if !related && (ba.n_members() != bb.n_members() || !writes_common_array(scop, a, b)?) {
         return Ok(None);
     }
     // The merged band: the first k members of each; below it, each stage's rest.

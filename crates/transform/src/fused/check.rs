@@ -267,7 +267,13 @@ fn in_tile(
         ));
         return Ok(());
     };
-    let inside = analyze_with(&program, Analysis::ValueBased, budget).map_err(deps_error)?;
+    let inside = match single_assignment_flows(&program, budget)? {
+        Some(flows) => flows,
+        None => analyze_with(&program, Analysis::ValueBased, budget)
+            .map_err(deps_error)?
+            .as_slice()
+            .to_vec(),
+    };
     let group_originals: BTreeSet<String> = statements
         .iter()
         .filter_map(|s| original_of(fused, s))
@@ -289,7 +295,7 @@ fn in_tile(
     // The elements of each (reader, array) that the reader's sources in the tile wrote:
     // `{ reader[i] -> A[x] }`.
     let mut sourced: BTreeMap<(String, String), Map> = BTreeMap::new();
-    for d in inside.as_slice().iter().filter(|d| d.kind == DepKind::Flow) {
+    for d in inside.iter().filter(|d| d.kind == DepKind::Flow) {
         let array = scratch_of
             .get(d.array.as_str())
             .copied()
@@ -396,6 +402,88 @@ fn in_tile(
         }
     }
     Ok(())
+}
+
+/// The value-based flows of a program in which every element is written at most once
+/// (pipelines' stages and windows): each read's source is the element's only writer,
+/// `read ∘ write⁻¹`, provided the writer runs first, which is checked against the
+/// program's schedule. `None` when some element is written twice, or a writer would
+/// not run first (the general analysis decides then).
+fn single_assignment_flows(program: &Scop, budget: &mut Budget) -> Result<Option<Vec<Dependence>>> {
+    let mut writes: BTreeMap<&str, Vec<(&Statement, Map)>> = BTreeMap::new();
+    for s in &program.statements {
+        for a in s.accesses.iter().filter(|a| a.kind == AccessKind::Write) {
+            let w = a.relation.intersect_domain(s.domain.as_map())?;
+            writes.entry(a.array.as_str()).or_default().push((s, w));
+        }
+    }
+    for list in writes.values() {
+        for (k, (_, w)) in list.iter().enumerate() {
+            if !w.is_injective_with(budget)? {
+                return Ok(None);
+            }
+            for (_, v) in &list[k + 1..] {
+                if !w.range().intersect(&v.range())?.is_empty_with(budget)? {
+                    return Ok(None);
+                }
+            }
+        }
+    }
+    let schedule = program.schedule.to_union_map()?;
+    let mut out = Vec::new();
+    for r in &program.statements {
+        for a in r.accesses.iter().filter(|a| a.kind == AccessKind::Read) {
+            let Some(list) = writes.get(a.array.as_str()) else {
+                continue;
+            };
+            let read = a.relation.intersect_domain(r.domain.as_map())?;
+            for (w, write) in list {
+                // { writer -> reader }
+                let relation = write.apply_range(&read.reverse())?;
+                if relation.is_empty_with(budget)? {
+                    continue;
+                }
+                let time_of = |name: &str| schedule.maps().find(|m| domain_name(m) == Some(name));
+                let (Some(tw), Some(tr)) = (time_of(&w.name), time_of(&r.name)) else {
+                    return Ok(None);
+                };
+                if tw.space().n_out() != tr.space().n_out() {
+                    return Ok(None);
+                }
+                let (tw, tr) = (
+                    anonymous_times(tw),
+                    anonymous_times(tr),
+                );
+                // Both times, compared: the writer must come strictly first.
+                let times = relation
+                    .reverse()
+                    .apply_range(&tw)?
+                    .reverse()
+                    .apply_range(&tr)?;
+                let space = times.domain().space().clone();
+                if times.space().n_in() != times.space().n_out() {
+                    return Ok(None);
+                }
+                let not_before = Map::lex_lt(&space, false).reverse();
+                if !times.intersect(&not_before)?.is_empty_with(budget)? {
+                    return Ok(None);
+                }
+                out.push(Dependence {
+                    kind: DepKind::Flow,
+                    array: a.array.clone(),
+                    source: w.name.clone(),
+                    target: r.name.clone(),
+                    relation,
+                });
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A schedule map with an anonymous range, so that two statements' times compare.
+fn anonymous_times(m: &Map) -> Map {
+    rename_range(m, None)
 }
 
 /// The group's statements with their tile coordinates fixed to `params`' last `k`

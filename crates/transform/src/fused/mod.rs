@@ -58,7 +58,7 @@ use pollen_scop::{ScheduleTree, Scop};
 pub use build::fuse;
 
 /// The choices of [`fuse`].
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuseOptions {
     /// The tile sizes of the output bands, outermost member first (the last one is
     /// repeated for deeper bands); `None` for the default: 256 for the innermost member,
@@ -72,12 +72,29 @@ pub struct FuseOptions {
     /// one outside it 64, 32, ... 1, the others 1); `None`: the fixed defaults of
     /// [`FuseOptions::tile_sizes`].
     pub footprint_bytes: Option<u64>,
+    /// The most stages (the output's included) a group of the greedy slicing may hold
+    /// (default 8): each fused producer's footprint composes its consumers', and long
+    /// chains through up- and down-sampling make them costly to compute. A given
+    /// grouping ([`FuseOptions::groups`]) is not bounded.
+    pub max_stages: usize,
     /// A grouping decided elsewhere (PolyMage's, say): each group's last stage in program
     /// order is its output, and only the group's other stages are fused into it, each
     /// when it can be (see [`fuse`]); stages in no group stay as they are. `None`: every
     /// tilable stage without a consumer left is an output, greedily from the last
     /// (basteln's Algorithm 2).
     pub groups: Option<Vec<GroupSpec>>,
+}
+
+impl Default for FuseOptions {
+    fn default() -> FuseOptions {
+        FuseOptions {
+            tile_sizes: None,
+            live_out: None,
+            footprint_bytes: None,
+            max_stages: 8,
+            groups: None,
+        }
+    }
 }
 
 /// One group of a given grouping: the statements of its stages and its tile sizes
