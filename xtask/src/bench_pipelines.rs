@@ -569,7 +569,11 @@ fn show(title: &str, cell: &Cell) {
                 Check::Close(d) | Check::Wrong(Some(d)) => format!(" (rel. diff {d:.1e})"),
                 _ => String::new(),
             };
-            println!("  {title:<14} {ms:>10.2} ms  {}{diff}", check.name());
+            println!(
+                "  {title:<14} {:>10} ms  {}{diff}",
+                ms_text(*ms),
+                check.name()
+            );
         }
         Cell::Failed(e) => println!("  {title:<14} failed: {e}"),
         Cell::Skipped(_) => {}
@@ -736,13 +740,23 @@ fn halide_python(root: &Path, install: bool) -> std::result::Result<PathBuf, Str
     Ok(python)
 }
 
-/// Milliseconds with two decimals, or what became of a cell.
+/// Milliseconds, or what became of a cell.
 fn cell_text(cell: &Cell) -> String {
     match cell {
-        Cell::Timed(ms, Check::Wrong(_)) => format!("{ms:.2}!"),
-        Cell::Timed(ms, _) => format!("{ms:.2}"),
+        Cell::Timed(ms, Check::Wrong(_)) => format!("{}!", ms_text(*ms)),
+        Cell::Timed(ms, _) => ms_text(*ms),
         Cell::Failed(_) => "error".to_string(),
         Cell::Skipped(_) => "-".to_string(),
+    }
+}
+
+/// Milliseconds with two decimals, or four below 1 ms (the test sizes run for
+/// microseconds).
+fn ms_text(ms: f64) -> String {
+    if ms >= 1.0 {
+        format!("{ms:.2}")
+    } else {
+        format!("{ms:.4}")
     }
 }
 
