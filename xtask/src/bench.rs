@@ -55,7 +55,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (suite, flags) = match args.split_first() {
         Some((suite, flags)) => (suite.as_str(), flags),
         None => bail!(
-            "`bench` needs a suite name; the suites are: presburger, polybench, gpu, search, {}",
+            "`bench` needs a suite name; the suites are: presburger, polybench, pipelines, gpu, search, {}",
             crate::bench_pipeline::suite_names().join(", ")
         ),
     };
@@ -65,6 +65,9 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     if suite == "polybench" {
         return crate::bench_polybench::run(root, flags);
     }
+    if suite == "pipelines" {
+        return crate::bench_pipelines::run(root, flags);
+    }
     if suite == "gpu" {
         return crate::bench_gpu::run(root, flags);
     }
@@ -73,7 +76,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     }
     if suite != "presburger" {
         bail!(
-            "no benchmark suite `{suite}`; the suites are: presburger, polybench, gpu, search, {}",
+            "no benchmark suite `{suite}`; the suites are: presburger, polybench, pipelines, gpu, search, {}",
             crate::bench_pipeline::suite_names().join(", ")
         );
     }

@@ -655,7 +655,7 @@ fn manifest(text: &str) -> Result<Vec<Kernel>> {
 }
 
 /// A comma-separated flag field; `-` is none.
-fn flag_list(field: &str) -> Vec<String> {
+pub(crate) fn flag_list(field: &str) -> Vec<String> {
     if field == "-" {
         return Vec::new();
     }
@@ -684,7 +684,7 @@ fn select(kernels: Vec<Kernel>, names: &[String]) -> Result<Vec<Kernel>> {
 }
 
 /// The value of `-DNAME=value` among the flags.
-fn define(flags: &[String], name: &str) -> Option<u64> {
+pub(crate) fn define(flags: &[String], name: &str) -> Option<u64> {
     flags.iter().find_map(|f| {
         f.strip_prefix("-D")?
             .strip_prefix(name)?
@@ -873,16 +873,28 @@ pub(crate) fn compile(mut cmd: Command, what: &str) -> std::result::Result<(), S
 
 /// One run's standard output and standard error.
 fn run_once(exe: &Path, env: &[(&str, String)]) -> std::result::Result<(String, String), String> {
-    let stdout_path = exe.with_extension("stdout");
-    let stderr_path = exe.with_extension("stderr");
+    let mut cmd = Command::new(exe);
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
+    run_logged(cmd, exe)
+}
+
+/// Runs a command to its end, or kills it after [`RUN_LIMIT`], with its standard output
+/// and standard error going to `logs` with the extensions `stdout` and `stderr`; returns
+/// both, or why it failed (the first line of its standard error for a failure status).
+pub(crate) fn run_logged(
+    mut cmd: Command,
+    logs: &Path,
+) -> std::result::Result<(String, String), String> {
+    let stdout_path = logs.with_extension("stdout");
+    let stderr_path = logs.with_extension("stderr");
     let open =
         |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
-    let mut child = Command::new(exe)
-        .envs(env.iter().map(|(k, v)| (k, v)))
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
         .stdout(open(&stdout_path)?)
         .stderr(open(&stderr_path)?)
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
     let start = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -894,7 +906,7 @@ fn run_once(exe: &Path, env: &[(&str, String)]) -> std::result::Result<(String, 
                 return Err(format!("timed out after {} s", RUN_LIMIT.as_secs()));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(format!("cannot wait for {}: {e}", exe.display())),
+            Err(e) => return Err(format!("cannot wait for {program}: {e}")),
         }
     };
     let stdout = std::fs::read_to_string(&stdout_path).unwrap_or_default();

@@ -12,6 +12,9 @@
 //! - `bench polybench [--polybench DIR] [kernel...]`: the example kernels, or PolyBench/C
 //!   4.2.1's, optimized by Pollen and timed against `gcc -O3`, Polly and OpenBLAS (see
 //!   [`bench_polybench`]);
+//! - `bench pipelines [options] [pipeline...]`: the image-processing pipelines of
+//!   `examples/pipelines`, each of Pollen's strategies against the original and against
+//!   Halide's autoschedulers (see [`bench_pipelines`]);
 //! - `bench search --polybench DIR [kernel...]`: `pollen search` on PolyBench/C's
 //!   kernels at LARGE, the best candidate against `pollen opt`'s default (see
 //!   [`bench_search`]);
@@ -29,6 +32,7 @@
 mod bench;
 mod bench_gpu;
 mod bench_pipeline;
+mod bench_pipelines;
 mod bench_polybench;
 mod bench_search;
 mod explain_shots;
@@ -70,6 +74,18 @@ commands:
                             and spread), arrays checked at --check-size (default
                             medium), the pollen opt time summed; table, CSV and JSON in
                             target/polybench-real/
+  bench pipelines [--runs N] [--threads N] [--size test|bench] [--no-install]
+                  [pipeline...]
+                            the pipelines of examples/pipelines at their bench sizes (or
+                            the last test size): the original under gcc -O3 on 1 and N
+                            threads (default 2), Pollen's pluto, basteln and polymage
+                            strategies on N threads (checksums equal to the original's),
+                            Halide's Adams2019, Li2018 and Mullapudi2016 autoschedulers
+                            (xtask/halide/, halide from PyPI installed into
+                            target/bench-halide/venv on first use); fastest of --runs
+                            runs (default 5), Pollen's best against the original and
+                            against Halide's best; table, CSV and JSON in
+                            target/bench-pipelines/
   bench search --polybench DIR [--time T] [--runs N] [--threads N] [--jobs J] [kernel...]
                             pollen search on PolyBench/C 4.2.1 kernels (the copy in DIR,
                             or $POLLEN_POLYBENCH) at LARGE: space size, time spent, the
