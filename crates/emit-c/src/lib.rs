@@ -132,9 +132,10 @@ pub struct EmitOptions {
     /// (default on): see [Scalar replacement](crate#scalar-replacement).
     pub scalar_replacement: bool,
     /// Scratch arrays to declare (default none): each at the start of the body of the
-    /// innermost loop that encloses every instance of its statements and whose iterator
-    /// is one of their tile arguments (one array per tile, private to the thread that
-    /// runs it), or at the top of the block when there is no such loop.
+    /// loops one iteration of which is one tile (their iterators are tile arguments of
+    /// the statements: one array per tile, private to the thread that runs it; a tile
+    /// loop split into pieces declares it in each), or at the top of the block when some
+    /// instance runs under no tile loop.
     pub scratch: Vec<Scratch>,
     /// References moved into scratch arrays (default none): in the named statement's
     /// text, every reference `A[e1]..[en]` to the array becomes
@@ -367,13 +368,16 @@ fn generate(
         printer.line(1, &format!("{} {};", a.element_type, a.name));
     }
     for s in &options.scratch {
-        match print::enclosing_loop(ast, &s.statements, s.tile_args) {
-            Some(key) => printer
+        let (keys, at_top) = print::enclosing_loops(ast, &s.statements, s.tile_args);
+        for key in keys {
+            printer
                 .declarations
                 .entry(key)
                 .or_default()
-                .push(s.declaration()),
-            None => printer.line(1, &s.declaration()),
+                .push(s.declaration());
+        }
+        if at_top {
+            printer.line(1, &s.declaration());
         }
     }
     printer.statements(ast, 1, false)?;

@@ -405,12 +405,20 @@ fn loop_key(l: &Loop) -> usize {
     l as *const Loop as usize
 }
 
-/// The key of the loop of `ast` whose body gets the declaration of a scratch array used
-/// by `statements`, whose first `tile_args` arguments say which tile an instance
-/// belongs to: of the loops that hold every instance of the statements, the innermost
-/// whose iterator a tile argument mentions (a new window per tile, none within one);
-/// `None` when no such loop exists (one tile: the window is declared once).
-pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String], tile_args: usize) -> Option<usize> {
+/// The keys of the loops of `ast` whose bodies get a declaration of a scratch array used
+/// by `statements`, whose first `tile_args` arguments say which tile an instance belongs
+/// to: one iteration of each such loop is one tile (its iterator is a tile argument and
+/// no loop inside it holds all of its instances with a tile argument of its own), so the
+/// array is fresh for every tile and private to the thread running it. Code generation
+/// may split a group's tile loops into pieces (ranges where only some statements run):
+/// each piece gets its own declaration. The flag says whether some instance runs under
+/// no tile loop (a single tile: the array is then also declared at the top of the
+/// block, which the tile loops' own declarations shadow).
+pub(crate) fn enclosing_loops(
+    ast: &Ast,
+    statements: &[String],
+    tile_args: usize,
+) -> (Vec<usize>, bool) {
     fn count(ast: &Ast, statements: &[String]) -> usize {
         match ast {
             Ast::Block(children) => children.iter().map(|c| count(c, statements)).sum(),
@@ -456,22 +464,45 @@ pub(crate) fn enclosing_loop(ast: &Ast, statements: &[String], tile_args: usize)
             }
         }
     }
-    let total = count(ast, statements);
-    if total == 0 {
-        return None;
-    }
-    let mut found = None;
-    let mut at = ast;
-    while let Some(l) = loops(at)
-        .into_iter()
-        .find(|l| count(&l.body, statements) == total)
-    {
-        if tiles_mention(&l.body, statements, tile_args, &l.iterator) {
-            found = Some(loop_key(l));
+    /// The sites for the instances under `ast` (which are not under a tile loop yet);
+    /// false when some of them are under none.
+    fn sites(ast: &Ast, statements: &[String], k: usize, out: &mut Vec<usize>) -> bool {
+        if count(ast, statements) == 0 {
+            return true;
         }
-        at = &l.body;
+        let inner = loops(ast);
+        // Instances outside every loop of `ast` run under no tile loop.
+        let in_loops: usize = inner.iter().map(|l| count(&l.body, statements)).sum();
+        let mut all = in_loops == count(ast, statements);
+        for l in inner {
+            if count(&l.body, statements) == 0 {
+                continue;
+            }
+            if tiles_mention(&l.body, statements, k, &l.iterator) {
+                // The deepest loop below that still holds all of this one's instances and
+                // is a tile loop too.
+                let total = count(&l.body, statements);
+                let mut site = l;
+                let mut at: &Ast = &l.body;
+                while let Some(deeper) = loops(at)
+                    .into_iter()
+                    .find(|d| count(&d.body, statements) == total)
+                {
+                    if tiles_mention(&deeper.body, statements, k, &deeper.iterator) {
+                        site = deeper;
+                    }
+                    at = &deeper.body;
+                }
+                out.push(loop_key(site));
+            } else if !sites(&l.body, statements, k, out) {
+                all = false;
+            }
+        }
+        all
     }
-    found
+    let mut out = Vec::new();
+    let everywhere = sites(ast, statements, tile_args, &mut out);
+    (out, !everywhere)
 }
 
 /// The condition under which a loop runs: `upper - lower >= 0`.

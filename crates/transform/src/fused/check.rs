@@ -450,10 +450,7 @@ fn single_assignment_flows(program: &Scop, budget: &mut Budget) -> Result<Option
                 if tw.space().n_out() != tr.space().n_out() {
                     return Ok(None);
                 }
-                let (tw, tr) = (
-                    anonymous_times(tw),
-                    anonymous_times(tr),
-                );
+                let (tw, tr) = (anonymous_times(tw), anonymous_times(tr));
                 // Both times, compared: the writer must come strictly first.
                 let times = relation
                     .reverse()

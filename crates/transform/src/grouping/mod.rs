@@ -97,7 +97,9 @@ pub struct Plan {
 
 /// Groups `graph` with the DP under the cost model `params`, and costs every group. When
 /// the DP reaches its state or step limit, the bounded incremental grouping takes over
-/// (groups of at most 8 stages, then one unbounded round over the coalesced graph).
+/// (Algorithm 5: groups of at most 4 stages, then of at most 4 coalesced vertices, until
+/// every grouping is possible); when that too reaches a limit, the pairwise greedy
+/// merging (`greedy_grouping`) decides.
 pub fn plan(graph: &StageGraph, params: &CostParams, options: &DpOptions) -> Result<Plan> {
     // An invalid machine makes every group fail; report it once, here.
     params.machine.check()?;
@@ -106,11 +108,23 @@ pub fn plan(graph: &StageGraph, params: &CostParams, options: &DpOptions) -> Res
         // most 8 stages first, then the coalesced graph without a bound.
         Err(Error::StateLimit { .. } | Error::StepLimit { .. }) => {
             let incremental = IncrementalOptions {
-                initial_limit: 8,
-                step: None,
+                initial_limit: 4,
+                step: Some(4),
                 limits: options.clone(),
             };
-            incremental_grouping(graph, model_cost(graph, params), &incremental)?.grouping
+            match incremental_grouping(graph, model_cost(graph, params), &incremental) {
+                Ok(found) => found.grouping,
+                // Still too many: the pairwise greedy merges (polynomial).
+                Err(Error::StateLimit { .. } | Error::StepLimit { .. }) => {
+                    let greedy = greedy_grouping(graph, model_cost(graph, params))?;
+                    Grouping {
+                        groups: greedy.groups,
+                        cost: greedy.cost,
+                        memo_states: 0,
+                    }
+                }
+                Err(e) => return Err(e),
+            }
         }
         other => other?,
     };
