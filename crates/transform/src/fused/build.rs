@@ -1002,37 +1002,25 @@ fn rewrite(
                 let s = statement(scop, name)?;
                 let e = &extension[name];
                 ext_union.add_map(e.clone())?;
-                let copy = names.fresh(&format!("{name}_t"));
-                let domain = flatten(e, &copy)?;
-                let lift = projection(&params, &copy, k, s)?;
-                let (accesses, used) = copy_accesses(s, &lift, k, &copy, &windows_of, &arrays)?;
-                for u in used {
-                    scratch[scratch_of[&u]].statements.push(copy.clone());
-                    relocations.push(relocation(&copy, &u, &windows_of[&u]));
-                }
-                let body = s.body.clone();
-                let mut iterators = tile_names.clone();
-                iterators.extend(s.iterators.iter().cloned());
-                filter.add_set(domain.clone())?;
-                new_statements.push(Statement {
-                    name: copy.clone(),
-                    domain,
-                    iterators,
-                    accesses,
-                    body,
-                });
-                origins.insert(
-                    copy.clone(),
-                    Origin::Copy {
-                        statement: name.clone(),
-                        tile_dims: k,
+                let (_, domain) = add_copy(
+                    s,
+                    e,
+                    k,
+                    tile_names,
+                    &mut names,
+                    &windows_of,
+                    &mut Added {
+                        statements: &mut new_statements,
+                        origins: &mut origins,
+                        relocations: &mut relocations,
+                        scratch: &mut scratch,
+                        scratch_of: &scratch_of,
+                        arrays: &arrays,
+                        copies: &mut copies,
+                        lifts: &mut lifts,
                     },
-                );
-                copies.push((
-                    copy.clone(),
-                    tile_projection(&params, &copy, k, s.iterators.len()),
-                ));
-                lifts.insert(name.clone(), (copy, lift));
+                )?;
+                filter.add_set(domain)?;
                 // Instances no tile computes.
                 let covered = Set::from_map(e.range())?;
                 let rest = s.domain.subtract_with(&covered, budget)?;
@@ -1179,37 +1167,25 @@ fn rewrite(
             let Some(t) = g.tiles.get(name) else {
                 continue;
             };
-            let copy = names.fresh(&format!("{name}_t"));
-            let domain = flatten(&t.reverse(), &copy)?;
-            let lift = projection(&params, &copy, k, s)?;
-            let (accesses, used) = copy_accesses(s, &lift, k, &copy, &windows_of, &arrays)?;
-            for u in used {
-                scratch[scratch_of[&u]].statements.push(copy.clone());
-                relocations.push(relocation(&copy, &u, &windows_of[&u]));
-            }
-            let body = s.body.clone();
-            let mut iterators = tile_names.clone();
-            iterators.extend(s.iterators.iter().cloned());
-            filter.add_set(domain.clone())?;
-            new_statements.push(Statement {
-                name: copy.clone(),
-                domain,
-                iterators,
-                accesses,
-                body,
-            });
-            origins.insert(
-                copy.clone(),
-                Origin::Copy {
-                    statement: name.clone(),
-                    tile_dims: k,
+            let (_, domain) = add_copy(
+                s,
+                &t.reverse(),
+                k,
+                tile_names,
+                &mut names,
+                &windows_of,
+                &mut Added {
+                    statements: &mut new_statements,
+                    origins: &mut origins,
+                    relocations: &mut relocations,
+                    scratch: &mut scratch,
+                    scratch_of: &scratch_of,
+                    arrays: &arrays,
+                    copies: &mut copies,
+                    lifts: &mut lifts,
                 },
-            );
-            copies.push((
-                copy.clone(),
-                tile_projection(&params, &copy, k, s.iterators.len()),
-            ));
-            lifts.insert(name.clone(), (copy, lift));
+            )?;
+            filter.add_set(domain)?;
         }
         sequence.push(Node::filter(filter, lift_node(&stage.subtree, &lifts)?));
         // The tile loops with few iterations whatever the sizes (a colour channel's)
@@ -1451,6 +1427,70 @@ fn band_map(params: &[String], copy: &str, k: usize, n: usize) -> Result<Map> {
         b.add_eq(row);
     }
     Ok(Map::from_basic(b))
+}
+
+/// What adding copies changes: the new program's statements and the records about them.
+struct Added<'a> {
+    statements: &'a mut Vec<Statement>,
+    origins: &'a mut BTreeMap<String, Origin>,
+    relocations: &'a mut Vec<Relocation>,
+    scratch: &'a mut Vec<Scratch>,
+    scratch_of: &'a BTreeMap<String, usize>,
+    arrays: &'a [Array],
+    /// The group's copies with their tile projections.
+    copies: &'a mut Vec<(String, Map)>,
+    /// Per original statement, its copy and the projection lifting its subtree.
+    lifts: &'a mut BTreeMap<String, (String, Map)>,
+}
+
+/// Adds the copy `S_t[o, i]` of statement `s` on the instances of `extension`
+/// (`{ [o] -> S[i] }`, `k` tile coordinates): its accesses (windows indexed by the tile
+/// too), the relocations of its references into the windows, its origin; the copy's
+/// name and domain.
+fn add_copy(
+    s: &Statement,
+    extension: &Map,
+    k: usize,
+    tile_names: &[String],
+    names: &mut Names,
+    windows_of: &BTreeMap<String, Window>,
+    added: &mut Added<'_>,
+) -> Result<(String, Set)> {
+    let params = extension.space().param_names().to_vec();
+    let copy = names.fresh(&format!("{}_t", s.name));
+    let domain = flatten(extension, &copy)?;
+    let lift = projection(&params, &copy, k, s)?;
+    let (accesses, used) = copy_accesses(s, &lift, k, &copy, windows_of, added.arrays)?;
+    for u in used {
+        added.scratch[added.scratch_of[&u]]
+            .statements
+            .push(copy.clone());
+        added
+            .relocations
+            .push(relocation(&copy, &u, &windows_of[&u]));
+    }
+    let mut iterators = tile_names.to_vec();
+    iterators.extend(s.iterators.iter().cloned());
+    added.statements.push(Statement {
+        name: copy.clone(),
+        domain: domain.clone(),
+        iterators,
+        accesses,
+        body: s.body.clone(),
+    });
+    added.origins.insert(
+        copy.clone(),
+        Origin::Copy {
+            statement: s.name.clone(),
+            tile_dims: k,
+        },
+    );
+    added.copies.push((
+        copy.clone(),
+        tile_projection(&params, &copy, k, s.iterators.len()),
+    ));
+    added.lifts.insert(s.name.clone(), (copy.clone(), lift));
+    Ok((copy, domain))
 }
 
 /// The accesses of a copy: lifted through `lift`, those to relocated arrays going to
