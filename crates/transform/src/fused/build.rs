@@ -911,43 +911,16 @@ fn rewrite(
         // Scratch arrays of the fused producers' arrays.
         let mut windows_of: BTreeMap<String, Window> = BTreeMap::new();
         let mut scratch_of: BTreeMap<String, usize> = BTreeMap::new();
-        for (_, _, windows) in &g.producers {
-            for (a, w) in windows {
-                let Some(original) = scop.array(a) else {
-                    continue;
-                };
-                let name = names.fresh(&format!("{a}_tile"));
-                let origin: Vec<Linear> =
-                    w.iter().map(|e| origin(e, &params, tile_names)).collect();
-                windows_of.insert(
-                    a.clone(),
-                    Window {
-                        name: name.clone(),
-                        origin,
-                    },
-                );
-                let mut extents = vec![String::new(); k];
-                extents.extend(w.iter().map(|e| e.extent.to_string()));
-                arrays.push(Array {
-                    name: name.clone(),
-                    element_type: original.element_type.clone(),
-                    extents,
-                    local: false,
-                });
-                scratch_of.insert(a.clone(), scratch.len());
-                scratch.push(Scratch {
-                    name,
-                    array: a.clone(),
-                    element_type: original.element_type.clone(),
-                    extents: w.iter().map(|e| e.extent).collect(),
-                    statements: Vec::new(),
-                    tile_dims: k,
-                });
-            }
-        }
-        // Arrays the output stage alone writes and reads, dead after the region: each
-        // tile keeps its part in a window too (storage reduction inside the output).
-        for (a, w) in output_windows(scop, &stages[g.output], g, options, budget)? {
+        // The windows of the fused producers' arrays, then of the arrays the output
+        // stage alone writes and reads, dead after the region (storage reduction inside
+        // the output).
+        let mut all_windows: Vec<(String, Vec<Extent>)> = g
+            .producers
+            .iter()
+            .flat_map(|(_, _, windows)| windows.iter().map(|(a, w)| (a.clone(), w.clone())))
+            .collect();
+        all_windows.extend(output_windows(scop, &stages[g.output], g, options, budget)?);
+        for (a, w) in all_windows {
             let Some(original) = scop.array(&a) else {
                 continue;
             };
