@@ -278,21 +278,7 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     }
     let text = report(&rows, &options, python.as_ref().err());
     print!("{text}");
-    let files = [
-        ("report.txt", text.clone()),
-        ("results.csv", csv(&rows)),
-        ("results.json", json(&rows, &options)),
-    ];
-    for (name, contents) in files {
-        let path = out.join(name);
-        std::fs::write(&path, contents)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    println!(
-        "bench: report written to {} (report.txt, results.csv, results.json)",
-        out.display()
-    );
-    Ok(())
+    crate::formats::write_reports(&out, &text, csv(&rows), json(&rows, &options))
 }
 
 /// Reads the command-line options.

@@ -500,21 +500,7 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     };
     let text = report(&rows, &setting);
     print!("{text}");
-    let files = [
-        ("report.txt", text.clone()),
-        ("results.csv", csv(&rows)),
-        ("results.json", json(&rows, &setting)),
-    ];
-    for (name, contents) in files {
-        let path = out.join(name);
-        std::fs::write(&path, contents)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    println!(
-        "bench: report written to {} (report.txt, results.csv, results.json)",
-        out.display()
-    );
-    Ok(())
+    crate::formats::write_reports(&out, &text, csv(&rows), json(&rows, &setting))
 }
 
 /// Why the gemm target cannot be judged, when it cannot.

@@ -1,7 +1,11 @@
 //! The CSV and JSON pieces that the benchmark reports write (`bench gpu`,
-//! `bench polybench`): quoted CSV fields, JSON strings and numbers.
+//! `bench polybench`, `bench pipelines`): quoted CSV fields, JSON strings and numbers,
+//! and the three report files.
 
 use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
 
 /// A CSV field, quoted when it needs to be.
 pub(crate) fn csv_field(text: &str) -> String {
@@ -37,6 +41,25 @@ pub(crate) fn json_number(value: Option<f64>) -> String {
     value
         .filter(|v| v.is_finite())
         .map_or("null".to_string(), |v| format!("{v}"))
+}
+
+/// Writes `report.txt`, `results.csv` and `results.json` into `out` and says so.
+pub(crate) fn write_reports(out: &Path, text: &str, csv: String, json: String) -> Result<()> {
+    let files = [
+        ("report.txt", text.to_string()),
+        ("results.csv", csv),
+        ("results.json", json),
+    ];
+    for (name, contents) in files {
+        let path = out.join(name);
+        std::fs::write(&path, contents)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    println!(
+        "bench: report written to {} (report.txt, results.csv, results.json)",
+        out.display()
+    );
+    Ok(())
 }
 
 #[cfg(test)]
