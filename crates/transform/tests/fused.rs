@@ -546,7 +546,7 @@ fn t7_a_scattered_tile_shape_keeps_the_rest_in_place() {
             (1, 14)
         ]
     );
-    // A is live out: its odd elements are computed in their original place.
+    // A is live out: its odd elements are computed after the tiles.
     assert!(f.groups[0].producers[0].reserved, "{f}");
     let reserved = f.scop.statement("S0").expect("the reserved instances");
     let odd: Vec<i64> = reserved
@@ -611,4 +611,146 @@ fn a_producer_that_leaves_elements_its_consumer_reads_is_not_fused() {
     let f = fused(&p, &options);
     assert!(f.groups.iter().all(|g| g.producers.is_empty()), "{f}");
     assert!(verdict(&p, &f, None).is_equivalent());
+}
+
+/// Two five-point stencils after a copy, every array but the last one dead.
+const CROSS: &str = "\
+for (x = 0; x < N; x++)
+  for (y = 0; y < N; y++)
+    A[x][y] = X[x][y];
+for (x = 1; x < N - 1; x++)
+  for (y = 1; y < N - 1; y++)
+    B[x][y] = A[x][y] + A[x-1][y] + A[x+1][y] + A[x][y-1] + A[x][y+1];
+for (x = 2; x < N - 2; x++)
+  for (y = 2; y < N - 2; y++)
+    C[x][y] = B[x][y] + B[x-1][y] + B[x+1][y] + B[x][y-1] + B[x][y+1];";
+const CROSS_PARAMS: &str = "int N, double X[N][N], double A[N][N], double B[N][N], double C[N][N]";
+
+#[test]
+fn chained_cross_stencils_compute_rectangular_tiles() {
+    let p = program(CROSS, CROSS_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4, 4]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert_eq!(f.groups.len(), 1, "{f}");
+    assert_eq!(f.groups[0].producers.len(), 2, "{f}");
+    // The exact points a tile needs of A are a cross widened twice (a diamond clipped
+    // by the domain); the tile computes their bounding box, one piece.
+    for producer in &f.groups[0].producers {
+        for e in producer.extension.maps() {
+            assert_eq!(e.basic_maps().len(), 1, "{e}");
+        }
+    }
+    // Tile (1, 1) of C covers [4, 7] x [4, 7]: B's box is [3, 8]^2, A's [2, 9]^2.
+    let n = 16;
+    assert_eq!(tile_shape_of(&f, "S0", n, [1, 1]), rectangle(2..=9, 2..=9));
+    assert_eq!(tile_shape_of(&f, "S1", n, [1, 1]), rectangle(3..=8, 3..=8));
+    // At the border the box is clipped by the producer's domain: tile (0, 0) of C
+    // covers [2, 3]^2.
+    assert_eq!(tile_shape_of(&f, "S1", n, [0, 0]), rectangle(1..=4, 1..=4));
+    assert_eq!(tile_shape_of(&f, "S0", n, [0, 0]), rectangle(0..=5, 0..=5));
+}
+
+/// The instances of `producer` that tile `o` computes, at `N = n` (one parameter).
+fn tile_shape_of(f: &Fused, producer: &str, n: i64, o: [i64; 2]) -> Vec<(i64, i64)> {
+    let e = f.groups[0]
+        .producers
+        .iter()
+        .find(|p| p.statements.iter().any(|s| s == producer))
+        .expect("the producer is fused")
+        .extension
+        .maps()
+        .next()
+        .expect("one extension")
+        .clone();
+    let mut m = e.fix_val(DimKind::Param, 0, &Int::from(n)).expect("fix");
+    for (k, v) in o.iter().enumerate() {
+        m = m.fix_val(DimKind::In, k, &Int::from(*v)).expect("fix");
+    }
+    let m = m.project_out(DimKind::Param, 0, 1).expect("project");
+    Set::from_map(m.range())
+        .expect("range")
+        .points()
+        .expect("points")
+        .into_iter()
+        .map(|p| (p[0].to_i64().unwrap(), p[1].to_i64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn reserved_instances_read_what_the_tiles_wrote_back() {
+    // The tiles compute B at even positions and all of A; B's odd elements, live out,
+    // are computed after the tiles, from A's elements that the tiles wrote back.
+    let p = program(
+        "for (i = 0; i < 16; i++)\n  A[i] = 3 * X[i];\n\
+         for (i = 0; i < 15; i++)\n  B[i] = A[i] + A[i + 1];\n\
+         for (j = 0; j < 7; j++)\n  C[j] = B[2 * j];",
+        "double X[16], double A[16], double B[15], double C[7]",
+    );
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert_eq!(f.groups[0].producers.len(), 2, "{f}");
+    let b = f.groups[0]
+        .producers
+        .iter()
+        .find(|x| x.statements == ["S1"])
+        .expect("B is fused");
+    assert!(b.reserved, "{f}");
+    // The reserved instances come after the group's tile loop in the schedule.
+    let Node::Domain { child, .. } = &f.tree.root else {
+        panic!("a domain root");
+    };
+    let Node::Sequence(units) = child.as_ref() else {
+        panic!("a sequence of units: {}", f.tree);
+    };
+    let position = |name: &str| {
+        units
+            .iter()
+            .position(|u| {
+                matches!(u, Node::Filter { filter, .. } if filter.sets().any(|s| {
+                    s.space().range_tuple().and_then(|t| t.name()) == Some(name)
+                }))
+            })
+            .expect("the statement has a unit")
+    };
+    assert!(position("S1") > position("S1_t"), "{}", f.tree);
+}
+
+#[test]
+fn a_producer_too_costly_to_slice_stays_out_of_the_group() {
+    // With smaller and smaller budgets, each run either fuses, fuses fewer producers
+    // and says which ones ran past their share, or fails with the typed limit; every
+    // result it gives passes the checker.
+    let p = program(CROSS, CROSS_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4, 4]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let mut left_out = 0;
+    let mut steps = 4_000_000u64;
+    while steps > 100 {
+        match fuse(&p.0, &p.1, &p.2, &options, &mut Budget::new(steps)) {
+            Ok(f) => {
+                let g = f.groups.last().expect("C's group");
+                assert_eq!(g.output, ["S2"], "{f}");
+                if !g.over_budget.is_empty() {
+                    left_out += 1;
+                    assert!(f.to_string().contains("ran past its share"), "{f}");
+                }
+                let outcome = verdict(&p, &f, options.live_out.as_ref());
+                assert!(outcome.is_equivalent(), "{steps} steps: {f}");
+            }
+            Err(pollen_transform::Error::LimitExceeded) => {}
+            Err(e) => panic!("{steps} steps: {e}"),
+        }
+        steps = steps * 4 / 5;
+    }
+    assert!(left_out > 0, "some budget leaves a producer out");
 }

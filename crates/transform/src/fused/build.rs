@@ -38,6 +38,9 @@ impl Stage {
 /// (`{ [o] -> S[i] }`) and the windows of its arrays.
 type Sliced = (usize, BTreeMap<String, Map>, BTreeMap<String, Vec<Extent>>);
 
+/// Each producer's slice may spend at most this fraction of the budget [`fuse`] is given.
+const SLICE_SHARE: u64 = 8;
+
 /// A group under construction.
 struct Building {
     output: usize,
@@ -47,6 +50,8 @@ struct Building {
     tiles: BTreeMap<String, Map>,
     /// Fused producers, latest stage first, with their extensions and windows.
     producers: Vec<Sliced>,
+    /// Producers left out because slicing them ran past their share of the budget.
+    over_budget: Vec<usize>,
 }
 
 /// Fuses the producers of every tilable output stage of `tree` (a schedule without
@@ -60,6 +65,7 @@ pub fn fuse(
     options: &FuseOptions,
     budget: &mut Budget,
 ) -> Result<Fused> {
+    let slice_steps = budget.remaining().map(|steps| steps / SLICE_SHARE);
     let stages = pipeline_stages(scop, deps, tree, budget)?;
     let stage_of: BTreeMap<&str, usize> = stages
         .iter()
@@ -136,6 +142,7 @@ pub fn fuse(
             writers: &writers,
             assigned: &assigned,
             allowed: allowed.map(|(group, _)| group),
+            slice_steps,
             max_stages: if allowed.is_some() {
                 usize::MAX
             } else {
@@ -189,6 +196,8 @@ struct Context<'a> {
     allowed: Option<&'a BTreeSet<usize>>,
     /// The most stages a group may hold.
     max_stages: usize,
+    /// The steps one producer's slice may take (`None`: unbounded).
+    slice_steps: Option<u64>,
 }
 
 impl Context<'_> {
@@ -226,6 +235,7 @@ impl Context<'_> {
             sizes: sizes.clone(),
             tiles: BTreeMap::new(),
             producers: Vec::new(),
+            over_budget: Vec::new(),
         };
         let tiling = tile_relation(&sizes);
         for name in &self.stages[o].statements {
@@ -261,9 +271,26 @@ impl Context<'_> {
             if crosses || self.reads_group_output(p, &members)? {
                 continue;
             }
-            if let Some((extension, windows)) =
-                slice(scop, &self.stages[p], &building, self.writers, p, budget)?
-            {
+            // Each producer's slice gets a share of the budget: one whose footprint
+            // is too costly to compute (long chains through resampling) stays out of
+            // the group instead of exhausting the whole budget.
+            let share = self
+                .slice_steps
+                .zip(budget.remaining())
+                .map(|(share, left)| share.min(left));
+            let mut own = share.map_or_else(Budget::unlimited, Budget::new);
+            let sliced = slice(scop, &self.stages[p], &building, self.writers, p, &mut own);
+            if let (Some(share), Some(left)) = (share, own.remaining()) {
+                budget.tick(share - left)?;
+            }
+            let sliced = match sliced {
+                Err(Error::LimitExceeded) => {
+                    building.over_budget.push(p);
+                    continue;
+                }
+                other => other?,
+            };
+            if let Some((extension, windows)) = sliced {
                 for (name, e) in &extension {
                     building.tiles.insert(name.clone(), e.reverse());
                 }
@@ -387,6 +414,22 @@ fn tile_relation(sizes: &[i64]) -> Map {
         b.add_ineq(high);
     }
     Map::from_basic(b)
+}
+
+/// The band points a producer's tiles compute: `points` widened to their simple hull
+/// over the same tiles (PolyMage's rectangular overlapped tiles). The exact points of a
+/// chain of stencils are a diamond clipped by the domain, many pieces whose
+/// compositions multiply down the chain; the hull recomputes a few more corner points
+/// and stays one piece.
+fn widen(points: &Map, budget: &mut Budget) -> Result<Map> {
+    let m = points.coalesce_with(budget)?;
+    if m.basic_maps().len() <= 1 {
+        return Ok(m);
+    }
+    let tiles = m.domain().coalesce_with(budget)?;
+    Ok(Map::from_basic(m.simple_hull_with(budget)?)
+        .intersect_domain(&tiles)?
+        .coalesce_with(budget)?)
 }
 
 /// `m` with as few pieces as possible: coalesced, and its simple hull when that is
@@ -790,7 +833,7 @@ fn slice(
     let Some(points) = points else {
         return Ok(None);
     };
-    let points = tidy(&points, budget)?;
+    let points = widen(&points, budget)?;
     if points.is_empty_with(budget)? {
         return Ok(None);
     }
@@ -1182,16 +1225,24 @@ fn rewrite(
                 child: Box::new(Node::Sequence(sequence)),
             }),
         );
+        // Reserved instances run after the tiles: no tile reads what they write, and
+        // what they read of the group's arrays (another producer's elements, computed in
+        // its tiles and written back) is final only then.
+        units.push((g.output, node));
         for r in reserved_units {
             units.push((g.output, r));
         }
-        units.push((g.output, node));
         reports.push(Group {
             output: stage.statements.clone(),
             statements: copies.iter().map(|(c, _)| c.clone()).collect(),
             tile_sizes: g.sizes.clone(),
             parallel,
             producers: produced,
+            over_budget: g
+                .over_budget
+                .iter()
+                .map(|&p| stages[p].statements.clone())
+                .collect(),
         });
     }
     // Stages in no group keep their statements and subtrees.

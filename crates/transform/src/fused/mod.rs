@@ -186,6 +186,9 @@ pub struct Group {
     pub parallel: Vec<bool>,
     /// The fused producers, in the order a tile runs them.
     pub producers: Vec<FusedStage>,
+    /// Producers that were left out because computing their slice ran past its share
+    /// of the budget (their statements).
+    pub over_budget: Vec<Vec<String>>,
 }
 
 /// A producer fused into a group.
@@ -197,7 +200,7 @@ pub struct FusedStage {
     pub extension: UnionMap,
     /// The windows of its arrays: array, scratch extents, written back or not.
     pub windows: Vec<(String, Vec<i64>, bool)>,
-    /// Instances no tile computes, kept in their original place (they write live-out
+    /// Instances no tile computes, run after the group's tiles (they write live-out
     /// values no tile reads).
     pub reserved: bool,
 }
@@ -241,8 +244,15 @@ impl fmt::Display for Fused {
                     )?;
                 }
                 if p.reserved {
-                    writeln!(f, "    instances no tile needs run in their original place")?;
+                    writeln!(f, "    instances no tile needs run after the tiles")?;
                 }
+            }
+            for p in &g.over_budget {
+                writeln!(
+                    f,
+                    "  not fused {{{}}}: slicing it ran past its share of the budget",
+                    p.join(", ")
+                )?;
             }
         }
         Ok(())
