@@ -23,8 +23,12 @@ def build(hl, s, inputs):
      blue, corrected, curve, pos, toned, sharpened) = [hl.Func(n) for n in names]
     half, quarter = f32(0.5), f32(0.25)
 
-    lo[y, x] = hl.min(hl.min(raw[y + 2, x], raw[y + 2, x + 4]), hl.min(raw[y, x + 2], raw[y + 4, x + 2]))
-    hi[y, x] = hl.max(hl.max(raw[y + 2, x], raw[y + 2, x + 4]), hl.max(raw[y, x + 2], raw[y + 4, x + 2]))
+    lo[y, x] = hl.min(
+        hl.min(raw[y + 2, x], raw[y + 2, x + 4]), hl.min(raw[y, x + 2], raw[y + 4, x + 2])
+    )
+    hi[y, x] = hl.max(
+        hl.max(raw[y + 2, x], raw[y + 2, x + 4]), hl.max(raw[y, x + 2], raw[y + 4, x + 2])
+    )
     denoised[y, x] = hl.min(hl.max(raw[y + 2, x + 2], lo[y, x]), hi[y, x])
     gr[y, x] = denoised[2 * y, 2 * x]
     r[y, x] = denoised[2 * y + 1, 2 * x]
@@ -105,9 +109,8 @@ def build(hl, s, inputs):
     # C's chain: the first knot i with p < i + 1 (i < 7), else the last segment.
     tone = knots[7] + (p - f32(7.0)) * (knots[8] - knots[7])
     for i in reversed(range(7)):
-        segment = knots[i] + p * (knots[1] - knots[0]) if i == 0 else (
-            knots[i] + (p - f32(float(i))) * (knots[i + 1] - knots[i])
-        )
+        offset = p if i == 0 else p - f32(float(i))
+        segment = knots[i] + offset * (knots[i + 1] - knots[i])
         tone = hl.select(p < f32(float(i + 1)), segment, tone)
     toned[y, x, c] = tone
     sharpened[y, x, c] = f32(2.0) * toned[y + 1, x + 1, c] - quarter * (
