@@ -35,6 +35,13 @@ of ``pipeline_input``) and a function that builds the stages. Arrays are indexed
 ``BoundaryConditions.repeat_edge``: the values read inside the image are unchanged, and
 autoschedulers that compute producers over rounded-up tiles (Adams2019 on harris) may
 read beyond it.
+
+Every stage is a ``Func`` defined everywhere by the C statement's formula, C's
+``x / 2`` of non-negative values being ``x // 2``. Where a C stage computes only part of
+its array (the multi-level pipelines), the points the output needs read only points C
+computed, so they get C's values; an output array that C computes only in part
+(vcycle's and wcycle's u) is a ``select`` of the formula and the zeros C leaves
+elsewhere.
 """
 
 import os
