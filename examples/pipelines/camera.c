@@ -41,15 +41,15 @@ static void camera(int rows, int cols, float raw[2 * rows + 12][2 * cols + 12],
 #pragma scop
   for (x = 0; x < 2 * rows + 8; x++)
     for (y = 0; y < 2 * cols + 8; y++)
-      lo[x][y] = fminf(fminf(raw[x][y + 2], raw[x + 4][y + 2]),
-                       fminf(raw[x + 2][y], raw[x + 2][y + 4]));
+      lo[x][y] = pipeline_min(pipeline_min(raw[x][y + 2], raw[x + 4][y + 2]),
+                              pipeline_min(raw[x + 2][y], raw[x + 2][y + 4]));
   for (x = 0; x < 2 * rows + 8; x++)
     for (y = 0; y < 2 * cols + 8; y++)
-      hi[x][y] = fmaxf(fmaxf(raw[x][y + 2], raw[x + 4][y + 2]),
-                       fmaxf(raw[x + 2][y], raw[x + 2][y + 4]));
+      hi[x][y] = pipeline_max(pipeline_max(raw[x][y + 2], raw[x + 4][y + 2]),
+                              pipeline_max(raw[x + 2][y], raw[x + 2][y + 4]));
   for (x = 0; x < 2 * rows + 8; x++)
     for (y = 0; y < 2 * cols + 8; y++)
-      denoised[x][y] = fminf(fmaxf(raw[x + 2][y + 2], lo[x][y]), hi[x][y]);
+      denoised[x][y] = pipeline_min(pipeline_max(raw[x + 2][y + 2], lo[x][y]), hi[x][y]);
   for (x = 0; x < rows + 4; x++)
     for (y = 0; y < cols + 4; y++)
       gr[x][y] = denoised[2 * x][2 * y];
@@ -126,7 +126,7 @@ static void camera(int rows, int cols, float raw[2 * rows + 12][2 * cols + 12],
   for (c = 0; c < 3; c++)
     for (x = 0; x < 2 * rows + 2; x++)
       for (y = 0; y < 2 * cols + 2; y++)
-        pos[c][x][y] = fminf(fmaxf(8.0f * corrected[c][x][y], 0.0f), 8.0f);
+        pos[c][x][y] = pipeline_min(pipeline_max(8.0f * corrected[c][x][y], 0.0f), 8.0f);
   for (c = 0; c < 3; c++)
     for (x = 0; x < 2 * rows + 2; x++)
       for (y = 0; y < 2 * cols + 2; y++)

@@ -9,6 +9,8 @@
  *   pipeline_input  fills an array with a fixed pattern in [0, 1)
  *   pipeline_zero   writes zeros into an array (every page touched before the
  *                   timed runs, so that no run pays for first-touch faults)
+ *   pipeline_min    the smaller and the larger of two floats, inline
+ *   pipeline_max
  */
 #ifndef POLLEN_PIPELINE_H
 #define POLLEN_PIPELINE_H
@@ -33,6 +35,21 @@ static inline void pipeline_input(float *a, long n, int seed)
 static inline void pipeline_zero(float *a, long n)
 {
   memset(a, 0, (size_t) n * sizeof(float));
+}
+
+/* The smaller and the larger of two floats, as Halide's min and max compute
+   them: inline comparisons that gcc vectorizes (minps, maxps), where fminf and
+   fmaxf are library calls that it keeps out of vector loops unless
+   -ffast-math is given. Equal to fminf and fmaxf on numbers, NaNs and the sign
+   of a zero result aside. */
+static inline float pipeline_min(float a, float b)
+{
+  return a < b ? a : b;
+}
+
+static inline float pipeline_max(float a, float b)
+{
+  return a > b ? a : b;
 }
 
 /* A zeroed heap array of n floats; exits when memory is short. */

@@ -136,6 +136,11 @@ pub struct OptArgs {
     /// (scalar replacement is the default).
     #[arg(long)]
     pub no_scalar_replacement: bool,
+    /// Keep statements whose subscripts divide an iterator by a constant (`u[x / 2]`)
+    /// whole (by default each is split into one statement per residue class of the
+    /// iterator, with affine subscripts).
+    #[arg(long)]
+    pub no_residue_split: bool,
     /// Keep the optimized schedule even where the cost model expects the original loop
     /// order (with its parallel loops marked) to run faster.
     #[arg(long)]
@@ -275,6 +280,7 @@ fn options(args: &OptArgs) -> Options {
             VectorizeChoice::None => Vectorize::None,
         },
         scalar_replacement: !args.no_scalar_replacement,
+        residue_split: !args.no_residue_split,
         target: match args.target {
             TargetChoice::C => Target::C,
             TargetChoice::Opencl => Target::OpenCl,

@@ -11,6 +11,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 pub enum Stage {
     /// Reading the `#pragma scop` regions (`pollen-frontend`).
     Extraction,
+    /// Splitting statements by the residues of their iterators
+    /// (`pollen_transform::residues`).
+    ResidueSplit,
     /// Value-based dependence analysis (`pollen-deps`).
     Dependences,
     /// Scheduling (`pollen-sched`).
@@ -32,6 +35,7 @@ impl Stage {
     pub fn name(self) -> &'static str {
         match self {
             Stage::Extraction => "extraction",
+            Stage::ResidueSplit => "residue splitting",
             Stage::Dependences => "dependence analysis",
             Stage::Scheduling => "scheduling",
             Stage::Tiling => "tiling",

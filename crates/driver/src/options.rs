@@ -47,6 +47,13 @@ pub struct Options {
     pub vectorize: Vectorize,
     /// Array reads of innermost loops loaded once into scalars where that saves loads.
     pub scalar_replacement: bool,
+    /// Statements whose subscripts divide an iterator by a constant (`u[x / 2]`) are
+    /// split into one statement per residue class of the iterator, with affine
+    /// subscripts (`pollen_transform::residues`), before anything else; applies to the
+    /// regions of [`optimize_source`](crate::optimize_source) (a caller of
+    /// [`optimize_scop`](crate::optimize_scop) splits the scop itself).
+    /// `pollen opt --no-residue-split` turns it off.
+    pub residue_split: bool,
     /// The language the generated code is printed in.
     pub target: Target,
     /// The choices of the GPU targets (ignored for C).
@@ -83,6 +90,7 @@ impl Default for Options {
             parallel: true,
             vectorize: Vectorize::OmpSimd,
             scalar_replacement: true,
+            residue_split: true,
             target: Target::C,
             gpu: GpuOptions::default(),
             cache: CacheInfo::default(),

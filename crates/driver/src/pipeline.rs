@@ -84,12 +84,28 @@ pub fn optimize_source_scheduled(
             line,
             error: Box::new(error),
         };
-        let scop = &region.scop;
+        let (split, residues) = if options.residue_split {
+            pollen_transform::residues::split_residues(
+                &region.scop,
+                &pollen_transform::residues::ResidueOptions::default(),
+                &mut fresh_budget(options),
+            )
+            .map_err(|error| {
+                in_region(Error::Transform {
+                    stage: Stage::ResidueSplit,
+                    error,
+                })
+            })?
+        } else {
+            (region.scop.clone(), Vec::new())
+        };
+        let scop = &split;
         let mut optimized = match schedule(index, scop) {
             Some((tree, coincidence)) => optimize_scop_scheduled(scop, &tree, coincidence, options),
             None => optimize_scop(scop, options),
         }
         .map_err(in_region)?;
+        optimized.report.residues = residues;
         if several {
             // Kernels of different regions must not share a name (CUDA defines them all
             // at file scope).
@@ -365,6 +381,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         gpu: None,
         fused: None,
         grouping: None,
+        residues: Vec::new(),
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -445,6 +462,7 @@ fn optimize_scop_fused(
         gpu: None,
         fused: Some(fused.clone()),
         grouping: plan,
+        residues: Vec::new(),
     };
     Ok(OptimizedScop {
         tree: fused.tree,
@@ -638,6 +656,7 @@ pub fn optimize_scop_scheduled(
         gpu: None,
         fused: None,
         grouping: None,
+        residues: Vec::new(),
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -727,6 +746,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         loops: outline(&ast, options.parallel),
         fused: None,
         grouping: None,
+        residues: Vec::new(),
         gpu: Some(GpuReport {
             target: options.target,
             scenarios,

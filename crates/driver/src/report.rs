@@ -86,6 +86,9 @@ pub struct ScopReport {
     /// [`Strategy::Polymage`](crate::Strategy::Polymage)'s grouping: the groups the
     /// model chose, with their costs and tiles (`None` for the other strategies).
     pub grouping: Option<pollen_transform::grouping::Plan>,
+    /// The statements split by residues before optimization
+    /// ([`Options::residue_split`](crate::Options::residue_split)).
+    pub residues: Vec<pollen_transform::residues::Split>,
 }
 
 /// The statements, parameters and arrays of a scop.
@@ -332,6 +335,22 @@ impl ScopReport {
     /// Writes the explanation, its first line naming the scop `heading`.
     fn explain(&self, f: &mut fmt::Formatter<'_>, heading: &str) -> fmt::Result {
         self.explain_scop(f, heading)?;
+        for split in &self.residues {
+            let by: Vec<String> = split
+                .moduli
+                .iter()
+                .filter(|(_, m)| *m > 1)
+                .map(|(i, m)| format!("{i} mod {m}"))
+                .collect();
+            let pieces: Vec<&str> = split.pieces.iter().map(|(p, _)| p.as_str()).collect();
+            writeln!(
+                f,
+                "residues: {} split by {} into {}",
+                split.statement,
+                by.join(", "),
+                pieces.join(", ")
+            )?;
+        }
         self.explain_deps(f)?;
         match &self.tile_sizes {
             TileSizes::Off => {}

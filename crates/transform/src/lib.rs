@@ -57,6 +57,7 @@ pub mod grouping;
 pub mod maps;
 pub mod order;
 pub mod profit;
+pub mod residues;
 pub mod sizes;
 pub mod split;
 pub mod tiling;

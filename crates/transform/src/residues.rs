@@ -1,0 +1,429 @@
+//! Residue splitting: a statement whose subscripts divide an iterator by a constant
+//! (`u[x / 2]`, `u[(y + 1) / 2]`: up-sampling, the interleaving of Bayer planes) becomes
+//! one statement per residue class of its iterators, `x = m x' + r` for every residue
+//! `0 <= r < m`, in which each subscript is affine without division.
+//!
+//! In the original, neighbouring instances read the same element or the next one in
+//! turn (`u[y / 2]` for `y = 0, 1, 2, 3, ...` reads `u[0], u[0], u[1], u[1], ...`), which
+//! a C compiler vectorizes, if at all, with gathers. After the split each statement
+//! reads with unit stride (`u[y']` and `u[y' + 1]` for the odd `y = 2y' + 1`) and writes
+//! with a constant stride, and the pieces of a statement are independent statements the
+//! scheduler fuses back into one loop nest.
+//!
+//! The split is exact and changes no arithmetic: instance `S[m x' + r]` of the original
+//! is instance `S_r[x']` of its piece, which runs the original text with `x` replaced by
+//! `(m * (x) + r)` (a C compiler folds `x % 2` and `x / 2` of such an expression); the
+//! original schedule orders the pieces' instances as it ordered the original ones, so the
+//! dependences of the split program are the original's, renamed.
+
+use std::collections::BTreeSet;
+
+use pollen_emit_text::{tokens, TokenKind};
+use pollen_presburger::{Budget, DimKind, Map, UnionMap, UnionSet};
+use pollen_scop::{Access, Band, Node, ScheduleTree, Scop, Statement};
+
+use crate::error::Result;
+
+/// The choices of [`split_residues`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResidueOptions {
+    /// The largest divisor an iterator is split by.
+    pub max_modulus: i64,
+    /// The most pieces one statement is split into (the product of its moduli).
+    pub max_pieces: i64,
+}
+
+impl Default for ResidueOptions {
+    fn default() -> ResidueOptions {
+        ResidueOptions {
+            max_modulus: 4,
+            max_pieces: 16,
+        }
+    }
+}
+
+/// One statement split by residues.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// The original statement.
+    pub statement: String,
+    /// Per iterator, its modulus (1: not split).
+    pub moduli: Vec<(String, i64)>,
+    /// The pieces: the new statements' names, with their residues per iterator.
+    pub pieces: Vec<(String, Vec<i64>)>,
+}
+
+/// `scop` with every statement whose subscripts divide its iterators by constants split
+/// into its residue classes (see the module documentation), and the splits made; the
+/// same scop and no split when nothing divides. A statement is left whole when a
+/// modulus exceeds [`ResidueOptions::max_modulus`], its pieces would exceed
+/// [`ResidueOptions::max_pieces`], or a subscript still divides after the split (a
+/// division involving a parameter, say), or its text cannot be rewritten.
+pub fn split_residues(
+    scop: &Scop,
+    options: &ResidueOptions,
+    budget: &mut Budget,
+) -> Result<(Scop, Vec<Split>)> {
+    let mut taken: BTreeSet<String> = scop.statements.iter().map(|s| s.name.clone()).collect();
+    let mut statements = Vec::with_capacity(scop.statements.len());
+    let mut splits = Vec::new();
+    // Per split statement: each piece's name and `{ piece[x'] -> S[m x' + r] }`.
+    let mut pieces_of: Vec<(String, Vec<(String, Map)>)> = Vec::new();
+    for s in &scop.statements {
+        let moduli = moduli(s);
+        let pieces: i64 = moduli.iter().product();
+        if pieces == 1
+            || moduli.iter().any(|&m| m > options.max_modulus)
+            || pieces > options.max_pieces
+        {
+            statements.push(s.clone());
+            continue;
+        }
+        match split_statement(scop, s, &moduli, &mut taken, budget)? {
+            Some((new, maps, split)) => {
+                statements.extend(new);
+                pieces_of.push((s.name.clone(), maps));
+                splits.push(split);
+            }
+            None => statements.push(s.clone()),
+        }
+    }
+    if splits.is_empty() {
+        return Ok((scop.clone(), splits));
+    }
+    let root = rewrite_node(&scop.schedule.root, &pieces_of)?;
+    let out = Scop {
+        params: scop.params.clone(),
+        context: scop.context.clone(),
+        arrays: scop.arrays.clone(),
+        statements,
+        schedule: ScheduleTree { root },
+    };
+    Ok((out, splits))
+}
+
+/// Per iterator of `s`, the least modulus that makes every division of its subscripts
+/// by that iterator exact: for `floor((c x + ...) / d)`, `d / gcd(c, d)`.
+fn moduli(s: &Statement) -> Vec<i64> {
+    let n = s.iterators.len();
+    let mut out = vec![1i64; n];
+    for a in &s.accesses {
+        for b in a.relation.basic_maps() {
+            if b.space().n_in() != n {
+                continue;
+            }
+            for def in b.divs().iter().flatten() {
+                for (k, m) in out.iter_mut().enumerate() {
+                    let c = &def.num[b.dim_col(DimKind::In, k)];
+                    if c.is_zero() {
+                        continue;
+                    }
+                    let (Some(c), Some(d)) = (c.to_i64(), def.den.to_i64()) else {
+                        *m = i64::MAX;
+                        continue;
+                    };
+                    let step = d / gcd(c.abs(), d);
+                    *m = lcm(*m, step);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn lcm(a: i64, b: i64) -> i64 {
+    if a == i64::MAX || b == i64::MAX {
+        return i64::MAX;
+    }
+    (a / gcd(a, b)).saturating_mul(b)
+}
+
+type Pieces = (Vec<Statement>, Vec<(String, Map)>, Split);
+
+/// The pieces of `s` by `moduli`, or `None` when a piece's subscripts still divide or
+/// its text cannot be rewritten.
+fn split_statement(
+    scop: &Scop,
+    s: &Statement,
+    moduli: &[i64],
+    taken: &mut BTreeSet<String>,
+    budget: &mut Budget,
+) -> Result<Option<Pieces>> {
+    let mut residues: Vec<Vec<i64>> = vec![Vec::new()];
+    for &m in moduli {
+        residues = residues
+            .into_iter()
+            .flat_map(|r| {
+                (0..m).map(move |v| {
+                    let mut r = r.clone();
+                    r.push(v);
+                    r
+                })
+            })
+            .collect();
+    }
+    let mut new = Vec::new();
+    let mut maps = Vec::new();
+    let mut pieces = Vec::new();
+    for r in residues {
+        let split: Vec<i64> = r
+            .iter()
+            .zip(moduli)
+            .filter(|(_, &m)| m > 1)
+            .map(|(&v, _)| v)
+            .collect();
+        let name = fresh_name(&s.name, &split, taken);
+        let to_original = residue_map(&scop.params, &name, &s.name, moduli, &r)?;
+        let back = to_original.reverse();
+        let domain = s.domain.apply(&back)?.coalesce_with(budget)?;
+        if domain.is_empty_with(budget)? {
+            continue;
+        }
+        let mut accesses = Vec::with_capacity(s.accesses.len());
+        for a in &s.accesses {
+            let relation = to_original
+                .apply_range(&a.relation)?
+                .intersect_domain(domain.as_map())?
+                .coalesce_with(budget)?;
+            if relation.basic_maps().iter().any(|b| b.n_div() > 0) {
+                return Ok(None);
+            }
+            accesses.push(Access {
+                kind: a.kind,
+                array: a.array.clone(),
+                relation,
+            });
+        }
+        let Some(body) = substitute(&s.body, &s.iterators, moduli, &r) else {
+            return Ok(None);
+        };
+        taken.insert(name.clone());
+        new.push(Statement {
+            name: name.clone(),
+            domain,
+            iterators: s.iterators.clone(),
+            accesses,
+            body,
+        });
+        maps.push((name.clone(), to_original));
+        pieces.push((name, r));
+    }
+    let split = Split {
+        statement: s.name.clone(),
+        moduli: s
+            .iterators
+            .iter()
+            .cloned()
+            .zip(moduli.iter().copied())
+            .collect(),
+        pieces,
+    };
+    Ok(Some((new, maps, split)))
+}
+
+/// `S_r_s` for the residues `r, s` of the split iterators, made unique among `taken`.
+fn fresh_name(base: &str, r: &[i64], taken: &BTreeSet<String>) -> String {
+    let suffix: Vec<String> = r.iter().map(i64::to_string).collect();
+    let mut name = format!("{base}_{}", suffix.join("_"));
+    while taken.contains(&name) {
+        name.push('r');
+    }
+    name
+}
+
+/// `[params] -> { piece[x0, ..] -> original[m0 x0 + r0, ..] }`.
+fn residue_map(
+    params: &[String],
+    piece: &str,
+    original: &str,
+    moduli: &[i64],
+    r: &[i64],
+) -> Result<Map> {
+    let vars: Vec<String> = (0..moduli.len()).map(|k| format!("x{k}")).collect();
+    let images: Vec<String> = vars
+        .iter()
+        .zip(moduli.iter().zip(r))
+        .map(|(v, (m, r))| format!("{m}{v} + {r}"))
+        .collect();
+    let text = format!(
+        "[{}] -> {{ {piece}[{}] -> {original}[{}] }}",
+        params.join(", "),
+        vars.join(", "),
+        images.join(", ")
+    );
+    Ok(text.parse::<Map>()?)
+}
+
+/// `body` with every use of a split iterator `x` (modulus `m`, residue `r`) replaced by
+/// `(m * (x) + r)`; `None` when the text has no tokens to read.
+fn substitute(body: &str, iterators: &[String], moduli: &[i64], r: &[i64]) -> Option<String> {
+    let toks = tokens(body)?;
+    let mut out = String::with_capacity(body.len() + 16);
+    let mut at = 0;
+    for (k, t) in toks.iter().enumerate() {
+        if t.kind != TokenKind::Identifier {
+            continue;
+        }
+        let word = &body[t.range.clone()];
+        let Some(j) = iterators.iter().position(|i| i == word) else {
+            continue;
+        };
+        if moduli[j] == 1 {
+            continue;
+        }
+        // A member name (`p.x`, `p->x`) is not the iterator.
+        if k > 0 && matches!(&body[toks[k - 1].range.clone()], "." | "->") {
+            continue;
+        }
+        out.push_str(&body[at..t.range.start]);
+        out.push_str(&format!("({} * ({word}) + {})", moduli[j], r[j]));
+        at = t.range.end;
+    }
+    out.push_str(&body[at..]);
+    Some(out)
+}
+
+/// `node` with each split statement's instances replaced by its pieces' in every
+/// domain, filter, band and extension.
+fn rewrite_node(node: &Node, pieces_of: &[(String, Vec<(String, Map)>)]) -> Result<Node> {
+    let child = |c: &Node| -> Result<Box<Node>> { Ok(Box::new(rewrite_node(c, pieces_of)?)) };
+    Ok(match node {
+        Node::Domain { domain, child: c } => Node::Domain {
+            domain: rewrite_set(domain, pieces_of)?,
+            child: child(c)?,
+        },
+        Node::Context { context, child: c } => Node::Context {
+            context: context.clone(),
+            child: child(c)?,
+        },
+        Node::Band(b) => Node::Band(Band {
+            schedule: rewrite_domain_of(&b.schedule, pieces_of)?,
+            permutable: b.permutable,
+            coincident: b.coincident.clone(),
+            child: child(&b.child)?,
+        }),
+        Node::Sequence(cs) => Node::Sequence(
+            cs.iter()
+                .map(|c| rewrite_node(c, pieces_of))
+                .collect::<Result<_>>()?,
+        ),
+        Node::Set(cs) => Node::Set(
+            cs.iter()
+                .map(|c| rewrite_node(c, pieces_of))
+                .collect::<Result<_>>()?,
+        ),
+        Node::Filter { filter, child: c } => Node::Filter {
+            filter: rewrite_set(filter, pieces_of)?,
+            child: child(c)?,
+        },
+        Node::Mark { name, child: c } => Node::Mark {
+            name: name.clone(),
+            child: child(c)?,
+        },
+        Node::Extension {
+            extension,
+            child: c,
+        } => Node::Extension {
+            extension: rewrite_range_of(extension, pieces_of)?,
+            child: child(c)?,
+        },
+        Node::Leaf => Node::Leaf,
+    })
+}
+
+fn pieces<'a>(
+    name: Option<&str>,
+    pieces_of: &'a [(String, Vec<(String, Map)>)],
+) -> Option<&'a [(String, Map)]> {
+    let name = name?;
+    pieces_of
+        .iter()
+        .find(|(s, _)| s == name)
+        .map(|(_, p)| p.as_slice())
+}
+
+fn rewrite_set(set: &UnionSet, pieces_of: &[(String, Vec<(String, Map)>)]) -> Result<UnionSet> {
+    let mut out = UnionSet::empty(set.param_names().to_vec());
+    for s in set.sets() {
+        let name = s
+            .space()
+            .range_tuple()
+            .and_then(|t| t.name())
+            .map(str::to_string);
+        match pieces(name.as_deref(), pieces_of) {
+            Some(ps) => {
+                for (_, to_original) in ps {
+                    out.add_set(s.apply(&to_original.reverse())?)?;
+                }
+            }
+            None => out.add_set(s)?,
+        }
+    }
+    Ok(out)
+}
+
+/// `{ S[i] -> t }` becomes `{ S_r[x'] -> t(m x' + r) }` for each piece.
+fn rewrite_domain_of(m: &UnionMap, pieces_of: &[(String, Vec<(String, Map)>)]) -> Result<UnionMap> {
+    let mut out = UnionMap::empty(m.param_names().to_vec());
+    for x in m.maps() {
+        let name = x.space().domain_tuple().and_then(|t| t.name());
+        match pieces(name, pieces_of) {
+            Some(ps) => {
+                for (_, to_original) in ps {
+                    out.add_map(to_original.apply_range(x)?)?;
+                }
+            }
+            None => out.add_map(x.clone())?,
+        }
+    }
+    Ok(out)
+}
+
+/// `{ o -> S[i] }` becomes `{ o -> S_r[x'] }` for each piece.
+fn rewrite_range_of(m: &UnionMap, pieces_of: &[(String, Vec<(String, Map)>)]) -> Result<UnionMap> {
+    let mut out = UnionMap::empty(m.param_names().to_vec());
+    for x in m.maps() {
+        let name = x.space().range_tuple().and_then(|t| t.name());
+        match pieces(name, pieces_of) {
+            Some(ps) => {
+                for (_, to_original) in ps {
+                    out.add_map(x.apply_range(&to_original.reverse())?)?;
+                }
+            }
+            None => out.add_map(x.clone())?,
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moduli_and_text() {
+        assert_eq!(gcd(6, 4), 2);
+        assert_eq!(lcm(2, 3), 6);
+        assert_eq!(
+            substitute(
+                "a[x][y] = u[x][y / 2] + p.y;",
+                &["x".into(), "y".into()],
+                &[1, 2],
+                &[0, 1]
+            )
+            .as_deref(),
+            Some("a[x][(2 * (y) + 1)] = u[x][(2 * (y) + 1) / 2] + p.y;")
+        );
+        assert_eq!(fresh_name("S1", &[0, 1], &BTreeSet::new()), "S1_0_1");
+        let taken = BTreeSet::from(["S1_0".to_string()]);
+        assert_eq!(fresh_name("S1", &[0], &taken), "S1_0r");
+    }
+}
