@@ -320,6 +320,11 @@ fn occurrences(scop: &Scop, instances: &[Instance], written: &BTreeSet<&str>) ->
             if written.contains(r.array.as_str()) || !declarable(element_type(scop, &r.array)) {
                 continue;
             }
+            // A reference that may not be evaluated is loaded only when it is an element
+            // the array certainly has.
+            if r.conditional && !constant_in_bounds(scop, &inst.text, tokens, r) {
+                continue;
+            }
             out.push(Occurrence {
                 instance: k,
                 reference: j,
@@ -334,6 +339,32 @@ fn occurrences(scop: &Scop, instances: &[Instance], written: &BTreeSet<&str>) ->
         }
     }
     out
+}
+
+/// Whether every subscript of `r` is an integer literal below the array's extent, an
+/// integer literal too (`curve[3]` of `float curve[9]`).
+fn constant_in_bounds(scop: &Scop, text: &str, tokens: &[Token], r: &Reference) -> bool {
+    let Some(array) = scop.array(&r.array) else {
+        return false;
+    };
+    let literal = |s: &str| s.trim().parse::<u64>().ok();
+    // name [ literal ] [ literal ] ...: three tokens per dimension after the name.
+    let subscripts: Vec<&str> = tokens[r.tokens.clone()]
+        .iter()
+        .map(|t| &text[t.range.clone()])
+        .collect();
+    if subscripts.len() != 1 + 3 * array.extents.len() {
+        return false;
+    }
+    array.extents.iter().enumerate().all(|(d, extent)| {
+        let at = 1 + 3 * d;
+        subscripts[at] == "["
+            && subscripts[at + 2] == "]"
+            && matches!(
+                (literal(subscripts[at + 1]), literal(extent)),
+                (Some(i), Some(n)) if i < n
+            )
+    })
 }
 
 /// The element type of an array (empty for an unknown one).

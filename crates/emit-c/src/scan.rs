@@ -6,8 +6,10 @@
 //! an array of the scop with `n >= 1` dimensions followed by exactly `n` balanced
 //! `[...]` subscripts. Only references whose value can be loaded ahead of time with no
 //! change in meaning are reported:
-//! - the text has no conditional evaluation (`?:`, `&&`, `||`): a reference there might
-//!   not be evaluated at all, and loading it could read outside the array;
+//! - a reference after the first operator of conditional evaluation (`?:`, `&&`, `||`)
+//!   might not be evaluated at all, and loading it could read outside the array: it is
+//!   reported as [`Reference::conditional`], for the caller to load only elements it
+//!   knows to exist;
 //! - the reference is not inside the arguments of a call (a function-like macro may
 //!   evaluate its argument conditionally, or not at all);
 //! - it is not a member name (after `.` or `->`), its address is not taken (`&`), it is
@@ -53,16 +55,19 @@ pub(crate) struct Reference {
     pub array: String,
     /// The token indices of the reference.
     pub tokens: Range<usize>,
+    /// Whether it follows an operator of conditional evaluation (it may not be
+    /// evaluated).
+    pub conditional: bool,
 }
 
 /// The references of the tokenised `text` that may be replaced by a value loaded before
-/// (in the order they appear), or `None` when the text has conditional evaluation or
-/// unbalanced parentheses or brackets. See the module documentation.
+/// (in the order they appear), or `None` when the text has unbalanced parentheses or
+/// brackets. See the module documentation.
 pub(crate) fn references(text: &str, tokens: &[Token], names: Names) -> Option<Vec<Reference>> {
     let spelling = |k: usize| &text[tokens[k].range.clone()];
-    if (0..tokens.len()).any(|k| matches!(spelling(k), "?" | "&&" | "||")) {
-        return None;
-    }
+    let first_conditional = (0..tokens.len())
+        .find(|&k| matches!(spelling(k), "?" | "&&" | "||"))
+        .unwrap_or(tokens.len());
     let mut out = Vec::new();
     // One entry per open parenthesis: whether it opens a call's arguments.
     let mut calls: Vec<bool> = Vec::new();
@@ -83,6 +88,7 @@ pub(crate) fn references(text: &str, tokens: &[Token], names: Names) -> Option<V
                 out.push(Reference {
                     array: spelling(k).to_string(),
                     tokens: k..end,
+                    conditional: k > first_conditional,
                 });
                 k = end;
                 continue;
@@ -298,16 +304,25 @@ mod tests {
     }
 
     #[test]
-    fn conditional_evaluation_has_no_references() {
-        let a = arrays(&[("A", 1)]);
+    fn references_after_conditional_evaluation_are_conditional() {
+        let a = arrays(&[("A", 1), ("B", 1)]);
         let ts = |t: &str| tokens(t).unwrap();
         let names = |a| Names {
             arrays: a,
             iterators: &[],
             params: &[],
         };
-        for text in ["y = c ? A[0] : 1", "y = c && A[0]", "y = c || A[0]"] {
-            assert_eq!(references(text, &ts(text), names(&a)), None, "{text}");
+        for text in [
+            "y = B[0] < 1 ? A[0] : 1",
+            "y = B[0] && A[0]",
+            "y = B[0] || A[0]",
+        ] {
+            let found = references(text, &ts(text), names(&a)).expect("references");
+            let flags: Vec<(&str, bool)> = found
+                .iter()
+                .map(|r| (r.array.as_str(), r.conditional))
+                .collect();
+            assert_eq!(flags, [("B", false), ("A", true)], "{text}");
         }
         for text in ["y = (A[0]", "y = A[0])", "y = ]"] {
             assert_eq!(references(text, &ts(text), names(&a)), None, "{text}");

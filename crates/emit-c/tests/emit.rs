@@ -750,9 +750,10 @@ fn the_omp_parallel_loop_hoists_nothing() {
 }
 
 #[test]
-fn written_arrays_and_conditional_evaluation_are_not_replaced() {
-    // S1 writes y, which S0 reads: y[c0] stays; S1's z[i] is evaluated conditionally, so
-    // S1 keeps its macro call and its z[i] does not count as a second use.
+fn written_arrays_and_conditional_references_are_replaced_only_when_safe() {
+    // S1 writes y, which S0 reads: y[c0] stays. S1's z[i] is evaluated conditionally
+    // and may not be loaded ahead; its c[1] is too, but c has 10 elements, so the load
+    // is hoisted like S0's c[0].
     let source = VECTORS.replace("c[0] * z[i] + z[i]", "y[i] * c[0] + z[i]");
     let ast = parallel(upto(
         "c0",
@@ -771,14 +772,20 @@ fn written_arrays_and_conditional_evaluation_are_not_replaced() {
         out.contains(
             "      if (n >= 1) {
         const double t0 = c[0];
+        const double t1 = c[1];
         for (c1 = 0; c1 <= n - 1; c1++) {
           x[c1] = y[c1] * t0 + z[c1];
-          S1(c1);
+          y[c1] = x[c1] > 0 ? z[c1] : z[c1] + t1;
         }
       }"
         ),
         "{out}"
     );
+    // Beyond the declared extent, the conditional reference stays.
+    let source = source.replace("z[i] + c[1]", "z[i] + c[10]");
+    let out = generated(&source, &ast, &no_banner());
+    assert!(out.contains("S1(c1);"), "{out}");
+    assert!(!out.contains("= c[10]"), "{out}");
 }
 
 #[test]
