@@ -87,7 +87,13 @@ pub fn optimize_source_scheduled(
         let (split, residues) = if options.residue_split {
             pollen_transform::residues::split_residues(
                 &region.scop,
-                &pollen_transform::residues::ResidueOptions::default(),
+                &pollen_transform::residues::ResidueOptions {
+                    // Pluto's smart fusion merges per-value pieces into one sequential
+                    // nest (camera: 30 ms become 67); the fused strategies tile each
+                    // stage's pieces together.
+                    values: options.strategy != Strategy::Pluto,
+                    ..pollen_transform::residues::ResidueOptions::default()
+                },
                 &mut fresh_budget(options),
             )
             .map_err(|error| {

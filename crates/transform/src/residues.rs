@@ -10,6 +10,11 @@
 //! with a constant stride, and the pieces of a statement are independent statements the
 //! scheduler fuses back into one loop nest.
 //!
+//! An iterator the text compares (`c == 0 ? ... : ...`) whose domain holds only a few
+//! constant values (`0 <= c <= 2`: the channels of an image) is split the same way, by
+//! its number of values, so that each piece has one value and the comparison a constant
+//! outcome: the C compiler drops the branches instead of computing all of them.
+//!
 //! The split is exact and changes no arithmetic: instance `S[m x' + r]` of the original
 //! is instance `S_r[x']` of its piece, which runs the original text with `x` replaced by
 //! `(m * (x) + r)` (a C compiler folds `x % 2` and `x / 2` of such an expression); the
@@ -19,7 +24,7 @@
 use std::collections::BTreeSet;
 
 use pollen_emit_text::{tokens, TokenKind};
-use pollen_presburger::{Budget, DimKind, Map, UnionMap, UnionSet};
+use pollen_presburger::{Budget, DimKind, Int, Map, UnionMap, UnionSet};
 use pollen_scop::{Access, Band, Node, ScheduleTree, Scop, Statement};
 
 use crate::error::Result;
@@ -31,6 +36,9 @@ pub struct ResidueOptions {
     pub max_modulus: i64,
     /// The most pieces one statement is split into (the product of its moduli).
     pub max_pieces: i64,
+    /// Whether iterators the text compares are split by their values too (see the
+    /// module documentation).
+    pub values: bool,
 }
 
 impl Default for ResidueOptions {
@@ -38,6 +46,7 @@ impl Default for ResidueOptions {
         ResidueOptions {
             max_modulus: 4,
             max_pieces: 16,
+            values: true,
         }
     }
 }
@@ -70,7 +79,15 @@ pub fn split_residues(
     // Per split statement: each piece's name and `{ piece[x'] -> S[m x' + r] }`.
     let mut pieces_of: Vec<(String, Vec<(String, Map)>)> = Vec::new();
     for s in &scop.statements {
-        let moduli = moduli(s);
+        let mut moduli = moduli(s);
+        if options.values {
+            for (k, values) in compared_values(s, options.max_modulus, budget)?
+                .into_iter()
+                .enumerate()
+            {
+                moduli[k] = lcm(moduli[k], values);
+            }
+        }
         let pieces: i64 = moduli.iter().product();
         if pieces == 1
             || moduli.iter().any(|&m| m > options.max_modulus)
@@ -129,6 +146,50 @@ fn moduli(s: &Statement) -> Vec<i64> {
         }
     }
     out
+}
+
+/// Per iterator of `s`, the number of its values `u + 1` when its text compares the
+/// iterator (`c == 0 ? ... : ...`, `c < 3 ? ...`) and its domain keeps it within
+/// `0 ..= u` for a constant `u < max`; 1 otherwise. Splitting by that count gives one
+/// piece per value, in which the comparison has a constant outcome.
+fn compared_values(s: &Statement, max: i64, budget: &mut Budget) -> Result<Vec<i64>> {
+    let mut out = vec![1i64; s.iterators.len()];
+    let Some(toks) = tokens(&s.body) else {
+        return Ok(out);
+    };
+    let spelling = |k: usize| &s.body[toks[k].range.clone()];
+    let compared = |name: &str| {
+        (0..toks.len()).any(|k| {
+            toks[k].kind == TokenKind::Identifier
+                && spelling(k) == name
+                && [k.checked_sub(1), Some(k + 1)]
+                    .into_iter()
+                    .flatten()
+                    .any(|j| {
+                        j < toks.len()
+                            && matches!(spelling(j), "==" | "!=" | "<" | "<=" | ">" | ">=")
+                    })
+        })
+    };
+    for (k, name) in s.iterators.iter().enumerate() {
+        if !compared(name) {
+            continue;
+        }
+        let below = s.domain.upper_bound_val(DimKind::Out, k, &Int::from(-1))?;
+        if !below.is_empty_with(budget)? {
+            continue;
+        }
+        for u in 0..max {
+            let above = s
+                .domain
+                .lower_bound_val(DimKind::Out, k, &Int::from(u + 1))?;
+            if above.is_empty_with(budget)? {
+                out[k] = u + 1;
+                break;
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn gcd(a: i64, b: i64) -> i64 {

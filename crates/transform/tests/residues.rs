@@ -144,3 +144,49 @@ fn divisions_a_split_cannot_remove_keep_the_statement_whole() {
         assert_eq!(split.statements[0].name, "S0");
     }
 }
+
+#[test]
+fn a_compared_channel_iterator_splits_by_value() {
+    // c == 0 ? ... : ... over three channels: one piece per channel, each with a
+    // constant condition; without `values` the statement stays whole.
+    let body = "for (c = 0; c < 3; c++)\n  for (x = 0; x < n; x++)\n    \
+                y[c][x] = c == 0 ? 2.0f * a[x] : c == 1 ? a[x] : -a[x];";
+    let original = scop(body, "int n, float a[n], float y[3][n]");
+    let (split, splits) = split_residues(
+        &original,
+        &ResidueOptions::default(),
+        &mut Budget::unlimited(),
+    )
+    .expect("split");
+    assert_eq!(splits.len(), 1);
+    assert_eq!(
+        splits[0].moduli,
+        [("c".to_string(), 3), ("x".to_string(), 1)]
+    );
+    assert_eq!(split.statements.len(), 3);
+    for (k, s) in split.statements.iter().enumerate() {
+        // The piece of channel k has the single value c' = 0, standing for c = k.
+        assert_eq!(points(&s.domain, 2), [vec![0, 0], vec![0, 1]], "{}", s.name);
+        assert!(
+            s.body.contains(&format!("(3 * (c) + {k}) == 0")),
+            "{}",
+            s.body
+        );
+    }
+    let options = ResidueOptions {
+        values: false,
+        ..ResidueOptions::default()
+    };
+    let (_, splits) = split_residues(&original, &options, &mut Budget::unlimited()).expect("split");
+    assert!(splits.is_empty());
+    // A compared iterator with a parametric range is not split.
+    let body = "for (c = 0; c < n; c++)\n  y[c][0] = c == 0 ? a[c] : -a[c];";
+    let original = scop(body, "int n, float a[n], float y[n][1]");
+    let (_, splits) = split_residues(
+        &original,
+        &ResidueOptions::default(),
+        &mut Budget::unlimited(),
+    )
+    .expect("split");
+    assert!(splits.is_empty());
+}
