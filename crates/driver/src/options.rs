@@ -49,9 +49,9 @@ pub struct Options {
     pub scalar_replacement: bool,
     /// Statements whose subscripts divide an iterator by a constant (`u[x / 2]`) are
     /// split into one statement per residue class of the iterator, with affine
-    /// subscripts (`pollen_transform::residues`), before anything else (with the fused
-    /// strategies, iterators compared in the text with few constant values are split by
-    /// value too); applies to the
+    /// subscripts (`pollen_transform::residues`), and so is one whose text compares an
+    /// iterator with a few constant values (`c == 0 ? ...`), by value, before anything
+    /// else; applies to the
     /// regions of [`optimize_source`](crate::optimize_source) (a caller of
     /// [`optimize_scop`](crate::optimize_scop) splits the scop itself).
     /// `pollen opt --no-residue-split` turns it off.

@@ -87,13 +87,7 @@ pub fn optimize_source_scheduled(
         let (split, residues) = if options.residue_split {
             pollen_transform::residues::split_residues(
                 &region.scop,
-                &pollen_transform::residues::ResidueOptions {
-                    // Pluto's smart fusion merges per-value pieces into one sequential
-                    // nest (camera: 30 ms become 67); the fused strategies tile each
-                    // stage's pieces together.
-                    values: options.strategy != Strategy::Pluto,
-                    ..pollen_transform::residues::ResidueOptions::default()
-                },
+                &pollen_transform::residues::ResidueOptions::default(),
                 &mut fresh_budget(options),
             )
             .map_err(|error| {
@@ -342,7 +336,11 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     let fusion_decision = if let Some(split) = split {
         let smart = model_cost(scop, &tree, options)?;
         let no_fusion = model_cost(scop, split.final_tree(), options)?;
-        let kept = if no_fusion.is_better_than(&smart) {
+        // Parallel loops first (a fused nest that runs on one core loses more than its
+        // locality brings), then the innermost accesses.
+        let prefer_split = no_fusion.parallelizes_more_than(&smart)
+            || (!smart.parallelizes_more_than(&no_fusion) && no_fusion.is_better_than(&smart));
+        let kept = if prefer_split {
             tree = split.final_tree().clone();
             tiled_any = split.tiled_any;
             fallback = Fallback::NoFusion;

@@ -154,13 +154,39 @@ fn smart_fusion_dropped_where_no_fusion_strides_less() {
 }
 
 #[test]
-fn smart_fusion_kept_where_it_costs_nothing() {
+fn smart_fusion_dropped_where_it_leaves_statements_without_a_parallel_loop() {
+    // Smart fusion puts durbin's statements under sequential loops where no fusion keeps
+    // parallel (and vectorisable) ones.
     let durbin = optimize("durbin", &with(|_| {}));
     let report = &durbin.report.regions[0].scop;
     let decision = report.fusion_decision.as_ref().expect("compared");
-    assert_eq!(decision.kept, Choice::Optimized);
-    assert_ne!(decision.smart, decision.no_fusion);
-    assert!(durbin.report.to_string().contains(": fused\n"));
+    assert_eq!(decision.kept, Choice::Alternative);
+    assert!(decision.no_fusion.parallelizes_more_than(&decision.smart));
+    assert!(durbin
+        .report
+        .to_string()
+        .contains("without a parallel loop"));
+}
+
+#[test]
+fn smart_fusion_kept_where_it_costs_nothing() {
+    // A producer and its consumer fuse into one parallel loop: nothing is lost.
+    let source = "void f(int n, double a[n], double b[n], double c[n])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    b[i] = 2.0 * a[i];
+  for (i = 0; i < n; i++)
+    c[i] = b[i] + a[i];
+#pragma endscop
+}
+";
+    let out = pollen_driver::optimize_source(source, &with(|_| {})).expect("optimize");
+    let report = &out.report.regions[0].scop;
+    let decision = report.fusion_decision.as_ref().expect("compared");
+    assert_eq!(decision.kept, Choice::Optimized, "{}", out.report);
+    assert_ne!(report.fallback, Fallback::NoFusion, "{}", out.report);
 }
 
 #[test]

@@ -17,7 +17,7 @@
 //! a time-skewed stencil whose innermost loops carry dependences loses the vector loops
 //! the original order had, which tiling for locality rarely repays.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use pollen_presburger::{Budget, Map};
 use pollen_scop::{Node, ScheduleTree, Scop};
@@ -36,6 +36,9 @@ pub struct Cost {
     /// Depth -> number of statements of that depth whose innermost loop is parallel
     /// (coincident) and has no strided access: vectorisable.
     pub vector: BTreeMap<usize, usize>,
+    /// Depth -> number of statements of that depth with no parallel (coincident) loop
+    /// at all: they run on one core.
+    pub sequential: BTreeMap<usize, usize>,
 }
 
 impl Cost {
@@ -43,6 +46,12 @@ impl Cost {
     /// deepest depth where the two differ.
     pub fn is_better_than(&self, other: &Cost) -> bool {
         deepest_difference(&self.strided, &other.strided).is_some_and(|(a, b)| a < b)
+    }
+
+    /// Whether `self` runs more in parallel: fewer statements without a parallel loop at
+    /// the deepest depth where the two differ.
+    pub fn parallelizes_more_than(&self, other: &Cost) -> bool {
+        deepest_difference(&self.sequential, &other.sequential).is_some_and(|(a, b)| a < b)
     }
 
     /// Whether `self` vectorises more: more vectorisable statements at the deepest depth
@@ -87,6 +96,15 @@ impl std::fmt::Display for Cost {
         if !vector.is_empty() {
             write!(f, "; vectorisable statements {}", vector.join(", "))?;
         }
+        let sequential: Vec<String> = self
+            .sequential
+            .iter()
+            .rev()
+            .map(|(d, n)| format!("depth {d}: {n}"))
+            .collect();
+        if !sequential.is_empty() {
+            write!(f, "; without a parallel loop {}", sequential.join(", "))?;
+        }
         Ok(())
     }
 }
@@ -99,10 +117,20 @@ pub fn cost(scop: &Scop, tree: &ScheduleTree) -> Result<Cost> {
 /// [`cost`] within `budget`; running out gives [`crate::Error::LimitExceeded`].
 pub fn cost_with(scop: &Scop, tree: &ScheduleTree, budget: &mut Budget) -> Result<Cost> {
     let mut innermost: BTreeMap<String, (Map, usize, bool)> = BTreeMap::new();
-    walk(&tree.root, &BTreeMap::new(), &mut innermost, budget)?;
+    let mut parallel: BTreeSet<String> = BTreeSet::new();
+    walk(
+        &tree.root,
+        &BTreeMap::new(),
+        &mut innermost,
+        &mut parallel,
+        budget,
+    )?;
     let mut cost = Cost::default();
     for statement in &scop.statements {
         let depth = statement.iterators.len();
+        if depth > 0 && !parallel.contains(&statement.name) {
+            *cost.sequential.entry(depth).or_default() += 1;
+        }
         let Some((schedule, member, coincident)) = innermost.get(&statement.name) else {
             continue;
         };
@@ -122,11 +150,13 @@ pub fn cost_with(scop: &Scop, tree: &ScheduleTree, budget: &mut Budget) -> Resul
 
 /// Records, per statement, the flattened schedule down to the innermost band member
 /// along which its instances move (in tree order, the last one met) and that member's
-/// position; `prefix` holds each statement's flattened schedule of the enclosing bands.
+/// position, and the statements some coincident member moves (that have a parallel
+/// loop); `prefix` holds each statement's flattened schedule of the enclosing bands.
 fn walk(
     node: &Node,
     prefix: &BTreeMap<String, Map>,
     innermost: &mut BTreeMap<String, (Map, usize, bool)>,
+    parallel: &mut BTreeSet<String>,
     budget: &mut Budget,
 ) -> Result<()> {
     let mut inner = prefix.clone();
@@ -142,18 +172,26 @@ fn walk(
             };
             let n = flat.space().n_out();
             let first = n - band.n_members();
+            let mut deepest = true;
             for member in (first..n).rev() {
-                if moves_along(&flat, member, budget)? {
-                    let coincident = band.coincident[member - first];
-                    innermost.insert(name.to_string(), (flat.clone(), member, coincident));
-                    break;
+                let coincident = band.coincident[member - first];
+                if (deepest || (coincident && !parallel.contains(name)))
+                    && moves_along(&flat, member, budget)?
+                {
+                    if deepest {
+                        innermost.insert(name.to_string(), (flat.clone(), member, coincident));
+                        deepest = false;
+                    }
+                    if coincident {
+                        parallel.insert(name.to_string());
+                    }
                 }
             }
             inner.insert(name.to_string(), flat);
         }
     }
     for child in node.children() {
-        walk(child, &inner, innermost, budget)?;
+        walk(child, &inner, innermost, parallel, budget)?;
     }
     Ok(())
 }
@@ -173,6 +211,7 @@ mod tests {
         Cost {
             strided: pairs.iter().copied().collect(),
             vector: BTreeMap::new(),
+            sequential: BTreeMap::new(),
         }
     }
 
@@ -188,10 +227,24 @@ mod tests {
     }
 
     #[test]
+    fn fewer_statements_without_a_parallel_loop_win() {
+        let with = |pairs: &[(usize, usize)]| Cost {
+            strided: BTreeMap::new(),
+            vector: BTreeMap::new(),
+            sequential: pairs.iter().copied().collect(),
+        };
+        assert!(with(&[(2, 1)]).parallelizes_more_than(&with(&[(2, 30)])));
+        assert!(with(&[(3, 0), (2, 9)]).parallelizes_more_than(&with(&[(3, 1)])));
+        assert!(!with(&[(2, 1)]).parallelizes_more_than(&with(&[(2, 1)])));
+        assert!(!with(&[(2, 2)]).parallelizes_more_than(&with(&[(2, 1)])));
+    }
+
+    #[test]
     fn more_vector_loops_at_the_deepest_depth_win() {
         let with = |pairs: &[(usize, usize)]| Cost {
             strided: BTreeMap::new(),
             vector: pairs.iter().copied().collect(),
+            sequential: BTreeMap::new(),
         };
         assert!(with(&[(2, 2)]).vectorizes_more_than(&with(&[(2, 0)])));
         assert!(with(&[(3, 1), (2, 0)]).vectorizes_more_than(&with(&[(2, 5)])));
