@@ -754,3 +754,25 @@ fn a_producer_too_costly_to_slice_stays_out_of_the_group() {
     }
     assert!(left_out > 0, "some budget leaves a producer out");
 }
+
+#[test]
+fn a_channel_member_with_few_values_is_tiled_whole() {
+    // Three channels of an image read one channel-less producer: tiles over all three
+    // channels compute the producer once per tile instead of once per channel.
+    let p = program(
+        "for (x = 0; x < R; x++)\n  for (y = 0; y < C; y++)\n    g[x][y] = 2 * img[x][y];\n\
+         for (c = 0; c < 3; c++)\n  for (x = 0; x < R - 1; x++)\n    for (y = 0; y < C; y++)\n      \
+         out[c][x][y] = w[c] * (g[x][y] + g[x + 1][y]);",
+        "int R, int C, float img[R][C], float g[R][C], float w[3], float out[3][R][C]",
+    );
+    let options = FuseOptions {
+        footprint_bytes: Some(64 * 1024),
+        live_out: Some(BTreeSet::from(["out".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    let g = f.groups.last().expect("out's group");
+    assert_eq!(g.producers.len(), 1, "{f}");
+    assert_eq!(g.tile_sizes[0], 3, "{f}");
+    assert_eq!(g.tile_sizes[2], 128, "{f}");
+}

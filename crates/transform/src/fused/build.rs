@@ -38,6 +38,75 @@ impl Stage {
 /// (`{ [o] -> S[i] }`) and the windows of its arrays.
 type Sliced = (usize, BTreeMap<String, Map>, BTreeMap<String, Vec<Extent>>);
 
+/// The most values a band member may have to be tiled whole.
+const SMALL_EXTENT: i64 = 4;
+
+/// Per member of the first `k` of the stage's band: its number of values when it takes
+/// constant values only (`0 <= c <= 2`), over all of the stage's statements.
+fn member_extents(
+    scop: &Scop,
+    stage: &Stage,
+    k: usize,
+    budget: &mut Budget,
+) -> Result<Vec<Option<i64>>> {
+    let Some(band) = stage.band() else {
+        return Ok(vec![None; k]);
+    };
+    let mut ranges: Vec<Map> = Vec::new();
+    for name in &stage.statements {
+        let Some(m) = band.schedule.maps().find(|m| tuple_name(m) == Some(name)) else {
+            continue;
+        };
+        let s = statement(scop, name)?;
+        ranges.push(anonymous_range(&m.intersect_domain(s.domain.as_map())?).range());
+    }
+    let mut out = vec![None; k];
+    for (j, e) in out.iter_mut().enumerate() {
+        let mut values: Option<Map> = None;
+        for r in &ranges {
+            let n = r.space().n_out();
+            if j >= n {
+                continue;
+            }
+            let r = r
+                .project_out(pollen_presburger::DimKind::Out, j + 1, n - j - 1)?
+                .project_out(pollen_presburger::DimKind::Out, 0, j)?;
+            let np = r.space().n_params();
+            let r = r.project_out(pollen_presburger::DimKind::Param, 0, np)?;
+            values = Some(match values {
+                None => r,
+                Some(v) => v.union(&r)?,
+            });
+        }
+        let Some(values) = values else { continue };
+        let values = Set::from_map(values)?;
+        if values.is_empty_with(budget)? {
+            continue;
+        }
+        let (Ok(low), Ok(high)) = (
+            values.dim_min_with(0, budget),
+            values.dim_max_with(0, budget),
+        ) else {
+            continue;
+        };
+        let constant = |p: &pollen_presburger::aff::PwAff| -> Option<i64> {
+            let mut out = None;
+            for (_, a) in p.pieces() {
+                let v = a.constant_value()?.to_i64()?;
+                if out.is_some_and(|o| o != v) {
+                    return None;
+                }
+                out = Some(v);
+            }
+            out
+        };
+        if let (Some(lo), Some(hi)) = (constant(&low), constant(&high)) {
+            *e = Some(hi - lo + 1);
+        }
+    }
+    Ok(out)
+}
+
 /// Each producer's slice may spend at most this fraction of the budget [`fuse`] is given.
 const SLICE_SHARE: u64 = 8;
 
@@ -154,14 +223,17 @@ pub fn fuse(
             (None, None) => context.group(o, k, tile_sizes(&None, k)?, budget)?,
             (None, Some(limit)) => {
                 // The largest tiles whose windows fit the footprint (the innermost member
-                // 128 wide, the one outside it from 64 down, the others 1).
+                // 128 wide, the one outside it from 64 down, the others 1, or all of a
+                // member with a few constant values: the channels of an image, which
+                // producers without them would otherwise compute once per channel).
+                let extents = member_extents(scop, &stages[o], k, budget)?;
                 let mut chosen = None;
                 for outer in [64, 32, 16, 8, 4, 2, 1] {
                     let sizes: Vec<i64> = (0..k)
                         .map(|j| match k - 1 - j {
                             0 => 128,
                             1 => outer,
-                            _ => 1,
+                            _ => extents[j].filter(|&e| e <= SMALL_EXTENT).unwrap_or(1),
                         })
                         .collect();
                     let b = context.group(o, k, sizes, budget)?;

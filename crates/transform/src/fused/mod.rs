@@ -69,7 +69,8 @@ pub struct FuseOptions {
     pub live_out: Option<BTreeSet<String>>,
     /// Without given tile sizes: the most bytes the producers' windows of one tile may
     /// take, and the tiles are the largest that fit (the innermost member 128 wide, the
-    /// one outside it 64, 32, ... 1, the others 1); `None`: the fixed defaults of
+    /// one outside it 64, 32, ... 1, the others 1, or whole when they take at most 4
+    /// constant values, as image channels do); `None`: the fixed defaults of
     /// [`FuseOptions::tile_sizes`].
     pub footprint_bytes: Option<u64>,
     /// The most stages (the output's included) a group of the greedy slicing may hold
