@@ -23,7 +23,6 @@
 
 use std::collections::BTreeSet;
 
-use pollen_emit_text::{tokens, TokenKind};
 use pollen_presburger::{Budget, DimKind, Int, Map, UnionMap, UnionSet};
 use pollen_scop::{Access, Band, Node, ScheduleTree, Scop, Statement};
 
@@ -154,13 +153,11 @@ fn moduli(s: &Statement) -> Vec<i64> {
 /// piece per value, in which the comparison has a constant outcome.
 fn compared_values(s: &Statement, max: i64, budget: &mut Budget) -> Result<Vec<i64>> {
     let mut out = vec![1i64; s.iterators.len()];
-    let Some(toks) = tokens(&s.body) else {
-        return Ok(out);
-    };
-    let spelling = |k: usize| &s.body[toks[k].range.clone()];
+    let toks = scan(&s.body);
+    let spelling = |k: usize| &s.body[toks[k].1.clone()];
     let compared = |name: &str| {
         (0..toks.len()).any(|k| {
-            toks[k].kind == TokenKind::Identifier
+            toks[k].0 == Kind::Identifier
                 && spelling(k) == name
                 && [k.checked_sub(1), Some(k + 1)]
                     .into_iter()
@@ -323,17 +320,98 @@ fn residue_map(
     Ok(text.parse::<Map>()?)
 }
 
-/// `body` with every use of a split iterator `x` (modulus `m`, residue `r`) replaced by
-/// `(m * (x) + r)`; `None` when the text has no tokens to read.
-fn substitute(body: &str, iterators: &[String], moduli: &[i64], r: &[i64]) -> Option<String> {
-    let toks = tokens(body)?;
-    let mut out = String::with_capacity(body.len() + 16);
-    let mut at = 0;
-    for (k, t) in toks.iter().enumerate() {
-        if t.kind != TokenKind::Identifier {
+/// The lexical class of a token of statement text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Identifier,
+    /// A number, a string or character literal: never an iterator.
+    Literal,
+    Punctuator,
+}
+
+/// The tokens of a statement's C text with their byte ranges: identifiers, numbers
+/// (`1.5e-3f`), string and character literals, and punctuators (two-character
+/// comparison and shift operators as one). Comments are whitespace.
+fn scan(text: &str) -> Vec<(Kind, std::ops::Range<usize>)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        let start = k;
+        if c.is_ascii_whitespace() {
+            k += 1;
             continue;
         }
-        let word = &body[t.range.clone()];
+        if c == b'/' && b.get(k + 1) == Some(&b'/') {
+            while k < b.len() && b[k] != b'\n' {
+                k += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(k + 1) == Some(&b'*') {
+            k += 2;
+            while k < b.len() && !(b[k] == b'*' && b.get(k + 1) == Some(&b'/')) {
+                k += 1;
+            }
+            k = (k + 2).min(b.len());
+            continue;
+        }
+        let kind = if c == b'_' || c.is_ascii_alphabetic() {
+            while k < b.len() && (b[k] == b'_' || b[k].is_ascii_alphanumeric()) {
+                k += 1;
+            }
+            Kind::Identifier
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(k + 1).is_some_and(u8::is_ascii_digit))
+        {
+            // A preprocessing number: digits, letters, `.`, and signs after an exponent.
+            k += 1;
+            while k < b.len() {
+                let d = b[k];
+                let sign =
+                    (d == b'+' || d == b'-') && matches!(b[k - 1], b'e' | b'E' | b'p' | b'P');
+                if d.is_ascii_alphanumeric() || d == b'.' || d == b'_' || sign {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+            Kind::Literal
+        } else if c == b'"' || c == b'\'' {
+            k += 1;
+            while k < b.len() && b[k] != c {
+                k += if b[k] == b'\\' { 2 } else { 1 };
+            }
+            k = (k + 1).min(b.len());
+            Kind::Literal
+        } else {
+            let two = text.get(k..k + 2).unwrap_or("");
+            k += if matches!(
+                two,
+                "==" | "!=" | "<=" | ">=" | "->" | "<<" | ">>" | "&&" | "||"
+            ) {
+                2
+            } else {
+                1
+            };
+            Kind::Punctuator
+        };
+        out.push((kind, start..k.min(b.len())));
+    }
+    out
+}
+
+/// `body` with every use of a split iterator `x` (modulus `m`, residue `r`) replaced by
+/// `(m * (x) + r)`.
+fn substitute(body: &str, iterators: &[String], moduli: &[i64], r: &[i64]) -> Option<String> {
+    let toks = scan(body);
+    let mut out = String::with_capacity(body.len() + 16);
+    let mut at = 0;
+    for (k, (kind, range)) in toks.iter().enumerate() {
+        if *kind != Kind::Identifier {
+            continue;
+        }
+        let word = &body[range.clone()];
         let Some(j) = iterators.iter().position(|i| i == word) else {
             continue;
         };
@@ -341,12 +419,12 @@ fn substitute(body: &str, iterators: &[String], moduli: &[i64], r: &[i64]) -> Op
             continue;
         }
         // A member name (`p.x`, `p->x`) is not the iterator.
-        if k > 0 && matches!(&body[toks[k - 1].range.clone()], "." | "->") {
+        if k > 0 && matches!(&body[toks[k - 1].1.clone()], "." | "->") {
             continue;
         }
-        out.push_str(&body[at..t.range.start]);
+        out.push_str(&body[at..range.start]);
         out.push_str(&format!("({} * ({word}) + {})", moduli[j], r[j]));
-        at = t.range.end;
+        at = range.end;
     }
     out.push_str(&body[at..]);
     Some(out)
@@ -483,6 +561,20 @@ mod tests {
             .as_deref(),
             Some("a[x][(2 * (y) + 1)] = u[x][(2 * (y) + 1) / 2] + p.y;")
         );
+        // Numbers, literals and comments are not iterators.
+        assert_eq!(
+            substitute(
+                "a[y] = 1e-3f * y + \"y\"[0] /* y */ + 'y';",
+                &["y".into()],
+                &[2],
+                &[0]
+            )
+            .as_deref(),
+            Some("a[(2 * (y) + 0)] = 1e-3f * (2 * (y) + 0) + \"y\"[0] /* y */ + 'y';")
+        );
+        let kinds: Vec<Kind> = scan("c<=2?x:-y").into_iter().map(|(k, _)| k).collect();
+        assert_eq!(kinds.len(), 8);
+        assert_eq!(kinds[1], Kind::Punctuator);
         assert_eq!(fresh_name("S1", &[0, 1], &BTreeSet::new()), "S1_0_1");
         let taken = BTreeSet::from(["S1_0".to_string()]);
         assert_eq!(fresh_name("S1", &[0], &taken), "S1_0r");

@@ -62,47 +62,7 @@ fn member_extents(
     }
     let mut out = vec![None; k];
     for (j, e) in out.iter_mut().enumerate() {
-        let mut values: Option<Map> = None;
-        for r in &ranges {
-            let n = r.space().n_out();
-            if j >= n {
-                continue;
-            }
-            let r = r
-                .project_out(pollen_presburger::DimKind::Out, j + 1, n - j - 1)?
-                .project_out(pollen_presburger::DimKind::Out, 0, j)?;
-            let np = r.space().n_params();
-            let r = r.project_out(pollen_presburger::DimKind::Param, 0, np)?;
-            values = Some(match values {
-                None => r,
-                Some(v) => v.union(&r)?,
-            });
-        }
-        let Some(values) = values else { continue };
-        let values = Set::from_map(values)?;
-        if values.is_empty_with(budget)? {
-            continue;
-        }
-        let (Ok(low), Ok(high)) = (
-            values.dim_min_with(0, budget),
-            values.dim_max_with(0, budget),
-        ) else {
-            continue;
-        };
-        let constant = |p: &pollen_presburger::aff::PwAff| -> Option<i64> {
-            let mut out = None;
-            for (_, a) in p.pieces() {
-                let v = a.constant_value()?.to_i64()?;
-                if out.is_some_and(|o| o != v) {
-                    return None;
-                }
-                out = Some(v);
-            }
-            out
-        };
-        if let (Some(lo), Some(hi)) = (constant(&low), constant(&high)) {
-            *e = Some(hi - lo + 1);
-        }
+        *e = constant_bounds(&ranges, j, budget)?.map(|(lo, hi)| hi - lo + 1);
     }
     Ok(out)
 }
@@ -1447,46 +1407,62 @@ fn tile_projection(params: &[String], copy: &str, k: usize, n: usize) -> Map {
 /// The order of the tile band's members: those whose tile coordinate takes at most 8
 /// values for all parameter values last, the others first, each in band order.
 fn tile_order(tiles: &BTreeMap<String, Map>, k: usize, budget: &mut Budget) -> Result<Vec<usize>> {
+    let ranges: Vec<Map> = tiles.values().map(Map::range).collect();
     let mut short = vec![false; k];
     for (j, flag) in short.iter_mut().enumerate() {
-        let mut values: Option<Map> = None;
-        for t in tiles.values() {
-            let r = t
-                .range()
-                .project_out(pollen_presburger::DimKind::Out, j + 1, k - j - 1)?;
-            let r = r.project_out(pollen_presburger::DimKind::Out, 0, j)?;
-            let np = r.space().n_params();
-            let r = r.project_out(pollen_presburger::DimKind::Param, 0, np)?;
-            values = Some(match values {
-                None => r,
-                Some(v) => v.union(&r)?,
-            });
-        }
-        let Some(values) = values else { continue };
-        let values = Set::from_map(values)?;
-        if values.is_empty_with(budget)? {
-            continue;
-        }
-        let (Ok(low), Ok(high)) = (
-            values.dim_min_with(0, budget),
-            values.dim_max_with(0, budget),
-        ) else {
-            continue;
-        };
-        let constant = |p: &pollen_presburger::aff::PwAff| -> Option<i64> {
-            let mut out = None;
-            for (_, a) in p.pieces() {
-                out = Some(a.constant_value()?.to_i64()?);
-            }
-            out
-        };
-        if let (Some(lo), Some(hi)) = (constant(&low), constant(&high)) {
+        if let Some((lo, hi)) = constant_bounds(&ranges, j, budget)? {
             *flag = hi - lo < 8;
         }
     }
     let mut order: Vec<usize> = (0..k).filter(|&j| !short[j]).collect();
     order.extend((0..k).filter(|&j| short[j]));
     Ok(order)
+}
+
+/// The least and greatest value of dimension `j` over the sets (as maps) `ranges`, when
+/// both are constants for all parameter values.
+fn constant_bounds(ranges: &[Map], j: usize, budget: &mut Budget) -> Result<Option<(i64, i64)>> {
+    let mut values: Option<Map> = None;
+    for r in ranges {
+        let n = r.space().n_out();
+        if j >= n {
+            continue;
+        }
+        let r = r
+            .project_out(pollen_presburger::DimKind::Out, j + 1, n - j - 1)?
+            .project_out(pollen_presburger::DimKind::Out, 0, j)?;
+        let np = r.space().n_params();
+        let r = r.project_out(pollen_presburger::DimKind::Param, 0, np)?;
+        values = Some(match values {
+            None => r,
+            Some(v) => v.union(&r)?,
+        });
+    }
+    let Some(values) = values else {
+        return Ok(None);
+    };
+    let values = Set::from_map(values)?;
+    if values.is_empty_with(budget)? {
+        return Ok(None);
+    }
+    let (Ok(low), Ok(high)) = (
+        values.dim_min_with(0, budget),
+        values.dim_max_with(0, budget),
+    ) else {
+        return Ok(None);
+    };
+    let constant = |p: &pollen_presburger::aff::PwAff| -> Option<i64> {
+        let mut out = None;
+        for (_, a) in p.pieces() {
+            let v = a.constant_value()?.to_i64()?;
+            if out.is_some_and(|o| o != v) {
+                return None;
+            }
+            out = Some(v);
+        }
+        out
+    };
+    Ok(constant(&low).zip(constant(&high)))
 }
 
 /// `{ copy[o, i] -> [o_order[0], o_order[1], ...] }`.
