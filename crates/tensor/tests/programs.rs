@@ -1,0 +1,180 @@
+//! The programs of `examples/tensor/`: each is parsed, lowered to C, compiled with gcc at
+//! the two size sets of the manifest and run; every output's checksum must equal the
+//! interpreter's (exactly, or within 1e-5 relative for programs that call `erf`).
+//! `$TENSOR_PROGRAM` restricts the run to one program.
+
+use std::path::PathBuf;
+
+use pollen_tensor::{eval, parse, to_c, to_scop, ExprKind, Program, Stage, Unary};
+use pollen_testkit::cc;
+
+fn examples_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tensor")
+}
+
+fn operators_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/operators")
+}
+
+/// `(name, [sizes1, sizes2])` for every line of the manifest.
+fn manifest() -> Vec<(String, Vec<Vec<(String, i64)>>)> {
+    let text = std::fs::read_to_string(examples_dir().join("manifest.txt")).expect("manifest");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let sizes = words[1..3]
+            .iter()
+            .map(|set| {
+                set.split(',')
+                    .map(|kv| {
+                        let (k, v) = kv.split_once('=').expect("NAME=value");
+                        (k.to_string(), v.parse().expect("an integer size"))
+                    })
+                    .collect()
+            })
+            .collect();
+        out.push((words[0].to_string(), sizes));
+    }
+    if let Ok(only) = std::env::var("TENSOR_PROGRAM") {
+        out.retain(|(n, _)| *n == only);
+    }
+    out
+}
+
+fn load(name: &str) -> Program {
+    let path = examples_dir().join(format!("{name}.te"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    parse(&text).unwrap_or_else(|e| panic!("{name}.te:{e}"))
+}
+
+fn uses_erf(p: &Program) -> bool {
+    let mut found = false;
+    for s in p.stages() {
+        if let Stage::Compute(c) = s {
+            c.body.walk(&mut |e| {
+                if matches!(e.kind, ExprKind::Unary(Unary::Erf, _)) {
+                    found = true;
+                }
+            });
+        }
+    }
+    found
+}
+
+/// Compiles and runs the C program of `p` at `sizes`; its `name checksum` lines.
+fn run_c(
+    p: &Program,
+    name: &str,
+    sizes: &[(String, i64)],
+    tag: &str,
+) -> Result<Vec<(String, f64)>, String> {
+    let dir = cc::scratch("tensor-programs");
+    let source = dir.join(format!("{name}-{tag}.c"));
+    let binary = dir.join(format!("{name}-{tag}"));
+    std::fs::write(&source, to_c(p, name)).map_err(|e| e.to_string())?;
+    let include = format!("-I{}", operators_dir().display());
+    let defines: Vec<String> = sizes.iter().map(|(k, v)| format!("-D{k}={v}")).collect();
+    let mut flags = vec![
+        "-O2",
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-ffp-contract=off",
+        &include,
+    ];
+    flags.extend(defines.iter().map(String::as_str));
+    cc::compile(&source, &binary, &flags)?;
+    let output = cc::run(&binary, 1)?;
+    Ok(output
+        .lines()
+        .filter_map(|l| {
+            let (n, v) = l.split_once(' ')?;
+            Some((n.to_string(), v.trim().parse().ok()?))
+        })
+        .collect())
+}
+
+#[test]
+fn every_program_matches_the_interpreter_at_both_sizes() {
+    cc::require_gcc();
+    let programs = manifest();
+    assert!(programs.len() >= 15 || std::env::var("TENSOR_PROGRAM").is_ok());
+    let mut failures = Vec::new();
+    for (name, size_sets) in &programs {
+        let p = load(name);
+        let exact = !uses_erf(&p);
+        for (k, sizes) in size_sets.iter().enumerate() {
+            let overrides: Vec<(&str, i64)> = sizes.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+            let values = p.sizes(&overrides).expect("sizes");
+            let expected = eval::evaluate(&p, &values).expect("evaluation");
+            let printed = match run_c(&p, name, sizes, &k.to_string()) {
+                Ok(lines) => lines,
+                Err(e) => {
+                    failures.push(format!("{name} sizes {}: {e}", k + 1));
+                    continue;
+                }
+            };
+            let names: Vec<&str> = printed.iter().map(|(n, _)| n.as_str()).collect();
+            if names != p.outputs() {
+                failures.push(format!(
+                    "{name}: printed {names:?}, outputs {:?}",
+                    p.outputs()
+                ));
+                continue;
+            }
+            for (out, got) in &printed {
+                let want = expected.get(out).expect("an output's values").checksum();
+                let ok = if exact {
+                    *got == want
+                } else {
+                    (got - want).abs() <= 1e-5 * want.abs().max(1.0)
+                };
+                if !ok {
+                    failures.push(format!(
+                        "{name} sizes {}: {out} is {got:?} in C, {want:?} interpreted",
+                        k + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_program_has_a_scop_with_one_statement_per_lowered_statement() {
+    for (name, _) in manifest() {
+        let p = load(&name);
+        let scop = to_scop(&p, &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut expected = 0;
+        for s in p.stages() {
+            expected += match s {
+                Stage::Pad(_) => 2,
+                Stage::Compute(c) => {
+                    let r = c.body.reductions().len();
+                    if matches!(c.body.kind, ExprKind::Reduce(_)) {
+                        2
+                    } else {
+                        2 * r + 1
+                    }
+                }
+            };
+        }
+        assert_eq!(scop.statements.len(), expected, "{name}");
+        let params: Vec<String> = p
+            .params()
+            .iter()
+            .map(|x| format!("_PB_{}", x.name))
+            .collect();
+        assert!(
+            scop.params.iter().all(|x| params.contains(x)),
+            "{name}: {:?}",
+            scop.params
+        );
+    }
+}
