@@ -5,15 +5,13 @@
 
 use std::path::PathBuf;
 
-use pollen_tensor::{eval, parse, to_c, to_scop, ExprKind, Program, Stage, Unary};
+use pollen_tensor::{parse, to_scop, ExprKind, Program, Stage};
 use pollen_testkit::cc;
+
+mod common;
 
 fn examples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tensor")
-}
-
-fn operators_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/operators")
 }
 
 /// `(name, [sizes1, sizes2])` for every line of the manifest.
@@ -51,54 +49,6 @@ fn load(name: &str) -> Program {
     parse(&text).unwrap_or_else(|e| panic!("{name}.te:{e}"))
 }
 
-fn uses_erf(p: &Program) -> bool {
-    let mut found = false;
-    for s in p.stages() {
-        if let Stage::Compute(c) = s {
-            c.body.walk(&mut |e| {
-                if matches!(e.kind, ExprKind::Unary(Unary::Erf, _)) {
-                    found = true;
-                }
-            });
-        }
-    }
-    found
-}
-
-/// Compiles and runs the C program of `p` at `sizes`; its `name checksum` lines.
-fn run_c(
-    p: &Program,
-    name: &str,
-    sizes: &[(String, i64)],
-    tag: &str,
-) -> Result<Vec<(String, f64)>, String> {
-    let dir = cc::scratch("tensor-programs");
-    let source = dir.join(format!("{name}-{tag}.c"));
-    let binary = dir.join(format!("{name}-{tag}"));
-    std::fs::write(&source, to_c(p, name)).map_err(|e| e.to_string())?;
-    let include = format!("-I{}", operators_dir().display());
-    let defines: Vec<String> = sizes.iter().map(|(k, v)| format!("-D{k}={v}")).collect();
-    let mut flags = vec![
-        "-O2",
-        "-std=c99",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-ffp-contract=off",
-        &include,
-    ];
-    flags.extend(defines.iter().map(String::as_str));
-    cc::compile(&source, &binary, &flags)?;
-    let output = cc::run(&binary, 1)?;
-    Ok(output
-        .lines()
-        .filter_map(|l| {
-            let (n, v) = l.split_once(' ')?;
-            Some((n.to_string(), v.trim().parse().ok()?))
-        })
-        .collect())
-}
-
 #[test]
 fn every_program_matches_the_interpreter_at_both_sizes() {
     cc::require_gcc();
@@ -107,40 +57,13 @@ fn every_program_matches_the_interpreter_at_both_sizes() {
     let mut failures = Vec::new();
     for (name, size_sets) in &programs {
         let p = load(name);
-        let exact = !uses_erf(&p);
         for (k, sizes) in size_sets.iter().enumerate() {
-            let overrides: Vec<(&str, i64)> = sizes.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-            let values = p.sizes(&overrides).expect("sizes");
-            let expected = eval::evaluate(&p, &values).expect("evaluation");
-            let printed = match run_c(&p, name, sizes, &k.to_string()) {
-                Ok(lines) => lines,
-                Err(e) => {
-                    failures.push(format!("{name} sizes {}: {e}", k + 1));
-                    continue;
-                }
-            };
-            let names: Vec<&str> = printed.iter().map(|(n, _)| n.as_str()).collect();
-            if names != p.outputs() {
-                failures.push(format!(
-                    "{name}: printed {names:?}, outputs {:?}",
-                    p.outputs()
-                ));
-                continue;
-            }
-            for (out, got) in &printed {
-                let want = expected.get(out).expect("an output's values").checksum();
-                let ok = if exact {
-                    *got == want
-                } else {
-                    (got - want).abs() <= 1e-5 * want.abs().max(1.0)
-                };
-                if !ok {
-                    failures.push(format!(
-                        "{name} sizes {}: {out} is {got:?} in C, {want:?} interpreted",
-                        k + 1
-                    ));
-                }
-            }
+            failures.extend(common::check_against_interpreter(
+                &p,
+                name,
+                sizes,
+                &format!("s{}", k + 1),
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
