@@ -562,11 +562,12 @@ impl Parser<'_> {
                         ),
                     };
             } else if self.eat("/") {
+                let at = self.pos_here();
                 let d = self.integer()?;
                 if d <= 0 {
                     return err(
                         ErrorKind::Value,
-                        Some(pos),
+                        Some(at),
                         "division by a non-positive number",
                     );
                 }
