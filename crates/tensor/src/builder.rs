@@ -138,6 +138,13 @@ const RESERVED: &[&str] = &[
     "assert",
 ];
 
+/// Words a parameter may not be: parameters are also macros that `-D` flags define
+/// before `operators.h` is included, whose functions use these names.
+const RESERVED_PARAMS: &[&str] = &[
+    "count", "size", "block", "name", "data", "sum", "pos", "now", "start", "stop", "tv_sec",
+    "tv_nsec",
+];
+
 /// Prefixes a name may not start with (the generated C program's names).
 const RESERVED_PREFIXES: &[&str] = &["POLYBENCH", "OPERATOR", "kernel_", "pollen_"];
 
@@ -211,6 +218,20 @@ fn check_identifier(name: &Name, what: &str) -> Result<()> {
             format!(
                 "`{}` is reserved (a keyword, a built-in or a name of the generated C program)",
                 name.text
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn check_param_name(name: &Name) -> Result<()> {
+    if RESERVED_PARAMS.contains(&name.text.as_str()) {
+        return err(
+            ErrorKind::Redefinition,
+            name.pos,
+            format!(
+                "`{}` cannot be a parameter: `-D{}=...` would change operators.h, which uses the name",
+                name.text, name.text
             ),
         );
     }
@@ -498,6 +519,7 @@ impl Builder {
                 format!("the default of `{}` must be at least 1", name.text),
             );
         }
+        check_param_name(&name)?;
         self.declare(&name, "parameter", Global::Param)?;
         self.params.push(Param {
             name: name.text.clone(),
@@ -532,6 +554,7 @@ impl Builder {
                 ),
             );
         }
+        check_param_name(&name)?;
         self.declare(&name, "parameter", Global::Param)?;
         self.params.push(Param {
             name: name.text.clone(),

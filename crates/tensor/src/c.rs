@@ -471,6 +471,28 @@ pub fn to_c(program: &Program, name: &str) -> String {
     .ok();
     writeln!(out, " */").ok();
     writeln!(out, "#include \"operators.h\"\n").ok();
+    // Outputs of double tensors when DATA_TYPE is float.
+    let f64_outputs = program
+        .outputs()
+        .iter()
+        .any(|o| program.tensor(o).is_some_and(|t| t.dtype == DType::F64));
+    if f64_outputs {
+        out.push_str(
+            "/* operator_output for double tensors (the same checksum), before the size macros. */\n\
+             static void tensor_output_f64(const char *name_, const double *data_, long count_)\n\
+             {\n  double sum_ = 0.0;\n  long pos_;\n\n\
+             \x20 for (pos_ = 0; pos_ < count_; pos_++)\n\
+             \x20   sum_ += data_[pos_] * (double) (1 + pos_ % 29);\n\
+             \x20 printf(\"%s %.17g\\n\", name_, sum_);\n\
+             #ifdef POLLEN_DUMP\n\
+             \x20 printf(\"begin %s %ld\\n\", name_, count_);\n\
+             \x20 for (pos_ = 0; pos_ < count_; pos_++)\n\
+             \x20   printf(\"%.17g\\n\", data_[pos_]);\n\
+             \x20 printf(\"end %s\\n\", name_);\n\
+             #endif\n}\n\n",
+        );
+    }
+
     for p in program.params() {
         let value = match &p.def {
             ParamDef::Value(v) => v.to_string(),
@@ -524,18 +546,23 @@ pub fn to_c(program: &Program, name: &str) -> String {
     )
     .ok();
     let max_rank = inputs.iter().map(|a| a.shape.len()).max().unwrap_or(0);
+    let mut dims: Vec<String> = Vec::new();
+    for d in 0..max_rank {
+        let name = fresh(program, &dims, &format!("d{d}"));
+        dims.push(name);
+    }
     if max_rank > 0 {
-        let names: Vec<String> = (0..max_rank).map(|d| format!("d{d}")).collect();
-        writeln!(out, "  int {};\n", names.join(", ")).ok();
+        writeln!(out, "  int {};\n", dims.join(", ")).ok();
     }
     for (t, a) in inputs.iter().enumerate() {
         let mut depth = 2;
         for (d, e) in a.shape.iter().enumerate() {
             writeln!(
                 out,
-                "{:depth$}for (d{d} = 0; d{d} < {}; d{d}++)",
+                "{:depth$}for ({x} = 0; {x} < {}; {x}++)",
                 "",
-                affine_c(e, program)
+                affine_c(e, program),
+                x = dims[d]
             )
             .ok();
             depth += 2;
@@ -544,10 +571,10 @@ pub fn to_c(program: &Program, name: &str) -> String {
         let mut sum: Vec<String> = coefs
             .iter()
             .enumerate()
-            .map(|(d, c)| format!("{c} * d{d}"))
+            .map(|(d, c)| format!("{c} * {}", dims[d]))
             .collect();
         sum.push(constant.to_string());
-        let target = (0..a.shape.len()).fold(a.name.clone(), |s, d| format!("{s}[d{d}]"));
+        let target = (0..a.shape.len()).fold(a.name.clone(), |s, d| format!("{s}[{}]", dims[d]));
         writeln!(
             out,
             "{:depth$}{target} = ({}) (({}) % 37) / 9 - {};",
@@ -567,10 +594,11 @@ pub fn to_c(program: &Program, name: &str) -> String {
         .map(|p| format!("int {}", param_c(p)))
         .collect();
     args.extend(all.iter().map(|a| declarator(a, program)));
+    let indent = " ".repeat("static void kernel_(".len() + name.len());
     writeln!(
         out,
         "static void kernel_{name}({})\n{{",
-        args.join(",\n    ")
+        args.join(&format!(",\n{indent}"))
     )
     .ok();
     let mut region = String::new();
@@ -593,28 +621,6 @@ pub fn to_c(program: &Program, name: &str) -> String {
     out.push_str("#pragma scop\n");
     out.push_str(&region);
     out.push_str("#pragma endscop\n}\n\n");
-
-    // Outputs of double tensors when DATA_TYPE is float.
-    let f64_outputs = program
-        .outputs()
-        .iter()
-        .any(|o| program.tensor(o).is_some_and(|t| t.dtype == DType::F64));
-    if f64_outputs {
-        out.push_str(
-            "/* operator_output for double tensors (the same checksum). */\n\
-             static void tensor_output_f64(const char *name, const double *data, long count)\n\
-             {\n  double sum = 0.0;\n  long pos;\n\n\
-             \x20 for (pos = 0; pos < count; pos++)\n\
-             \x20   sum += data[pos] * (double) (1 + pos % 29);\n\
-             \x20 printf(\"%s %.17g\\n\", name, sum);\n\
-             #ifdef POLLEN_DUMP\n\
-             \x20 printf(\"begin %s %ld\\n\", name, count);\n\
-             \x20 for (pos = 0; pos < count; pos++)\n\
-             \x20   printf(\"%.17g\\n\", data[pos]);\n\
-             \x20 printf(\"end %s\\n\", name);\n\
-             #endif\n}\n\n",
-        );
-    }
 
     // main.
     out.push_str("int main(void)\n{\n");

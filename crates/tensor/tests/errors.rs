@@ -120,6 +120,9 @@ fn redefinitions_and_reserved_names() {
     let m = error_at("param float = 3;", ErrorKind::Redefinition, 1, 7);
     assert!(m.contains("reserved"), "{m}");
     error_at(&with_head("main[i] = v[i];"), ErrorKind::Redefinition, 3, 1);
+    // A parameter is a `-D` macro seen by operators.h.
+    let m = error_at("param M = 2, count = 3;", ErrorKind::Redefinition, 1, 14);
+    assert!(m.contains("operators.h"), "{m}");
     error_at(
         &with_head("kernel_x[i] = v[i];"),
         ErrorKind::Redefinition,

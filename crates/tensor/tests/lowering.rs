@@ -239,3 +239,21 @@ fn the_builder_and_the_parser_give_the_same_strided_convolution() {
     assert!(pollen_tensor::same_program(&parsed, &built));
     assert_eq!(to_c(&parsed, "conv"), to_c(&built, "conv"));
 }
+
+#[test]
+fn program_names_do_not_clash_with_the_generated_c() {
+    // Parameters become macros and tensors arrays: names the generated program uses for
+    // its own loops and helpers must not change its meaning.
+    check(
+        "names",
+        "param d0 = 3, d1 = 4, x = 2;
+         input pos[d0, d1], count[x] : f64;
+         data[i, j] = pos[i, j] * 2.0;
+         P = pad(data, [1, 0], [0, 1], 0.5);
+         name[i : d0 + 1, j : d1 + 1] : f64 = P[i, j] + count[0] + sum(d2 : x, count[d2]);",
+        &[
+            &[("d0", 3), ("d1", 4), ("x", 2)],
+            &[("d0", 1), ("d1", 2), ("x", 5)],
+        ],
+    );
+}

@@ -14,8 +14,11 @@ fn examples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/tensor")
 }
 
+/// Parameter values, `NAME=value`.
+type Sizes = Vec<(String, i64)>;
+
 /// `(name, [sizes1, sizes2])` for every line of the manifest.
-fn manifest() -> Vec<(String, Vec<Vec<(String, i64)>>)> {
+fn manifest() -> Vec<(String, Vec<Sizes>)> {
     let text = std::fs::read_to_string(examples_dir().join("manifest.txt")).expect("manifest");
     let mut out = Vec::new();
     for line in text.lines() {

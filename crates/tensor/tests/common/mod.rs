@@ -1,8 +1,6 @@
 //! Helpers shared by the integration tests: compiling a program's C and reading its
 //! checksums, comparing them with the interpreter.
 
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 
 use pollen_tensor::{eval, to_c, ExprKind, Program, Stage, Unary};
