@@ -438,3 +438,26 @@ fn mutated_programs_never_panic() {
 }
 
 static ACCEPTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[test]
+fn nested_parentheses_in_conditions_parse() {
+    // A parenthesis in a condition may open a condition or an expression: the parser
+    // tries the first and falls back on the second, once per level (quadratic work,
+    // not exponential).
+    let deep = format!("{}v[i]{}", "(".repeat(150), ")".repeat(150));
+    parse(&with_head(&format!(
+        "B[i] = select({deep} > 0.0, 1.0, 0.0);"
+    )))
+    .unwrap();
+    let deep = format!("{}v[i] > 0.0{}", "(".repeat(150), ")".repeat(150));
+    parse(&with_head(&format!("B[i] = select({deep}, 1.0, 0.0);"))).unwrap();
+    error_at(
+        &with_head(&format!(
+            "B[i] = select({}v[i] > 0.0, 1.0, 0.0);",
+            "(".repeat(150)
+        )),
+        ErrorKind::Syntax,
+        3,
+        170,
+    );
+}
