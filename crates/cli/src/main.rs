@@ -6,7 +6,9 @@
 //! [`program`]); `pollen opt` maps its flags onto the `pollen-driver` library (see
 //! [`opt`]); `pollen explain` writes an HTML page with pictures of what it does (see
 //! [`explain`]); `pollen search` compiles and times the legal fusion structures of a
-//! region (see [`search`], over `pollen-tune`). This is the only crate of the workspace that reads files and reports
+//! region (see [`search`], over `pollen-tune`); `pollen te` lowers a tensor program to C
+//! (see [`tensor`], over `pollen-tensor`), and the commands that read C files read `.te`
+//! files through it. This is the only crate of the workspace that reads files and reports
 //! errors with `anyhow`. Every command runs under a work budget (`--budget`, see
 //! [`budget`]); running out exits with status 3.
 
@@ -16,6 +18,7 @@ mod explain;
 mod opt;
 mod program;
 mod search;
+mod tensor;
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -99,6 +102,9 @@ enum Command {
     /// Search the legal fusion structures of a region for the fastest program.
     #[command(long_about = search::SEARCH_HELP)]
     Search(Box<search::SearchArgs>),
+    /// Lower a tensor program (`.te`) to a C program with a `#pragma scop` region.
+    #[command(long_about = tensor::TE_HELP)]
+    Te(tensor::TeArgs),
 }
 
 const SCHED_HELP: &str = "\
@@ -153,7 +159,9 @@ independent legality checker. `pollen scop`, `pollen deps` and `pollen sched` pr
 stages one by one; `pollen search` compiles, checks and times every legal outer fusion
 structure of a region and keeps the fastest; `pollen explain` writes an HTML page with pictures of the domains,
 dependences, schedules and tiles. `pollen calc` evaluates scripts over the exact Presburger library
-(parametric integer sets and maps in isl's syntax). The optimizer of `pollen opt` is also
+(parametric integer sets and maps in isl's syntax). `pollen te` lowers a tensor program
+(a `.te` file: deep-learning operators as tensor expressions) to a C program, and every
+command that reads a C file reads a `.te` file through it. The optimizer of `pollen opt` is also
 a library, `pollen-driver` (`pollen_driver::optimize_source`), for Rust programs.
 
 Whole programs (PolyBench/C unchanged) and loop-nest fragments without declarations (as
@@ -273,6 +281,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Opt(args) => opt::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Te(args) => tensor::run(&args),
     }
 }
 

@@ -191,8 +191,7 @@ pub enum VectorizeChoice {
 /// Runs `pollen opt`.
 pub fn run(args: &OptArgs) -> Result<ExitCode> {
     let path = args.file.as_path();
-    let source =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let source = crate::tensor::read_source(path)?;
     let optimized = match pollen_driver::optimize_source(&source, &options(args)) {
         Ok(optimized) => optimized,
         Err(e) => return Err(program::driver_error(path, e, args.budget.budget)),

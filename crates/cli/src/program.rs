@@ -30,8 +30,7 @@ impl std::error::Error for Located {}
 
 /// Reads and extracts a C file within a budget of `steps`.
 pub fn read_scop(path: &Path, steps: Steps) -> Result<Extracted> {
-    let source =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let source = crate::tensor::read_source(path)?;
     pollen_frontend::extract_with(&source, &mut steps.budget()).map_err(|e| {
         if let pollen_frontend::Error::Presburger {
             error: pollen_presburger::Error::LimitExceeded,

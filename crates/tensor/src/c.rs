@@ -1,0 +1,696 @@
+//! Lowering to C (the layout of `examples/operators/`) and to a [`Scop`].
+//!
+//! Each stage becomes one loop nest over its tensor's box, in program order:
+//! - an elementwise statement, one assignment;
+//! - a statement whose right-hand side is a reduction: the initialisation, then the
+//!   reduction's loops (its axes in order, innermost) around the accumulation
+//!   (`T[i][j] += ...`, or `T = MAX_FUN(T, ...)`), as TVM and AKG lower `sum`;
+//! - a reduction inside a larger expression: the same two statements accumulating in
+//!   the tensor itself, then `T[i][j] = f(T[i][j])`; with several reductions, each
+//!   accumulates in a temporary array of the tensor's shape (`T_red0`, ...);
+//! - a padding: a nest that fills the padded tensor with the constant, then one that
+//!   copies the source into its interior.
+//!
+//! Parameters are `-D`-overridable macros (`M`) and the kernel function's `int`
+//! arguments (`_PB_M`, the name the scop's parameters have).
+
+use std::fmt::Write as _;
+
+use pollen_scop::Scop;
+
+use crate::affine::Affine;
+use crate::builder::is_identifier;
+use crate::error::{Error, ErrorKind, Result};
+use crate::eval::init_coefficients;
+use crate::expr::{Binary, Cond, DType, Expr, ExprKind, ReduceOp, Unary};
+use crate::program::{Compute, Pad, ParamDef, Program, Stage, TensorKind};
+
+/// An array of the C program: a tensor or a temporary.
+struct Array {
+    name: String,
+    shape: Vec<Affine>,
+    dtype: DType,
+}
+
+/// A piece of the region: a statement or a loop nest.
+enum Item {
+    Stmt(String),
+    Loops(Vec<(String, Affine)>, Vec<Item>),
+}
+
+fn param_c(name: &str) -> String {
+    format!("_PB_{name}")
+}
+
+fn affine_c(a: &Affine, program: &Program) -> String {
+    a.display_with(&|n| {
+        if program.params().iter().any(|p| p.name == n) {
+            param_c(n)
+        } else {
+            n.to_string()
+        }
+    })
+    .to_string()
+}
+
+fn affine_macro(a: &Affine) -> String {
+    a.to_string()
+}
+
+fn c_type(t: DType) -> &'static str {
+    match t {
+        DType::F32 => "DATA_TYPE",
+        DType::F64 => "double",
+    }
+}
+
+fn scalar(text: &str, t: DType) -> String {
+    match t {
+        DType::F32 => format!("SCALAR_VAL({text})"),
+        DType::F64 => text.to_string(),
+    }
+}
+
+/// A fresh name with `base` as prefix that no program name uses.
+fn fresh(program: &Program, taken: &[String], base: &str) -> String {
+    let mut name = base.to_string();
+    while program.tensor(&name).is_some()
+        || program.params().iter().any(|p| p.name == name)
+        || taken.contains(&name)
+    {
+        name.push('_');
+    }
+    name
+}
+
+/// Precedence of a printed expression: 1 additive, 2 multiplicative, 3 unary, 4 primary.
+struct Printed {
+    text: String,
+    prec: u8,
+}
+
+struct Printer<'a> {
+    program: &'a Program,
+    lhs: DType,
+    /// The text that replaces each reduction, in pre-order.
+    reductions: Vec<String>,
+    next_reduction: usize,
+}
+
+impl Printer<'_> {
+    fn expr(&mut self, e: &Expr, ctx: DType) -> Printed {
+        let t = self.program.natural_type(e, self.lhs).unwrap_or(ctx);
+        let primary = |text: String| Printed { text, prec: 4 };
+        match &e.kind {
+            ExprKind::Const(c) => primary(scalar(&c.text(), t)),
+            ExprKind::Index(a) => {
+                primary(format!("(({}) ({}))", c_type(t), affine_c(a, self.program)))
+            }
+            ExprKind::Access { tensor, indices } => {
+                let mut s = tensor.clone();
+                for (a, _) in indices {
+                    write!(s, "[{}]", affine_c(a, self.program)).ok();
+                }
+                primary(s)
+            }
+            ExprKind::Unary(Unary::Neg, a) => {
+                let a = self.expr(a, t);
+                let inner = if a.prec >= 3 {
+                    a.text
+                } else {
+                    format!("({})", a.text)
+                };
+                Printed {
+                    text: format!("-{inner}"),
+                    prec: 3,
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let a = self.expr(a, t).text;
+                let f = match (op, t) {
+                    (Unary::Exp, DType::F32) => "EXP_FUN",
+                    (Unary::Exp, DType::F64) => "exp",
+                    (Unary::Sqrt, DType::F32) => "SQRT_FUN",
+                    (Unary::Sqrt, DType::F64) => "sqrt",
+                    (Unary::Tanh, DType::F32) => "TANH_FUN",
+                    (Unary::Tanh, DType::F64) => "tanh",
+                    (Unary::Erf, DType::F32) => "ERF_FUN",
+                    (Unary::Erf, DType::F64) => "erf",
+                    (Unary::Abs, DType::F32) => "ABS_FUN",
+                    (Unary::Abs, DType::F64) | (Unary::Neg, _) => "fabs",
+                };
+                primary(format!("{f}({a})"))
+            }
+            ExprKind::Binary(op @ (Binary::Max | Binary::Min), a, b) => {
+                let a = self.expr(a, t).text;
+                let b = self.expr(b, t).text;
+                let f = match (op, t) {
+                    (Binary::Max, DType::F32) => "MAX_FUN",
+                    (Binary::Max, DType::F64) => "fmax",
+                    (_, DType::F32) => "MIN_FUN",
+                    (_, DType::F64) => "fmin",
+                };
+                primary(format!("{f}({a}, {b})"))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (sym, prec) = match op {
+                    Binary::Add => ("+", 1),
+                    Binary::Sub => ("-", 1),
+                    Binary::Mul => ("*", 2),
+                    _ => ("/", 2),
+                };
+                let a = self.expr(a, t);
+                let b = self.expr(b, t);
+                let left = if a.prec < prec {
+                    format!("({})", a.text)
+                } else {
+                    a.text
+                };
+                let right = if b.prec <= prec {
+                    format!("({})", b.text)
+                } else {
+                    b.text
+                };
+                Printed {
+                    text: format!("{left} {sym} {right}"),
+                    prec,
+                }
+            }
+            ExprKind::Select(c, a, b) => {
+                let c = self.cond(c, t);
+                let a = self.expr(a, t).text;
+                let b = self.expr(b, t).text;
+                primary(format!("({c} ? {a} : {b})"))
+            }
+            ExprKind::Reduce(_) => {
+                let text = self
+                    .reductions
+                    .get(self.next_reduction)
+                    .cloned()
+                    .unwrap_or_default();
+                self.next_reduction += 1;
+                primary(text)
+            }
+        }
+    }
+
+    fn cond(&mut self, c: &Cond, ctx: DType) -> String {
+        match c {
+            Cond::Compare(op, a, b) => {
+                let t = crate::program::join(
+                    self.program.natural_type(a, self.lhs),
+                    self.program.natural_type(b, self.lhs),
+                )
+                .unwrap_or(ctx);
+                let a = self.expr(a, t).text;
+                let b = self.expr(b, t).text;
+                format!("{a} {} {b}", op.symbol())
+            }
+            Cond::And(a, b) => format!("({} && {})", self.cond(a, ctx), self.cond(b, ctx)),
+            Cond::Or(a, b) => format!("({} || {})", self.cond(a, ctx), self.cond(b, ctx)),
+            Cond::Not(a) => format!("!({})", self.cond(a, ctx)),
+        }
+    }
+}
+
+/// The lowered program: arrays and the region's items.
+struct Lowered {
+    arrays: Vec<Array>,
+    items: Vec<Item>,
+}
+
+fn element(name: &str, axes: &[(String, Affine)]) -> String {
+    let mut s = name.to_string();
+    for (a, _) in axes {
+        write!(s, "[{a}]").ok();
+    }
+    s
+}
+
+fn lower_compute(program: &Program, c: &Compute, arrays: &mut Vec<Array>) -> Item {
+    let Some(tensor) = program.tensor(&c.tensor) else {
+        return Item::Loops(Vec::new(), Vec::new());
+    };
+    let lhs = tensor.dtype;
+    let axes: Vec<(String, Affine)> = c.axes.clone();
+    let target = element(&c.tensor, &axes);
+    let reductions = c.body.reductions();
+    let mut items = Vec::new();
+    let top_level = matches!(c.body.kind, ExprKind::Reduce(_));
+    let accumulators: Vec<String> = if reductions.len() <= 1 {
+        reductions.iter().map(|_| target.clone()).collect()
+    } else {
+        let mut taken: Vec<String> = arrays.iter().map(|a| a.name.clone()).collect();
+        let mut out = Vec::new();
+        for k in 0..reductions.len() {
+            let name = fresh(program, &taken, &format!("{}_red{k}", c.tensor));
+            taken.push(name.clone());
+            arrays.push(Array {
+                name: name.clone(),
+                shape: tensor.shape.clone(),
+                dtype: lhs,
+            });
+            out.push(element(&name, &axes));
+        }
+        out
+    };
+    for (r, acc) in reductions.iter().zip(&accumulators) {
+        let init = match r.op {
+            ReduceOp::Sum => scalar("0.0", lhs),
+            ReduceOp::Max => "-INFINITY".to_string(),
+            ReduceOp::Min => "INFINITY".to_string(),
+        };
+        items.push(Item::Stmt(format!("{acc} = {init};")));
+        let mut printer = Printer {
+            program,
+            lhs,
+            reductions: Vec::new(),
+            next_reduction: 0,
+        };
+        let body = printer.expr(&r.body, lhs).text;
+        let t = program.natural_type(&r.body, lhs).unwrap_or(lhs).join(lhs);
+        let update = match (r.op, t) {
+            (ReduceOp::Sum, _) => format!("{acc} += {body};"),
+            (ReduceOp::Max, DType::F32) => format!("{acc} = MAX_FUN({acc}, {body});"),
+            (ReduceOp::Max, DType::F64) => format!("{acc} = fmax({acc}, {body});"),
+            (ReduceOp::Min, DType::F32) => format!("{acc} = MIN_FUN({acc}, {body});"),
+            (ReduceOp::Min, DType::F64) => format!("{acc} = fmin({acc}, {body});"),
+        };
+        let raxes: Vec<(String, Affine)> = r
+            .axes
+            .iter()
+            .map(|a| (a.name.text.clone(), a.extent.clone().unwrap_or_default()))
+            .collect();
+        items.push(Item::Loops(raxes, vec![Item::Stmt(update)]));
+    }
+    if !top_level {
+        let mut printer = Printer {
+            program,
+            lhs,
+            reductions: accumulators,
+            next_reduction: 0,
+        };
+        let value = printer.expr(&c.body, lhs).text;
+        items.push(Item::Stmt(format!("{target} = {value};")));
+    }
+    Item::Loops(axes, items)
+}
+
+fn lower_pad(program: &Program, p: &Pad, taken: &[String]) -> Vec<Item> {
+    let (Some(padded), Some(source)) = (program.tensor(&p.tensor), program.tensor(&p.source))
+    else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    for d in 0..padded.rank() {
+        let mut all = taken.to_vec();
+        all.extend(names.iter().cloned());
+        names.push(fresh(program, &all, &format!("d{d}")));
+    }
+    let fill_axes: Vec<(String, Affine)> = names
+        .iter()
+        .cloned()
+        .zip(padded.shape.iter().cloned())
+        .collect();
+    let fill = format!(
+        "{} = {};",
+        element(&p.tensor, &fill_axes),
+        scalar(&p.value.text(), padded.dtype)
+    );
+    let copy_axes: Vec<(String, Affine)> = names
+        .iter()
+        .cloned()
+        .zip(source.shape.iter().cloned())
+        .collect();
+    let mut target = p.tensor.clone();
+    for (d, n) in names.iter().enumerate() {
+        let index = Affine::var(n.as_str()) + p.before[d];
+        write!(target, "[{index}]").ok();
+    }
+    let copy = format!("{target} = {};", element(&p.source, &copy_axes));
+    vec![
+        Item::Loops(fill_axes, vec![Item::Stmt(fill)]),
+        Item::Loops(copy_axes, vec![Item::Stmt(copy)]),
+    ]
+}
+
+fn lower(program: &Program) -> Lowered {
+    let mut arrays: Vec<Array> = program
+        .tensors()
+        .iter()
+        .map(|t| Array {
+            name: t.name.clone(),
+            shape: t.shape.clone(),
+            dtype: t.dtype,
+        })
+        .collect();
+    let mut iterators: Vec<String> = Vec::new();
+    for s in program.stages() {
+        if let Stage::Compute(c) = s {
+            iterators.extend(c.axes.iter().map(|(n, _)| n.clone()));
+            for r in c.body.reductions() {
+                iterators.extend(r.axes.iter().map(|a| a.name.text.clone()));
+            }
+        }
+    }
+    let mut items = Vec::new();
+    for s in program.stages() {
+        match s {
+            Stage::Compute(c) => items.push(lower_compute(program, c, &mut arrays)),
+            Stage::Pad(p) => items.extend(lower_pad(program, p, &iterators)),
+        }
+    }
+    Lowered { arrays, items }
+}
+
+fn print_items(out: &mut String, items: &[Item], program: &Program, indent: usize) {
+    for item in items {
+        match item {
+            Item::Stmt(s) => {
+                writeln!(out, "{:indent$}{s}", "").ok();
+            }
+            Item::Loops(axes, body) => {
+                let mut depth = indent;
+                let mut lines = Vec::new();
+                for (n, e) in axes {
+                    lines.push(format!(
+                        "{:depth$}for ({n} = 0; {n} < {}; {n}++)",
+                        "",
+                        affine_c(e, program)
+                    ));
+                    depth += 2;
+                }
+                let braces = body.len() > 1 && !axes.is_empty();
+                if braces {
+                    if let Some(last) = lines.last_mut() {
+                        last.push_str(" {");
+                    }
+                }
+                for line in lines {
+                    writeln!(out, "{line}").ok();
+                }
+                print_items(out, body, program, depth);
+                if braces {
+                    writeln!(out, "{:w$}}}", "", w = depth - 2).ok();
+                }
+            }
+        }
+    }
+}
+
+fn collect_iterators(items: &[Item], out: &mut Vec<String>) {
+    for item in items {
+        if let Item::Loops(axes, body) = item {
+            for (n, _) in axes {
+                if !out.contains(n) {
+                    out.push(n.clone());
+                }
+            }
+            collect_iterators(body, out);
+        }
+    }
+}
+
+fn declarator(a: &Array, program: &Program) -> String {
+    let dims: Vec<String> = a.shape.iter().map(affine_macro).collect();
+    let runtime: Vec<String> = a.shape.iter().map(|e| affine_c(e, program)).collect();
+    format!(
+        "{} POLYBENCH_{}D({}, {}, {})",
+        c_type(a.dtype),
+        a.shape.len(),
+        a.name,
+        dims.join(", "),
+        runtime.join(", ")
+    )
+}
+
+fn sanitize(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !is_identifier(&s) {
+        s = format!("op_{s}");
+    }
+    s
+}
+
+/// The C program of `program`, named `name` (the kernel function is `kernel_<name>`),
+/// in the layout of the operators of `examples/operators/`: it includes `operators.h`,
+/// so compile it with `-I examples/operators`.
+pub fn to_c(program: &Program, name: &str) -> String {
+    let name = sanitize(name);
+    let lowered = lower(program);
+    let mut iterators = Vec::new();
+    collect_iterators(&lowered.items, &mut iterators);
+    let params: Vec<&str> = program.params().iter().map(|p| p.name.as_str()).collect();
+    let mut out = String::new();
+
+    writeln!(out, "/*").ok();
+    writeln!(
+        out,
+        " * {name}.c - a tensor program lowered to C by Pollen (`pollen te`)."
+    )
+    .ok();
+    writeln!(
+        out,
+        " * Outputs: {}. Sizes are macros that -D flags override.",
+        program.outputs().join(", ")
+    )
+    .ok();
+    writeln!(
+        out,
+        " * Compile with -I examples/operators (it includes operators.h)."
+    )
+    .ok();
+    writeln!(out, " */").ok();
+    writeln!(out, "#include \"operators.h\"\n").ok();
+    // Outputs of double tensors when DATA_TYPE is float.
+    let f64_outputs = program
+        .outputs()
+        .iter()
+        .any(|o| program.tensor(o).is_some_and(|t| t.dtype == DType::F64));
+    if f64_outputs {
+        out.push_str(
+            "/* operator_output for double tensors (the same checksum), before the size macros. */\n\
+             static void tensor_output_f64(const char *name_, const double *data_, long count_)\n\
+             {\n  double sum_ = 0.0;\n  long pos_;\n\n\
+             \x20 for (pos_ = 0; pos_ < count_; pos_++)\n\
+             \x20   sum_ += data_[pos_] * (double) (1 + pos_ % 29);\n\
+             \x20 printf(\"%s %.17g\\n\", name_, sum_);\n\
+             #ifdef POLLEN_DUMP\n\
+             \x20 printf(\"begin %s %ld\\n\", name_, count_);\n\
+             \x20 for (pos_ = 0; pos_ < count_; pos_++)\n\
+             \x20   printf(\"%.17g\\n\", data_[pos_]);\n\
+             \x20 printf(\"end %s\\n\", name_);\n\
+             #endif\n}\n\n",
+        );
+    }
+
+    for p in program.params() {
+        let value = match &p.def {
+            ParamDef::Value(v) => v.to_string(),
+            ParamDef::Derived(e) => format!("({})", e.print(&|n| n.to_string(), false)),
+        };
+        writeln!(out, "#ifndef {0}\n# define {0} {value}\n#endif", p.name).ok();
+    }
+    out.push_str(
+        "\n#ifdef DATA_TYPE_IS_DOUBLE\n\
+         # define ERF_FUN(x) erf(x)\n\
+         # define ABS_FUN(x) fabs(x)\n\
+         # define MIN_FUN(x, y) fmin(x, y)\n\
+         #else\n\
+         # define ERF_FUN(x) erff(x)\n\
+         # define ABS_FUN(x) fabsf(x)\n\
+         # define MIN_FUN(x, y) fminf(x, y)\n\
+         #endif\n\n",
+    );
+
+    // Deterministic inputs.
+    let inputs: Vec<&Array> = lowered
+        .arrays
+        .iter()
+        .filter(|a| {
+            program
+                .tensor(&a.name)
+                .is_some_and(|t| t.kind == TensorKind::Input)
+        })
+        .collect();
+    let used_in = |arrays: &[&Array]| -> Vec<&str> {
+        params
+            .iter()
+            .copied()
+            .filter(|p| {
+                arrays
+                    .iter()
+                    .any(|a| a.shape.iter().any(|e| e.coefficient(p) != 0))
+            })
+            .collect()
+    };
+    let init_params = used_in(&inputs);
+    let mut args: Vec<String> = init_params
+        .iter()
+        .map(|p| format!("int {}", param_c(p)))
+        .collect();
+    args.extend(inputs.iter().map(|a| declarator(a, program)));
+    writeln!(
+        out,
+        "static void init_array({})\n{{",
+        args.join(",\n                       ")
+    )
+    .ok();
+    let max_rank = inputs.iter().map(|a| a.shape.len()).max().unwrap_or(0);
+    let mut dims: Vec<String> = Vec::new();
+    for d in 0..max_rank {
+        let name = fresh(program, &dims, &format!("d{d}"));
+        dims.push(name);
+    }
+    if max_rank > 0 {
+        writeln!(out, "  int {};\n", dims.join(", ")).ok();
+    }
+    for (t, a) in inputs.iter().enumerate() {
+        let mut depth = 2;
+        for (d, e) in a.shape.iter().enumerate() {
+            writeln!(
+                out,
+                "{:depth$}for ({x} = 0; {x} < {}; {x}++)",
+                "",
+                affine_c(e, program),
+                x = dims[d]
+            )
+            .ok();
+            depth += 2;
+        }
+        let (coefs, constant) = init_coefficients(t, a.shape.len());
+        let mut sum: Vec<String> = coefs
+            .iter()
+            .enumerate()
+            .map(|(d, c)| format!("{c} * {}", dims[d]))
+            .collect();
+        sum.push(constant.to_string());
+        let target = (0..a.shape.len()).fold(a.name.clone(), |s, d| format!("{s}[{}]", dims[d]));
+        writeln!(
+            out,
+            "{:depth$}{target} = ({}) (({}) % 37) / 9 - {};",
+            "",
+            c_type(a.dtype),
+            sum.join(" + "),
+            scalar("2.0", a.dtype)
+        )
+        .ok();
+    }
+    out.push_str("}\n\n");
+
+    // The kernel.
+    let all: Vec<&Array> = lowered.arrays.iter().collect();
+    let mut args: Vec<String> = params
+        .iter()
+        .map(|p| format!("int {}", param_c(p)))
+        .collect();
+    args.extend(all.iter().map(|a| declarator(a, program)));
+    let indent = " ".repeat("static void kernel_(".len() + name.len());
+    writeln!(
+        out,
+        "static void kernel_{name}({})\n{{",
+        args.join(&format!(",\n{indent}"))
+    )
+    .ok();
+    let mut region = String::new();
+    print_items(&mut region, &lowered.items, program, 2);
+    let mut unused = Vec::new();
+    for p in &params {
+        let used = region
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == param_c(p));
+        if !used {
+            unused.push(param_c(p));
+        }
+    }
+    if !iterators.is_empty() {
+        writeln!(out, "  int {};\n", iterators.join(", ")).ok();
+    }
+    for p in &unused {
+        writeln!(out, "  (void) {p};").ok();
+    }
+    out.push_str("#pragma scop\n");
+    out.push_str(&region);
+    out.push_str("#pragma endscop\n}\n\n");
+
+    // main.
+    out.push_str("int main(void)\n{\n");
+    for a in &all {
+        let dims: Vec<String> = a.shape.iter().map(affine_macro).collect();
+        writeln!(
+            out,
+            "  POLYBENCH_{}D_ARRAY_DECL({}, {}, {}, {});",
+            a.shape.len(),
+            a.name,
+            c_type(a.dtype),
+            dims.join(", "),
+            dims.join(", ")
+        )
+        .ok();
+    }
+    let mut call: Vec<String> = init_params.iter().map(|p| p.to_string()).collect();
+    call.extend(
+        inputs
+            .iter()
+            .map(|a| format!("POLYBENCH_ARRAY({})", a.name)),
+    );
+    writeln!(out, "\n  init_array({});", call.join(", ")).ok();
+    out.push_str("  OPERATOR_TIMER_START;\n");
+    let mut call: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+    call.extend(all.iter().map(|a| format!("POLYBENCH_ARRAY({})", a.name)));
+    writeln!(out, "  kernel_{name}({});", call.join(", ")).ok();
+    out.push_str("  OPERATOR_TIMER_STOP;\n");
+    for o in program.outputs() {
+        let Some(t) = program.tensor(o) else { continue };
+        let dims: Vec<String> = t.shape.iter().map(affine_macro).collect();
+        if t.dtype == DType::F64 {
+            let zeros = "[0]".repeat(t.rank());
+            let count: Vec<String> = dims.iter().map(|d| format!("(long) ({d})")).collect();
+            writeln!(
+                out,
+                "  tensor_output_f64(\"{o}\", &(*{o}){zeros}, {});",
+                count.join(" * ")
+            )
+            .ok();
+        } else {
+            writeln!(
+                out,
+                "  OPERATOR_OUTPUT_{}D(\"{o}\", POLYBENCH_ARRAY({o}), {});",
+                t.rank(),
+                dims.join(", ")
+            )
+            .ok();
+        }
+    }
+    out.push('\n');
+    for a in &all {
+        writeln!(out, "  POLYBENCH_FREE_ARRAY({});", a.name).ok();
+    }
+    out.push_str("  return 0;\n}\n");
+    out
+}
+
+/// The polyhedral model of the program: Pollen's C frontend on the region of
+/// [`to_c`]'s text, so its domains, accesses (reads then writes, in execution order)
+/// and schedule are exactly the frontend's. Parameters are named `_PB_<name>`.
+pub fn to_scop(program: &Program, name: &str) -> Result<Scop> {
+    let text = to_c(program, name);
+    pollen_frontend::extract(&text)
+        .map(|e| e.scop)
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Limit,
+                None,
+                format!("extracting the scop of the generated C: {e}"),
+            )
+        })
+}
