@@ -129,6 +129,12 @@ mod parser;
 
 pub use error::{Error, Result};
 
+/// Whether `word` is a keyword of C (including the common compiler spellings such as
+/// `__restrict__`): a name no declaration can take.
+pub fn is_c_keyword(word: &str) -> bool {
+    decls::is_keyword(word)
+}
+
 use std::ops::Range;
 
 use pollen_presburger::Budget;

@@ -17,8 +17,8 @@ pub const MAX_RANK: usize = 5;
 /// The deepest expression the checks accept.
 pub const MAX_DEPTH: usize = 200;
 
-/// Words a name may not be: the language's keywords and built-ins, C keywords and the
-/// names the generated C program and its header use.
+/// Words a name may not be, besides C's keywords: the language's keywords and built-ins
+/// and the names the generated C program and its header use.
 const RESERVED: &[&str] = &[
     // the language
     "param",
@@ -36,41 +36,7 @@ const RESERVED: &[&str] = &[
     "abs",
     "f32",
     "f64",
-    // C keywords
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "goto",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "register",
-    "restrict",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "union",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
+    // C names that are no keywords of C (those are `pollen_frontend::is_c_keyword`)
     "bool",
     "true",
     "false",
@@ -200,7 +166,9 @@ pub fn is_identifier(name: &str) -> bool {
 
 /// Whether `name` is reserved (a keyword, a built-in or a name of the generated C).
 pub fn is_reserved(name: &str) -> bool {
-    RESERVED.contains(&name) || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
+    RESERVED.contains(&name)
+        || pollen_frontend::is_c_keyword(name)
+        || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
 fn check_identifier(name: &Name, what: &str) -> Result<()> {
