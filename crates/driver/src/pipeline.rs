@@ -428,9 +428,16 @@ fn optimize_scop_fused(
         tile_sizes: given,
         live_out: options.live_out.clone(),
         groups,
-        // Windows of about twice the L1 data cache: measured best on blur, unsharp mask
-        // and Harris here (the tiles' loops stream through them).
-        footprint_bytes: Some(options.cache.l1_bytes.saturating_mul(2)),
+        // Windows of half the L2 cache (at least twice the L1 data cache): the groups'
+        // redundancy bound keeps their halos small, and larger tiles let longer chains
+        // of producers in within it (measured on the camera pipeline and the pyramids;
+        // blur, unsharp mask and Harris run as fast as with 2 x L1).
+        footprint_bytes: Some(
+            (options.cache.l2_bytes / 2).max(options.cache.l1_bytes.saturating_mul(2)),
+        ),
+        // At most half as much again as each tile's share of a producer: measured on
+        // the multigrid cycles (twice doubles their time) and the camera pipeline.
+        max_redundancy: Some((3, 2)),
         ..pollen_transform::fused::FuseOptions::default()
     };
     let fused = pollen_transform::fused::fuse(

@@ -776,3 +776,130 @@ fn a_channel_member_with_few_values_is_tiled_whole() {
     assert_eq!(g.tile_sizes[0], 3, "{f}");
     assert_eq!(g.tile_sizes[2], 128, "{f}");
 }
+
+/// The three-stage chain of T8: `A` copies `X`, `B` and `C` are 3-point stencils.
+const CHAIN: &str = "for (i = 0; i < 16; i++)\n  A[i] = X[i];\n\
+                     for (i = 1; i < 15; i++)\n  B[i] = A[i-1] + A[i] + A[i+1];\n\
+                     for (i = 2; i < 14; i++)\n  C[i] = B[i-1] + B[i] + B[i+1];";
+const CHAIN_PARAMS: &str = "double X[16], double A[16], double B[16], double C[16]";
+
+#[test]
+fn a_producer_with_too_large_a_halo_stays_out_of_the_group() {
+    // Tiles of 4 outputs: B's window holds 6 elements per 4 of its share (1.5), A's 8
+    // (2). Bounded at 3/2, B is fused and A is not; A then runs as a stage of its own.
+    let p = program(CHAIN, CHAIN_PARAMS);
+    let bounded = |bound| FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: Some(BTreeSet::from(["C".to_string()])),
+        max_redundancy: bound,
+        ..FuseOptions::default()
+    };
+    let windows = |f: &Fused| -> Vec<(String, Vec<i64>)> {
+        f.groups
+            .iter()
+            .flat_map(|g| &g.producers)
+            .flat_map(|s| &s.windows)
+            .map(|(a, e, _)| (a.clone(), e.clone()))
+            .collect()
+    };
+    let f = fused(&p, &bounded(Some((3, 2))));
+    let last = f.groups.last().expect("C's group");
+    assert_eq!(last.output, ["S2"], "{f}");
+    assert_eq!(last.producers.len(), 1, "{f}");
+    assert_eq!(last.producers[0].statements, ["S1"], "{f}");
+    assert!(windows(&f).contains(&("B".to_string(), vec![6])), "{f}");
+    assert!(!windows(&f).iter().any(|(a, _)| a == "A"), "{f}");
+    assert_eq!(last.too_redundant, [vec!["S0".to_string()]], "{f}");
+    assert!(f
+        .to_string()
+        .contains("not fused {S0}: its halo is over the redundancy bound"));
+    // Just under 2, A stays out; at 2 it comes in.
+    let f = fused(&p, &bounded(Some((199, 100))));
+    assert_eq!(f.groups.last().unwrap().producers.len(), 1, "{f}");
+    let f = fused(&p, &bounded(Some((2, 1))));
+    assert_eq!(f.groups.last().unwrap().producers.len(), 2, "{f}");
+    assert!(windows(&f).contains(&("A".to_string(), vec![8])), "{f}");
+    // Unbounded (the default), as T8.
+    let f = fused(&p, &bounded(None));
+    assert_eq!(f.groups.len(), 1, "{f}");
+    assert_eq!(f.groups[0].producers.len(), 2, "{f}");
+}
+
+/// A pyramid in miniature: `P` is computed from the input alone, downsampled into `D`,
+/// and read again, at full resolution, by the output with the upsampled `D`.
+const TWO_READERS: &str = "\
+for (x = 0; x < 2 * N; x++)
+  for (y = 0; y < M; y++)
+    P[x][y] = 2 * X[x][y];
+for (x = 0; x < N; x++)
+  for (y = 0; y < M; y++)
+    D[x][y] = P[2 * x][y] + P[2 * x + 1][y];
+for (x = 0; x < N; x++)
+  for (y = 0; y < M; y++)
+    E[x][y] = D[x][y] * 3;
+for (x = 0; x < 2 * N; x++)
+  for (y = 0; y < M; y++)
+    O[x][y] = P[x][y] + E[x / 2][y];";
+const TWO_READERS_PARAMS: &str =
+    "int N, int M, double X[2 * N][M], double P[2 * N][M], double D[N][M], double E[N][M], double O[2 * N][M]";
+
+/// The statements of `f` that run instances of the original statement `s`.
+fn statements_running(f: &Fused, s: &str) -> usize {
+    f.scop
+        .statements
+        .iter()
+        .filter(|t| match f.origins.get(&t.name) {
+            Some(check::Origin::Copy { statement, .. }) => statement == s,
+            Some(check::Origin::Same) | None => t.name == s,
+            Some(_) => false,
+        })
+        .count()
+}
+
+#[test]
+fn a_stage_of_inputs_read_by_two_groups_is_recomputed_by_both() {
+    let p = program(TWO_READERS, TWO_READERS_PARAMS);
+    // Groups of one stage (D and E, a quasi-identity, make one): O's group and D's.
+    // P is read by both and computed from X alone: each computes its own copy, and P
+    // never runs whole.
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4, 8]),
+        live_out: Some(BTreeSet::from(["O".to_string()])),
+        max_stages: 1,
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    let recomputing: Vec<&Vec<String>> = f
+        .groups
+        .iter()
+        .filter(|g| g.producers.iter().any(|s| s.statements == ["S0"]))
+        .map(|g| &g.output)
+        .collect();
+    assert_eq!(recomputing.len(), 2, "{f}");
+    assert!(
+        recomputing.iter().any(|o| o.contains(&"S1".to_string())),
+        "{f}"
+    );
+    assert!(
+        recomputing.iter().any(|o| o.contains(&"S3".to_string())),
+        "{f}"
+    );
+    assert!(f.groups.iter().all(|g| g.output != ["S0"]), "{f}");
+    let copies = statements_running(&f, "S0");
+    assert_eq!(
+        copies, 2,
+        "one copy of P per recomputing group, none outside: {f}"
+    );
+    assert!(
+        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
+        "{f}"
+    );
+    // With every array live, P must be stored: it is computed once, by one group.
+    let all_live = FuseOptions {
+        live_out: None,
+        ..options
+    };
+    let f = fused(&p, &all_live);
+    let copies = statements_running(&f, "S0");
+    assert_eq!(copies, 1, "{f}");
+}

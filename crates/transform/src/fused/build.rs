@@ -81,6 +81,11 @@ struct Building {
     producers: Vec<Sliced>,
     /// Producers left out because slicing them ran past their share of the budget.
     over_budget: Vec<usize>,
+    /// Producers left out because their halos are over the redundancy bound.
+    too_redundant: Vec<usize>,
+    /// Fused producers with consumers outside the group (duplicable stages, which
+    /// other groups, or the stage itself, compute too).
+    duplicates: BTreeSet<usize>,
 }
 
 /// Fuses the producers of every tilable output stage of `tree` (a schedule without
@@ -136,10 +141,36 @@ pub fn fuse(
             }
         }
     }
+    // Stages that compute from the region's inputs alone, into arrays dead after the
+    // region: any group may recompute them, so several groups may each fuse one.
+    let live = |a: &str| options.live_out.as_ref().is_none_or(|l| l.contains(a));
+    let mut duplicable = vec![false; stages.len()];
+    if options.groups.is_none() {
+        for (k, stage) in stages.iter().enumerate() {
+            let mut ok = true;
+            for name in &stage.statements {
+                for a in &statement(scop, name)?.accesses {
+                    ok &= match a.kind {
+                        AccessKind::Write => !live(&a.array),
+                        _ => !writers.contains_key(&a.array),
+                    };
+                }
+            }
+            duplicable[k] = ok;
+        }
+    }
+    // Per duplicable stage, its consumers that are in a group recomputing it.
+    let mut recomputed_for: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); stages.len()];
+    let mut elided: BTreeSet<usize> = BTreeSet::new();
     let mut assigned = vec![false; stages.len()];
     let mut groups: Vec<Building> = Vec::new();
     for o in (0..stages.len()).rev() {
         if assigned[o] {
+            continue;
+        }
+        // A recomputed stage all of whose consumers recompute it is never run whole.
+        if duplicable[o] && !consumers[o].is_empty() && consumers[o].is_subset(&recomputed_for[o]) {
+            elided.insert(o);
             continue;
         }
         let allowed = given.get(&o);
@@ -170,6 +201,7 @@ pub fn fuse(
             consumers: &consumers,
             writers: &writers,
             assigned: &assigned,
+            duplicable: &duplicable,
             allowed: allowed.map(|(group, _)| group),
             slice_steps,
             max_stages: if allowed.is_some() {
@@ -177,6 +209,7 @@ pub fn fuse(
             } else {
                 options.max_stages.max(1)
             },
+            max_redundancy: options.max_redundancy,
         };
         let building = match (given_sizes, options.footprint_bytes) {
             (Some(sizes), _) => context.group(o, k, tile_sizes(&Some(sizes), k)?, budget)?,
@@ -207,13 +240,19 @@ pub fn fuse(
             }
         };
         assigned[o] = true;
+        let mut members: BTreeSet<usize> = building.producers.iter().map(|(p, _, _)| *p).collect();
+        members.insert(o);
         for (p, _, _) in &building.producers {
-            assigned[*p] = true;
+            if building.duplicates.contains(p) {
+                recomputed_for[*p].extend(consumers[*p].intersection(&members));
+            } else {
+                assigned[*p] = true;
+            }
         }
         groups.push(building);
     }
     groups.reverse();
-    rewrite(scop, deps, &stages, groups, options, budget)
+    rewrite(scop, deps, &stages, groups, &elided, options, budget)
 }
 
 /// What building one group needs to know of the program.
@@ -224,10 +263,15 @@ struct Context<'a> {
     consumers: &'a [BTreeSet<usize>],
     writers: &'a BTreeMap<String, BTreeSet<usize>>,
     assigned: &'a [bool],
+    /// Stages any group may recompute (see [`fuse`]).
+    duplicable: &'a [bool],
     /// The stages a given grouping allows in the group.
     allowed: Option<&'a BTreeSet<usize>>,
     /// The most stages a group may hold.
     max_stages: usize,
+    /// The most elements a producer's window may hold per element of its tile's share
+    /// (numerator, denominator).
+    max_redundancy: Option<(i64, i64)>,
     /// The steps one producer's slice may take (`None`: unbounded).
     slice_steps: Option<u64>,
 }
@@ -268,6 +312,8 @@ impl Context<'_> {
             tiles: BTreeMap::new(),
             producers: Vec::new(),
             over_budget: Vec::new(),
+            too_redundant: Vec::new(),
+            duplicates: BTreeSet::new(),
         };
         let tiling = tile_relation(&sizes);
         for name in &self.stages[o].statements {
@@ -284,11 +330,17 @@ impl Context<'_> {
         }
         let mut members: BTreeSet<usize> = BTreeSet::from([o]);
         for p in (0..o).rev() {
-            if members.len() >= self.max_stages {
-                break;
+            // Recomputed stages read only inputs: they add no chain to compose and may
+            // join a full group.
+            if members.len() >= self.max_stages && !self.duplicable[p] {
+                continue;
             }
             let consumers = &self.consumers[p];
-            if self.assigned[p] || consumers.is_empty() || !consumers.is_subset(&members) {
+            if self.assigned[p] || consumers.is_empty() {
+                continue;
+            }
+            let duplicate = !consumers.is_subset(&members);
+            if duplicate && !self.duplicable[p] {
                 continue;
             }
             if self.allowed.is_some_and(|group| !group.contains(&p)) {
@@ -296,10 +348,12 @@ impl Context<'_> {
             }
             // Moving the producer down to the output must cross no stage it depends on
             // either way, and its tiles must not read what the group overwrites (other
-            // tiles may have overwritten it already).
-            let crosses = (p + 1..o)
-                .filter(|q| !members.contains(q))
-                .any(|q| depends(self.deps, &self.stages[p], &self.stages[q]));
+            // tiles may have overwritten it already). A recomputed stage reads inputs
+            // only and writes windows only: its copy may go anywhere.
+            let crosses = !self.duplicable[p]
+                && (p + 1..o)
+                    .filter(|q| !members.contains(q))
+                    .any(|q| depends(self.deps, &self.stages[p], &self.stages[q]));
             if crosses || self.reads_group_output(p, &members)? {
                 continue;
             }
@@ -323,10 +377,20 @@ impl Context<'_> {
                 other => other?,
             };
             if let Some((extension, windows)) = sliced {
+                if self
+                    .max_redundancy
+                    .is_some_and(|bound| !within_redundancy(&windows, bound))
+                {
+                    building.too_redundant.push(p);
+                    continue;
+                }
                 for (name, e) in &extension {
                     building.tiles.insert(name.clone(), e.reverse());
                 }
                 building.producers.push((p, extension, windows));
+                if duplicate {
+                    building.duplicates.insert(p);
+                }
                 members.insert(p);
             }
         }
@@ -350,6 +414,34 @@ impl Building {
         }
         total
     }
+}
+
+/// Whether every window of a producer holds at most `num / den` times its share of the
+/// tile: the product of its extents along the dimensions that move with the tiles,
+/// over the product of those dimensions' steps from one tile to the next. The rest is
+/// recomputed by neighbouring tiles (the halo), and it grows with every stencil and
+/// every resampling along a chain of producers. Dimensions that do not move with the
+/// tiles (a tile covering all of them, as image channels, or a small table every tile
+/// reads whole) count as their extent on both sides.
+fn within_redundancy(windows: &BTreeMap<String, Vec<Extent>>, (num, den): (i64, i64)) -> bool {
+    windows.values().all(|w| {
+        let mut elements = Int::from(1);
+        let mut share = Int::from(1);
+        for e in w {
+            let step = e
+                .tile
+                .iter()
+                .map(Int::abs)
+                .max()
+                .unwrap_or_else(|| Int::from(0));
+            if step.is_zero() {
+                continue;
+            }
+            elements *= Int::from(e.extent);
+            share *= step;
+        }
+        elements * Int::from(den) <= share * Int::from(num)
+    })
 }
 
 /// The size of a C element type in bytes (8 when unknown).
@@ -962,6 +1054,7 @@ fn rewrite(
     deps: &[Dependence],
     stages: &[Stage],
     groups: Vec<Building>,
+    elided: &BTreeSet<usize>,
     options: &FuseOptions,
     budget: &mut Budget,
 ) -> Result<Fused> {
@@ -1035,7 +1128,9 @@ fn rewrite(
         let mut order: Vec<usize> = g.producers.iter().map(|(p, _, _)| *p).collect();
         order.sort_unstable();
         for p in order {
-            in_group.insert(p);
+            if !g.duplicates.contains(&p) {
+                in_group.insert(p);
+            }
             let (_, extension, windows) = g
                 .producers
                 .iter()
@@ -1275,9 +1370,16 @@ fn rewrite(
                 .iter()
                 .map(|&p| stages[p].statements.clone())
                 .collect(),
+            too_redundant: g
+                .too_redundant
+                .iter()
+                .map(|&p| stages[p].statements.clone())
+                .collect(),
         });
     }
-    // Stages in no group keep their statements and subtrees.
+    // Stages in no group keep their statements and subtrees, but for recomputed stages
+    // every consumer recomputes.
+    in_group.extend(elided);
     for (k, stage) in stages.iter().enumerate() {
         if in_group.contains(&k) {
             continue;

@@ -781,6 +781,30 @@ fn between_units(
 ) -> Result<()> {
     // The original instances each unit runs, per original statement.
     let mut runs: Vec<BTreeMap<String, Set>> = Vec::with_capacity(units.len());
+    // Per unit and original statement: the arrays that every copy of it in the unit
+    // reads from its tile's window (values the unit computes itself, which part 1
+    // checks), never from memory.
+    let mut windowed: Vec<BTreeMap<String, BTreeSet<String>>> = Vec::with_capacity(units.len());
+    for unit in units {
+        let mut w: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for name in unit {
+            let Some(o) = original_of(fused, name) else {
+                continue;
+            };
+            let arrays: BTreeSet<String> = fused
+                .relocations
+                .iter()
+                .filter(|r| &r.statement == name)
+                .map(|r| r.array.clone())
+                .collect();
+            let merged = match w.remove(&o) {
+                Some(old) => old.intersection(&arrays).cloned().collect(),
+                None => arrays,
+            };
+            w.insert(o, merged);
+        }
+        windowed.push(w);
+    }
     for unit in units {
         let mut m: BTreeMap<String, Set> = BTreeMap::new();
         for name in unit {
@@ -803,6 +827,13 @@ fn between_units(
         // A dependence whose source runs in a later unit than its target runs
         // backwards.
         for (u, early) in runs.iter().enumerate() {
+            if d.kind == DepKind::Flow
+                && windowed[u]
+                    .get(&d.target)
+                    .is_some_and(|arrays| arrays.contains(&d.array))
+            {
+                continue;
+            }
             for later in &runs[u + 1..] {
                 let (Some(source), Some(target)) = (later.get(&d.source), early.get(&d.target))
                 else {

@@ -35,7 +35,18 @@
 //! A producer is fused into an output's group only when all its consumers are in the
 //! group, no other stage writes its arrays, and every window has constant extents
 //! (a consumer reading a whole row of it, as a matrix product does, would recompute the
-//! whole producer in each tile). Stages that join no group keep their own subtree.
+//! whole producer in each tile), and, with [`FuseOptions::max_redundancy`], when each
+//! of its windows holds at most that many times the tile's share of the array (the
+//! halos that neighbouring tiles compute again grow with every stencil and resampling
+//! along a chain). Stages that join no group keep their own subtree.
+//!
+//! A stage that reads only the region's inputs and writes only arrays that are dead
+//! after it (with [`FuseOptions::live_out`] given) may be *recomputed*: every group
+//! reading it may fuse it, each with its own windows, even when some of its consumers
+//! are elsewhere; a recomputed stage all of whose consumers recompute it never runs
+//! whole. A premultiplication by an alpha channel, read by a downsampling at the start
+//! of a pyramid and again by its last level, is then computed twice from the input
+//! instead of being stored and read back twice.
 //!
 //! With [`FuseOptions::groups`], a grouping decided elsewhere (PolyMage's model) says
 //! which stages go together.
@@ -74,10 +85,18 @@ pub struct FuseOptions {
     /// [`FuseOptions::tile_sizes`].
     pub footprint_bytes: Option<u64>,
     /// The most stages (the output's included) a group of the greedy slicing may hold
-    /// (default 8): each fused producer's footprint composes its consumers', and long
-    /// chains through up- and down-sampling make them costly to compute. A given
-    /// grouping ([`FuseOptions::groups`]) is not bounded.
+    /// (default 32): each fused producer's footprint composes its consumers', and the
+    /// slicing of long chains costs time ([`FuseOptions::max_redundancy`] bounds what
+    /// they cost to run). A given grouping ([`FuseOptions::groups`]) is not bounded.
     pub max_stages: usize,
+    /// The most redundant computation a fused producer may bring, as a fraction
+    /// `(numerator, denominator)`: each of its windows may hold at most that many
+    /// elements per element of the tile's share (its step from one tile to the next
+    /// along the dimensions that move with the tiles); the rest is the halo that
+    /// neighbouring tiles compute again. A producer past it stays out of the group, and
+    /// so do the producers only it consumes. `None` (the default): unbounded, as
+    /// basteln's slicing is.
+    pub max_redundancy: Option<(i64, i64)>,
     /// A grouping decided elsewhere (PolyMage's, say): each group's last stage in program
     /// order is its output, and only the group's other stages are fused into it, each
     /// when it can be (see [`fuse`]); stages in no group stay as they are. `None`: every
@@ -92,7 +111,8 @@ impl Default for FuseOptions {
             tile_sizes: None,
             live_out: None,
             footprint_bytes: None,
-            max_stages: 8,
+            max_stages: 32,
+            max_redundancy: None,
             groups: None,
         }
     }
@@ -190,6 +210,9 @@ pub struct Group {
     /// Producers that were left out because computing their slice ran past its share
     /// of the budget (their statements).
     pub over_budget: Vec<Vec<String>>,
+    /// Producers that were left out because their windows hold more than
+    /// [`FuseOptions::max_redundancy`] times the tile's share (their statements).
+    pub too_redundant: Vec<Vec<String>>,
 }
 
 /// A producer fused into a group.
@@ -252,6 +275,13 @@ impl fmt::Display for Fused {
                 writeln!(
                     f,
                     "  not fused {{{}}}: slicing it ran past its share of the budget",
+                    p.join(", ")
+                )?;
+            }
+            for p in &g.too_redundant {
+                writeln!(
+                    f,
+                    "  not fused {{{}}}: its halo is over the redundancy bound",
                     p.join(", ")
                 )?;
             }
