@@ -21,7 +21,10 @@
 //! 4. **Between units** (the filters of the top-level sequence: groups, and stages kept
 //!    as they were): no dependence of the original (flow, anti and output) runs
 //!    backwards, so that several units writing an element leave the original's last
-//!    value. Every live-out array is written exactly where the original writes it.
+//!    value; a flow dependence into a unit whose every copy of the target reads the
+//!    array from its tile's window is the unit's own (part 1 checks it), as with a
+//!    stage that several groups recompute. Every live-out array is written exactly
+//!    where the original writes it.
 //!
 //! With the statements' texts unchanged up to the relocation of array references into
 //! their windows (whose offsets keep every index inside its window, by construction of
