@@ -115,7 +115,9 @@ pub struct OptArgs {
     /// The optimization strategy: pluto schedules and tiles the whole region; basteln
     /// tiles each output stage of a pipeline and recomputes the producers it needs
     /// inside its tiles (fused tiling with overlap, intermediates in per-tile
-    /// scratchpads; --tile-sizes gives the output tiles, default 32x256); polymage fuses
+    /// scratchpads; --tile-sizes gives the output tiles, by default the largest whose
+    /// windows fit three quarters of L2; producers whose halos would exceed half their
+    /// share again stay out); polymage fuses
     /// the groups of stages PolyMage's cost model chooses, with its tile sizes.
     #[arg(long, value_enum, default_value = "pluto")]
     pub strategy: StrategyChoice,

@@ -109,9 +109,11 @@ pub enum Strategy {
     /// its permutable bands tiled.
     Pluto,
     /// Fused tiling of producer–consumer pipelines (`pollen_transform::fused`): each
-    /// output stage is tiled ([`Options::tiling`]'s sizes, or 32 x 256) and the
-    /// producers it needs are recomputed inside its tiles, their values kept in
-    /// scratchpads.
+    /// output stage is tiled ([`Options::tiling`]'s sizes, or the largest tiles whose
+    /// windows fit three quarters of [`Options::cache`]'s L2) and the producers it
+    /// needs are recomputed inside its tiles, their values kept in scratchpads; a
+    /// producer whose windows would hold more than 3/2 of its share of a tile stays
+    /// out of the group.
     Basteln,
     /// Fused tiling of the groups PolyMage's model chooses
     /// (`pollen_transform::grouping`: the DP over groupings, the cost of Eq. 2 with the
