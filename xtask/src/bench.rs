@@ -55,7 +55,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (suite, flags) = match args.split_first() {
         Some((suite, flags)) => (suite.as_str(), flags),
         None => bail!(
-            "`bench` needs a suite name; the suites are: presburger, polybench, pipelines, gpu, search, {}",
+            "`bench` needs a suite name; the suites are: presburger, polybench, pipelines, tensor, gpu, search, {}",
             crate::bench_pipeline::suite_names().join(", ")
         ),
     };
@@ -68,6 +68,9 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     if suite == "pipelines" {
         return crate::bench_pipelines::run(root, flags);
     }
+    if suite == "tensor" {
+        return crate::bench_tensor::run(root, flags);
+    }
     if suite == "gpu" {
         return crate::bench_gpu::run(root, flags);
     }
@@ -76,7 +79,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     }
     if suite != "presburger" {
         bail!(
-            "no benchmark suite `{suite}`; the suites are: presburger, polybench, pipelines, gpu, search, {}",
+            "no benchmark suite `{suite}`; the suites are: presburger, polybench, pipelines, tensor, gpu, search, {}",
             crate::bench_pipeline::suite_names().join(", ")
         );
     }

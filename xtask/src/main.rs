@@ -15,6 +15,9 @@
 //! - `bench pipelines [options] [pipeline...]`: the image-processing pipelines of
 //!   `examples/pipelines`, each of Pollen's strategies against the original and against
 //!   Halide's autoschedulers (see [`bench_pipelines`]);
+//! - `bench tensor [options]`: the tensor programs of `examples/tensor` at ResNet-50's
+//!   and BERT-base's layer shapes, Pollen's output against the naive program and against
+//!   TVM, untuned and tuned by MetaSchedule (see [`bench_tensor`]);
 //! - `bench search --polybench DIR [kernel...]`: `pollen search` on PolyBench/C's
 //!   kernels at LARGE, the best candidate against `pollen opt`'s default (see
 //!   [`bench_search`]);
@@ -35,6 +38,7 @@ mod bench_pipeline;
 mod bench_pipelines;
 mod bench_polybench;
 mod bench_search;
+mod bench_tensor;
 mod explain_shots;
 mod formats;
 mod fuzz;
@@ -86,6 +90,16 @@ commands:
                             runs (default 5), Pollen's best against the original and
                             against Halide's best; table, CSV and JSON in
                             target/bench-pipelines/
+  bench tensor [--trials N] [--runs N] [--threads N] [--only op,op] [--no-install]
+                            the operators of examples/tensor at ResNet-50 (batch 1) and
+                            BERT-base (128 tokens) layer shapes: the naive program of
+                            pollen te (gcc -O3, 1 thread), TVM's default lowering and
+                            MetaSchedule with N trials (default 64) (xtask/tvm/, apache-tvm
+                            from PyPI installed into target/bench-tvm/venv on first use),
+                            pollen opt on N threads (default 2); fastest of --runs runs
+                            (default 5), checksums compared, TVM tuned / Pollen per
+                            operator and in geomean against the targets; table, CSV and
+                            JSON in target/bench-tensor/
   bench search --polybench DIR [--time T] [--runs N] [--threads N] [--jobs J] [kernel...]
                             pollen search on PolyBench/C 4.2.1 kernels (the copy in DIR,
                             or $POLLEN_POLYBENCH) at LARGE: space size, time spent, the

@@ -1,0 +1,1223 @@
+//! `cargo xtask bench tensor`: the tensor programs of `examples/tensor` at the layer
+//! shapes of ResNet-50 (batch 1) and BERT-base (128 tokens), lowered and optimized by
+//! Pollen, timed against the naive C program and against TVM.
+//!
+//! For every operator of [`OPERATORS`] (or those named with `--only`), at its sizes (the
+//! `-D` flags of the table, which override the `.te` file's defaults), this command
+//! builds and times:
+//! - the naive C program of `pollen te examples/tensor/<name>.te` under
+//!   `gcc -O3 -march=native` on 1 thread (it has no parallel loops);
+//! - Pollen's output, `pollen opt` of that program, under `gcc -O3 -march=native
+//!   -fopenmp` on `--threads` threads (default 2);
+//! - the operator in TVM (`xtask/tvm/<name>.py`, see `tvm_operator.py` there), built
+//!   from `te.compute` for the host CPU with TVM's default lowering (no schedule) and
+//!   tuned by MetaSchedule with `--trials` trials (`max_trials_global`, default 64), on
+//!   `TVM_NUM_THREADS=--threads`. TVM (`apache-tvm` from PyPI, with `apache-tvm-ffi`
+//!   pinned to [`TVM_FFI`], and `numpy`) is installed on first use into a private
+//!   virtual environment, `target/bench-tvm/venv` (`--no-install` skips that; without
+//!   it the TVM columns are skipped with the reason).
+//!
+//! Timing: the C programs run the kernel `--runs` times (default 5) in one process (the
+//! call between `OPERATOR_TIMER_START` and `OPERATOR_TIMER_STOP` wrapped in a loop, see
+//! [`repeat_kernel`]); a build's time is the fastest run, so that initialisation and
+//! first-touch page faults are not timed. TVM's `time_evaluator` runs the operator once
+//! as a warm-up, then `--runs` times; its time is the fastest too.
+//!
+//! Checks: Pollen's output must print exactly the naive program's checksums (one line per
+//! output tensor, `operator_output` of `examples/operators/operators.h`); otherwise it is
+//! marked wrong and its time never counts. TVM reorders and vectorises reductions and has
+//! its own `exp`, `erf` and `tanh`, so its checksums (computed the same way by the
+//! script) must be within a relative difference of [`TVM_TOLERANCE`] of the naive
+//! program's.
+//!
+//! The report gives the milliseconds of every build, then per operator the naive
+//! program's and TVM tuned's time over Pollen's (above 1: Pollen is faster), their
+//! geometric means and the targets: Pollen at least as fast as TVM tuned in geometric
+//! mean, and at least [`EVERY_TARGET`] times as fast on every operator. Everything built
+//! goes to `target/bench-tensor/`, with the report as `report.txt`, `results.csv` and
+//! `results.json`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+use crate::bench_polybench::{build_pollen, compile, geomean, run_logged, works};
+use crate::formats::{csv_field, json_number, json_string};
+
+/// How many timed runs each build makes by default (its time is the fastest).
+const DEFAULT_RUNS: usize = 5;
+
+/// MetaSchedule's trial budget per operator by default.
+const DEFAULT_TRIALS: usize = 64;
+
+/// The threads of the parallel builds by default.
+const DEFAULT_THREADS: usize = 2;
+
+/// The largest relative difference of a TVM checksum from the naive program's that
+/// still counts as correct: reordered float32 reductions over a few thousand terms and
+/// TVM's own transcendental functions move the checksums by about 1e-6 relatively, a
+/// wrong element or a missing reduction term by more.
+const TVM_TOLERANCE: f64 = 1e-4;
+
+/// How fast Pollen should be against TVM tuned in geometric mean (TVM's milliseconds
+/// over Pollen's).
+const GEOMEAN_TARGET: f64 = 1.0;
+
+/// How fast Pollen should be against TVM tuned on every operator.
+const EVERY_TARGET: f64 = 0.8;
+
+/// The gcc flags of every build.
+const GCC_FLAGS: &[&str] = &["-O3", "-march=native"];
+
+/// The version of `apache-tvm-ffi` installed with TVM: later ones crash MetaSchedule
+/// when it saves its database.
+const TVM_FFI: &str = "apache-tvm-ffi==0.1.14.post1";
+
+/// The PyPI packages of the TVM environment (MetaSchedule needs `cloudpickle` and
+/// `psutil` for its builder and runner, `xgboost` for its cost model).
+const TVM_PACKAGES: &[&str] = &[
+    "apache-tvm",
+    TVM_FFI,
+    "numpy",
+    "cloudpickle",
+    "psutil",
+    "xgboost-cpu",
+];
+
+/// How long one TVM script may run (seconds): building, tuning and timing both modes.
+const TVM_LIMIT_S: u64 = 3600;
+
+/// The columns of a row, in table order.
+const COLUMNS: [&str; 4] = ["naive 1T", "TVM default", "TVM tuned", "Pollen"];
+
+/// The column names of the CSV and JSON files.
+const COLUMN_KEYS: [&str; 4] = ["naive_1t", "tvm_default", "tvm_tuned", "pollen"];
+
+/// The column of the naive program.
+const NAIVE: usize = 0;
+
+/// The column of TVM's default lowering.
+const TVM_DEFAULT: usize = 1;
+
+/// The column of MetaSchedule's best.
+const TVM_TUNED: usize = 2;
+
+/// The column of Pollen's output.
+const POLLEN: usize = 3;
+
+/// One operator of the suite: a program of `examples/tensor` at one layer's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Operator {
+    /// The program's name (`examples/tensor/<name>.te`, `xtask/tvm/<name>.py`).
+    name: &'static str,
+    /// Its sizes, as `pollen te`'s macros.
+    sizes: &'static [&'static str],
+    /// The layer.
+    layer: &'static str,
+}
+
+/// The suite, in table order.
+const OPERATORS: &[Operator] = &[
+    Operator {
+        name: "matmul",
+        sizes: &["-DM=128", "-DN=3072", "-DK=768"],
+        layer: "BERT-base feed-forward in, 128 tokens, 768 -> 3072",
+    },
+    Operator {
+        name: "matmul_bias_relu",
+        sizes: &["-DM=128", "-DN=768", "-DK=3072"],
+        layer: "BERT-base feed-forward out with bias and ReLU, 3072 -> 768",
+    },
+    Operator {
+        name: "batched_matmul",
+        sizes: &["-DBATCH=12", "-DM=128", "-DN=128", "-DK=64"],
+        layer: "BERT-base attention scores, 12 heads, [128 x 64] x [64 x 128]",
+    },
+    Operator {
+        name: "conv2d_3x3",
+        sizes: &["-DN=1", "-DC=64", "-DH=56", "-DW=56", "-DK=64"],
+        layer: "ResNet-50 conv2_x 3x3, 64 -> 64 at 56x56",
+    },
+    Operator {
+        name: "conv2d_3x3_s2",
+        sizes: &["-DN=1", "-DC=128", "-DH=56", "-DW=56", "-DK=128"],
+        layer: "ResNet-50 v1.5 conv3_1 3x3 stride 2, 128 channels, 56 -> 28",
+    },
+    Operator {
+        name: "conv2d_1x1",
+        sizes: &["-DN=1", "-DC=256", "-DH=56", "-DW=56", "-DK=64"],
+        layer: "ResNet-50 bottleneck 1x1, 256 -> 64 at 56x56",
+    },
+    Operator {
+        name: "conv2d_1x1_s2",
+        sizes: &["-DN=1", "-DC=256", "-DH=56", "-DW=56", "-DK=512"],
+        layer: "ResNet-50 projection shortcut 1x1 stride 2, 256 -> 512, 56 -> 28",
+    },
+    Operator {
+        name: "depthwise_conv",
+        sizes: &["-DN=1", "-DC=144", "-DH=56", "-DW=56"],
+        layer: "MobileNetV2 depthwise 3x3, 144 channels at 56x56",
+    },
+    Operator {
+        name: "max_pool",
+        sizes: &["-DN=1", "-DC=64", "-DH=112", "-DW=112"],
+        layer: "ResNet-50 stem 3x3 max pooling stride 2, 112 -> 56",
+    },
+    Operator {
+        name: "avg_pool",
+        sizes: &["-DN=1", "-DC=128", "-DH=56", "-DW=56"],
+        layer: "DenseNet-121 transition 2x2 average pooling, 56 -> 28",
+    },
+    Operator {
+        name: "global_avg_pool",
+        sizes: &["-DN=1", "-DC=2048", "-DH=7", "-DW=7"],
+        layer: "ResNet-50 head, 2048 channels at 7x7",
+    },
+    Operator {
+        name: "softmax",
+        sizes: &["-DR=12", "-DS=128"],
+        layer: "BERT-base attention softmax, 12 heads of 128 x 128",
+    },
+    Operator {
+        name: "layer_norm",
+        sizes: &["-DB=1", "-DS=128", "-DH=768"],
+        layer: "BERT-base layer norm, 128 tokens x 768",
+    },
+    Operator {
+        name: "bias_gelu_erf",
+        sizes: &["-DT=128", "-DI=3072"],
+        layer: "BERT-base feed-forward bias + GELU (erf), 128 x 3072",
+    },
+    Operator {
+        name: "bias_gelu_tanh",
+        sizes: &["-DT=128", "-DI=3072"],
+        layer: "BERT-base feed-forward bias + GELU (tanh), 128 x 3072",
+    },
+];
+
+/// The options of one run of the command.
+#[derive(Debug, PartialEq, Eq)]
+struct Options {
+    runs: usize,
+    trials: usize,
+    threads: usize,
+    install: bool,
+    only: Vec<String>,
+}
+
+/// How a build's checksums compare with the naive program's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Check {
+    /// The same checksums.
+    Same,
+    /// Every checksum within the tolerance; the largest relative difference.
+    Close(f64),
+    /// Different: the largest relative difference where the checksums could be compared.
+    Wrong(Option<f64>),
+}
+
+impl Check {
+    fn name(self) -> &'static str {
+        match self {
+            Check::Same => "same",
+            Check::Close(_) => "close",
+            Check::Wrong(_) => "wrong",
+        }
+    }
+
+    /// The largest relative difference of the checksums, where known.
+    fn difference(self) -> Option<f64> {
+        match self {
+            Check::Same => Some(0.0),
+            Check::Close(d) => Some(d),
+            Check::Wrong(d) => d,
+        }
+    }
+}
+
+/// What became of one build of one operator.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    /// The fastest run in milliseconds and the checksums against the naive program's.
+    Timed(f64, Check),
+    /// A step failed: the message.
+    Failed(String),
+    /// Not run: the reason.
+    Skipped(String),
+}
+
+impl Cell {
+    /// The milliseconds of a correct build.
+    fn correct_ms(&self) -> Option<f64> {
+        match self {
+            Cell::Timed(ms, check) if !matches!(check, Check::Wrong(_)) && *ms > 0.0 => Some(*ms),
+            _ => None,
+        }
+    }
+}
+
+/// An operator's results.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    operator: String,
+    /// The size flags run.
+    sizes: Vec<String>,
+    /// One cell per column of [`COLUMNS`].
+    cells: Vec<Cell>,
+}
+
+impl Row {
+    /// The naive program's time over Pollen's.
+    fn vs_naive(&self) -> Option<f64> {
+        Some(self.cells[NAIVE].correct_ms()? / self.cells[POLLEN].correct_ms()?)
+    }
+
+    /// TVM tuned's time over Pollen's (above 1: Pollen is faster).
+    fn vs_tvm(&self) -> Option<f64> {
+        Some(self.cells[TVM_TUNED].correct_ms()? / self.cells[POLLEN].correct_ms()?)
+    }
+}
+
+/// Runs `cargo xtask bench tensor [--no-install] [--trials N] [--runs N] [--threads N]
+/// [--only op,op]`.
+pub fn run(root: &Path, flags: &[String]) -> Result<()> {
+    let options = options(flags)?;
+    let operators = select(&options.only)?;
+    let out = root.join("target/bench-tensor");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    if !works(Command::new("gcc").arg("--version")) {
+        bail!("gcc is needed (Debian: apt-get install gcc)");
+    }
+    let pollen = build_pollen(root)?;
+    let python = tvm_python(root, options.install);
+    if let Err(reason) = &python {
+        println!("bench: TVM columns skipped: {reason}");
+    }
+    let setup = Setup {
+        root,
+        out: &out,
+        pollen: &pollen,
+        python: python.as_deref().map_err(String::clone),
+        options: &options,
+    };
+    let mut rows = Vec::new();
+    for op in &operators {
+        println!("bench: {} ({})", op.name, op.sizes.join(" "));
+        rows.push(bench_operator(&setup, op));
+    }
+    let text = report(&rows, &options, python.as_ref().err());
+    print!("{text}");
+    crate::formats::write_reports(&out, &text, csv(&rows), json(&rows, &options))
+}
+
+/// Reads the command-line options.
+fn options(flags: &[String]) -> Result<Options> {
+    let mut options = Options {
+        runs: DEFAULT_RUNS,
+        trials: DEFAULT_TRIALS,
+        threads: DEFAULT_THREADS,
+        install: true,
+        only: Vec::new(),
+    };
+    let mut flags = flags.iter();
+    while let Some(flag) = flags.next() {
+        let mut value = |what: &str| {
+            flags
+                .next()
+                .cloned()
+                .with_context(|| format!("`{flag}` needs {what}"))
+        };
+        let positive = |n: String| {
+            n.parse::<usize>()
+                .ok()
+                .filter(|&n| n > 0)
+                .with_context(|| format!("`{flag}` needs a positive number, found `{n}`"))
+        };
+        match flag.as_str() {
+            "--no-install" => options.install = false,
+            "--runs" => options.runs = positive(value("a number")?)?,
+            "--trials" => options.trials = positive(value("a number")?)?,
+            "--threads" => options.threads = positive(value("a number")?)?,
+            "--only" => options.only.extend(
+                value("operator names")?
+                    .split(',')
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string),
+            ),
+            other => bail!(
+                "unknown option `{other}` (known: --runs N, --trials N, --threads N, \
+                 --only op,op, --no-install)"
+            ),
+        }
+    }
+    Ok(options)
+}
+
+/// The operators named with `--only`, in the order given; all when none is named.
+fn select(names: &[String]) -> Result<Vec<Operator>> {
+    if names.is_empty() {
+        return Ok(OPERATORS.to_vec());
+    }
+    names
+        .iter()
+        .map(|name| {
+            OPERATORS
+                .iter()
+                .find(|op| op.name == name)
+                .copied()
+                .with_context(|| {
+                    let known: Vec<&str> = OPERATORS.iter().map(|op| op.name).collect();
+                    format!("no operator `{name}` (known: {})", known.join(", "))
+                })
+        })
+        .collect()
+}
+
+/// The C program with the kernel's call run `TENSOR_RUNS` times (a macro, default 1):
+/// the lines from `OPERATOR_TIMER_START;` to `OPERATOR_TIMER_STOP;` of `main` go into a
+/// loop, so that every run prints its own time. Every kernel of `pollen te` computes its
+/// tensors from the inputs alone (a reduction starts from its initial value), so the
+/// outputs of the last run are those of one.
+fn repeat_kernel(source: &str) -> std::result::Result<String, String> {
+    let lines: Vec<&str> = source.lines().collect();
+    let find = |what: &str| {
+        lines
+            .iter()
+            .position(|l| l.trim() == what)
+            .ok_or_else(|| format!("no `{what}` line in the C program"))
+    };
+    let start = find("OPERATOR_TIMER_START;")?;
+    let stop = find("OPERATOR_TIMER_STOP;")?;
+    if stop < start {
+        return Err("`OPERATOR_TIMER_STOP;` comes before `OPERATOR_TIMER_START;`".into());
+    }
+    let include = lines
+        .iter()
+        .position(|l| l.starts_with("#include \"operators.h\""))
+        .ok_or("no `#include \"operators.h\"` in the C program")?;
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i == start {
+            out.push_str("  for (int tensor_run = 0; tensor_run < TENSOR_RUNS; tensor_run++) {\n");
+        }
+        if (start..=stop).contains(&i) {
+            out.push_str("  ");
+        }
+        out.push_str(line);
+        out.push('\n');
+        if i == stop {
+            out.push_str("  }\n");
+        }
+        if i == include {
+            out.push_str("\n#ifndef TENSOR_RUNS\n# define TENSOR_RUNS 1\n#endif\n");
+        }
+    }
+    Ok(out)
+}
+
+/// What every operator's run needs.
+struct Setup<'a> {
+    root: &'a Path,
+    out: &'a Path,
+    pollen: &'a Path,
+    /// The Python with TVM, or why there is none.
+    python: std::result::Result<&'a Path, String>,
+    options: &'a Options,
+}
+
+/// Builds and times every column of one operator.
+fn bench_operator(cx: &Setup, op: &Operator) -> Row {
+    let sizes: Vec<String> = op.sizes.iter().map(|s| s.to_string()).collect();
+    let mut row = Row {
+        operator: op.name.to_string(),
+        sizes: sizes.clone(),
+        cells: vec![Cell::Skipped("the naive program failed".into()); COLUMNS.len()],
+    };
+    let dir = cx.out.join(op.name);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        row.cells[NAIVE] = Cell::Failed(format!("cannot create {}: {e}", dir.display()));
+        return row;
+    }
+    let include = cx.root.join("examples/operators");
+    let runs = cx.options.runs;
+    let threads = cx.options.threads;
+    let build = |c_file: &Path, exe: &Path, openmp: bool, what: &str| {
+        let mut cmd = Command::new("gcc");
+        cmd.args(GCC_FLAGS);
+        if openmp {
+            cmd.arg("-fopenmp");
+        }
+        cmd.arg(format!("-DTENSOR_RUNS={runs}"))
+            .arg("-I")
+            .arg(&include)
+            .args(&sizes)
+            .arg(c_file)
+            .arg("-o")
+            .arg(exe)
+            .arg("-lm");
+        compile(cmd, what)
+    };
+
+    // The naive program, the reference of the checksums.
+    let program = cx.root.join(format!("examples/tensor/{}.te", op.name));
+    let lowered = dir.join(format!("{}.naive.c", op.name));
+    let source = dir.join(format!("{}.c", op.name));
+    let exe = dir.join("naive");
+    let mut te = Command::new(cx.pollen);
+    te.arg("te").arg(&program).arg("-o").arg(&lowered);
+    let naive = compile(te, "pollen te")
+        .and_then(|()| {
+            let text = std::fs::read_to_string(&lowered)
+                .map_err(|e| format!("cannot read {}: {e}", lowered.display()))?;
+            std::fs::write(&source, repeat_kernel(&text)?)
+                .map_err(|e| format!("cannot write {}: {e}", source.display()))
+        })
+        .and_then(|()| build(&source, &exe, false, "gcc (naive)"))
+        .and_then(|()| time_c(&exe, 1))
+        .and_then(|(ms, stdout)| {
+            if checksums(&stdout).is_empty() {
+                return Err("the naive program printed no checksum".to_string());
+            }
+            Ok((ms, stdout))
+        });
+    let reference = match naive {
+        Ok((ms, stdout)) => {
+            row.cells[NAIVE] = Cell::Timed(ms, Check::Same);
+            stdout
+        }
+        Err(e) => {
+            row.cells[NAIVE] = Cell::Failed(e);
+            show(COLUMNS[NAIVE], &row.cells[NAIVE]);
+            return row;
+        }
+    };
+    show(COLUMNS[NAIVE], &row.cells[NAIVE]);
+    let expected = checksums(&reference);
+
+    // Pollen's output.
+    let optimized = dir.join(format!("{}.pollen.c", op.name));
+    let mut opt = Command::new(cx.pollen);
+    opt.arg("opt").arg(&source).arg("-o").arg(&optimized);
+    let exe = dir.join("pollen");
+    row.cells[POLLEN] = cell_of(
+        compile(opt, "pollen opt")
+            .and_then(|()| build(&optimized, &exe, true, "gcc -fopenmp (Pollen)"))
+            .and_then(|()| time_c(&exe, threads))
+            .map(|(ms, stdout)| (ms, compare(&expected, &checksums(&stdout), 0.0))),
+    );
+    show(COLUMNS[POLLEN], &row.cells[POLLEN]);
+
+    // TVM, untuned and tuned.
+    let script = cx.root.join(format!("xtask/tvm/{}.py", op.name));
+    let tvm = match &cx.python {
+        Err(reason) => Err(Cell::Skipped(reason.clone())),
+        Ok(_) if !script.exists() => {
+            Err(Cell::Skipped(format!("no TVM script {}", script.display())))
+        }
+        Ok(python) => Ok(run_tvm(python, &script, &sizes, cx.options, &dir)),
+    };
+    for (column, mode) in [(TVM_DEFAULT, "default"), (TVM_TUNED, "tuned")] {
+        row.cells[column] = match &tvm {
+            Err(cell) => cell.clone(),
+            Ok(Err(e)) => Cell::Failed(e.clone()),
+            Ok(Ok(stdout)) => cell_of(
+                tvm_line(stdout, mode)
+                    .map(|(ms, sums)| (ms, compare(&expected, &sums, TVM_TOLERANCE))),
+            ),
+        };
+        show(COLUMNS[column], &row.cells[column]);
+    }
+    row
+}
+
+/// A timed build's cell, or its failure.
+fn cell_of(result: std::result::Result<(f64, Check), String>) -> Cell {
+    match result {
+        Ok((ms, check)) => Cell::Timed(ms, check),
+        Err(e) => Cell::Failed(e),
+    }
+}
+
+/// Prints a cell as it is measured.
+fn show(title: &str, cell: &Cell) {
+    match cell {
+        Cell::Timed(ms, check) => {
+            let diff = match check {
+                Check::Close(d) | Check::Wrong(Some(d)) => format!(" (rel. diff {d:.1e})"),
+                _ => String::new(),
+            };
+            println!(
+                "  {title:<12} {:>10} ms  {}{diff}",
+                ms_text(*ms),
+                check.name()
+            );
+        }
+        Cell::Failed(e) => println!("  {title:<12} failed: {e}"),
+        Cell::Skipped(_) => {}
+    }
+}
+
+/// Runs a C build once on `threads` threads: the fastest of its `POLLEN_TIME` lines in
+/// milliseconds, and its standard output (the checksums).
+fn time_c(exe: &Path, threads: usize) -> std::result::Result<(f64, String), String> {
+    let mut cmd = Command::new(exe);
+    cmd.env("OMP_NUM_THREADS", threads.to_string());
+    let (stdout, stderr) = run_logged(cmd, exe)?;
+    let ms = fastest(&stderr).ok_or("no `POLLEN_TIME <seconds>` line on stderr")?;
+    Ok((ms * 1e3, stdout))
+}
+
+/// The smallest of the `POLLEN_TIME <seconds>` lines.
+fn fastest(stderr: &str) -> Option<f64> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("POLLEN_TIME ")?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .reduce(f64::min)
+}
+
+/// Runs an operator's TVM script in both modes: its standard output, or why it printed
+/// nothing to read.
+fn run_tvm(
+    python: &Path,
+    script: &Path,
+    sizes: &[String],
+    o: &Options,
+    dir: &Path,
+) -> std::result::Result<String, String> {
+    let work = dir.join("tvm-work");
+    // MetaSchedule appends to its database: a fresh one per run.
+    let _ = std::fs::remove_dir_all(&work);
+    let mut cmd = Command::new("timeout");
+    cmd.arg(TVM_LIMIT_S.to_string())
+        .arg(python)
+        .arg(script)
+        .args(sizes)
+        .args(["--mode", "both", "--trials"])
+        .arg(o.trials.to_string())
+        .arg("--runs")
+        .arg(o.runs.to_string())
+        .arg("--threads")
+        .arg(o.threads.to_string())
+        .arg("--work-dir")
+        .arg(&work)
+        .env("TVM_NUM_THREADS", o.threads.to_string());
+    let logs = dir.join("tvm");
+    let output = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let _ = std::fs::write(logs.with_extension("stdout"), &stdout);
+    let _ = std::fs::write(logs.with_extension("stderr"), &output.stderr);
+    if output.status.code() == Some(124) {
+        return Err(format!("timed out after {TVM_LIMIT_S} s"));
+    }
+    // A failing mode says why on its own line; the other mode's line still counts.
+    if stdout.trim().is_empty() && !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+        return Err(format!(
+            "the TVM script failed: {}",
+            last.unwrap_or("no message")
+        ));
+    }
+    Ok(stdout)
+}
+
+/// Reads `<operator> <mode> <milliseconds> <checksum>...`, or the mode's
+/// `<operator> <mode> error <message>`.
+fn tvm_line(stdout: &str, mode: &str) -> std::result::Result<(f64, Vec<f64>), String> {
+    let line = stdout
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(mode))
+        .ok_or_else(|| format!("the TVM script printed no line for {mode}"))?;
+    let words: Vec<&str> = line.split_whitespace().skip(2).collect();
+    if words.first() == Some(&"error") {
+        return Err(words[1..].join(" "));
+    }
+    let numbers: Option<Vec<f64>> = words.iter().map(|w| w.parse().ok()).collect();
+    match numbers.as_deref() {
+        Some([ms, sums @ ..]) if !sums.is_empty() => Ok((*ms, sums.to_vec())),
+        _ => Err(format!("unexpected TVM output `{line}`")),
+    }
+}
+
+/// The checksums of a C program's standard output (`name value` lines).
+fn checksums(stdout: &str) -> Vec<f64> {
+    stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .collect()
+}
+
+/// Checksums against the expected ones: the same, within a relative difference of
+/// `tolerance`, or wrong (a different count is wrong).
+fn compare(expected: &[f64], sums: &[f64], tolerance: f64) -> Check {
+    if expected.len() != sums.len() || expected.is_empty() {
+        return Check::Wrong(None);
+    }
+    let d = largest_difference(expected, sums);
+    if d == 0.0 {
+        Check::Same
+    } else if d <= tolerance {
+        Check::Close(d)
+    } else {
+        Check::Wrong(Some(d))
+    }
+}
+
+/// The largest relative difference of two lists of numbers (infinite for a non-finite
+/// one).
+fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| {
+            if x == y {
+                0.0
+            } else if x.is_finite() && y.is_finite() {
+                (x - y).abs() / x.abs().max(y.abs())
+            } else {
+                f64::INFINITY
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The Python of the private virtual environment with TVM, created on first use.
+fn tvm_python(root: &Path, install: bool) -> std::result::Result<PathBuf, String> {
+    let venv = root.join("target/bench-tvm/venv");
+    let python = venv.join("bin/python");
+    let ready = |python: &Path| {
+        Command::new(python)
+            .args([
+                "-c",
+                "import tvm, numpy; from tvm.s_tir import meta_schedule",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if python.exists() && ready(&python) {
+        return Ok(python);
+    }
+    if !install {
+        return Err(format!(
+            "--no-install given and no TVM in {}",
+            venv.display()
+        ));
+    }
+    println!(
+        "bench: installing {} into {}",
+        TVM_PACKAGES.join(" "),
+        venv.display()
+    );
+    let mut create = Command::new("python3");
+    create.args(["-m", "venv"]).arg(&venv);
+    compile(
+        create,
+        "python3 -m venv (Debian: apt-get install python3-venv)",
+    )?;
+    let mut pip = Command::new(&python);
+    pip.args(["-m", "pip", "install", "--quiet"])
+        .args(TVM_PACKAGES);
+    compile(pip, &format!("pip install {}", TVM_PACKAGES.join(" ")))?;
+    if !ready(&python) {
+        return Err(format!("tvm is still missing from {}", venv.display()));
+    }
+    Ok(python)
+}
+
+/// Milliseconds, or what became of a cell.
+fn cell_text(cell: &Cell) -> String {
+    match cell {
+        Cell::Timed(ms, Check::Wrong(_)) => format!("{}!", ms_text(*ms)),
+        Cell::Timed(ms, _) => ms_text(*ms),
+        Cell::Failed(_) => "error".to_string(),
+        Cell::Skipped(_) => "-".to_string(),
+    }
+}
+
+/// Milliseconds with three decimals, or four below 1 ms.
+fn ms_text(ms: f64) -> String {
+    if ms >= 1.0 {
+        format!("{ms:.3}")
+    } else {
+        format!("{ms:.4}")
+    }
+}
+
+/// A ratio with two decimals, or `-`.
+fn ratio_text(r: Option<f64>) -> String {
+    r.map_or("-".to_string(), |r| format!("{r:.2}"))
+}
+
+/// The geometric mean of some ratios of the rows and how many rows have one.
+fn mean(rows: &[Row], ratio: impl Fn(&Row) -> Option<f64>) -> (Option<f64>, usize) {
+    let values: Vec<f64> = rows.iter().filter_map(ratio).collect();
+    (geomean(&values), values.len())
+}
+
+/// The two target lines: Pollen at least as fast as TVM tuned in geometric mean, and
+/// within [`EVERY_TARGET`] of it on every operator. An operator without both a correct
+/// Pollen and a correct TVM tuned time fails both.
+fn targets(rows: &[Row]) -> [String; 2] {
+    let missing: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.vs_tvm().is_none())
+        .map(|r| r.operator.as_str())
+        .collect();
+    let missing_note = if missing.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (no correct Pollen and TVM tuned pair on: {})",
+            missing.join(", ")
+        )
+    };
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+
+    let head =
+        format!("target: Pollen >= {GEOMEAN_TARGET}x TVM tuned (geomean of TVM ms / Pollen ms)");
+    let geomean_line = match mean(rows, Row::vs_tvm) {
+        (Some(g), n) => format!(
+            "{head}: {g:.2} over {n} of {} operators: {}{missing_note}",
+            rows.len(),
+            verdict(missing.is_empty() && g >= GEOMEAN_TARGET)
+        ),
+        (None, _) => format!("{head}: NOT met (no operator has both){missing_note}"),
+    };
+
+    let below: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let v = r.vs_tvm()?;
+            (v < EVERY_TARGET).then(|| format!("{} {v:.2}", r.operator))
+        })
+        .collect();
+    let worst = rows.iter().filter_map(Row::vs_tvm).reduce(f64::min);
+    let mut every_line = format!(
+        "target: Pollen >= {EVERY_TARGET}x TVM tuned on every operator: worst {}: {}",
+        ratio_text(worst),
+        verdict(worst.is_some() && missing.is_empty() && below.is_empty())
+    );
+    if !below.is_empty() {
+        let _ = write!(every_line, " (below: {})", below.join(", "));
+    }
+    every_line.push_str(&missing_note);
+    [geomean_line, every_line]
+}
+
+/// The table, the ratios, the geometric means and the targets.
+fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>) -> String {
+    let mut out = format!(
+        "\ntensor operators, milliseconds (fastest of {} runs); C builds under gcc {}, the naive \
+         program on 1 thread, Pollen's with -fopenmp on {} threads; TVM on {} threads, tuned by \
+         MetaSchedule with {} trials\n",
+        o.runs,
+        GCC_FLAGS.join(" "),
+        o.threads,
+        o.threads,
+        o.trials
+    );
+    let _ = write!(out, "{:<17}", "operator");
+    for t in COLUMNS {
+        let _ = write!(out, " {t:>12}");
+    }
+    out.push('\n');
+    for row in rows {
+        let _ = write!(out, "{:<17}", row.operator);
+        for cell in &row.cells {
+            let _ = write!(out, " {:>12}", cell_text(cell));
+        }
+        out.push('\n');
+    }
+    out.push_str("\"!\": checksums differ from the naive program's (never counted)\n");
+    let _ = writeln!(
+        out,
+        "Pollen's checksums must equal the naive program's; TVM's must be within a relative \
+         difference of {TVM_TOLERANCE:e}"
+    );
+    if let Some(reason) = tvm_skipped {
+        let _ = writeln!(out, "TVM: skipped ({reason})");
+    }
+
+    let _ = writeln!(
+        out,
+        "\n{:<17} {:>18} {:>18}  sizes",
+        "operator", "naive / Pollen", "TVM tuned / Pollen"
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "{:<17} {:>18} {:>18}  {}",
+            row.operator,
+            ratio_text(row.vs_naive()),
+            ratio_text(row.vs_tvm()),
+            row.sizes.join(" ")
+        );
+    }
+    let (g_naive, _) = mean(rows, Row::vs_naive);
+    let (g_tvm, _) = mean(rows, Row::vs_tvm);
+    let _ = writeln!(
+        out,
+        "{:<17} {:>18} {:>18}",
+        "geomean",
+        ratio_text(g_naive),
+        ratio_text(g_tvm)
+    );
+    out.push_str("(time ratios: above 1, Pollen is faster)\n");
+
+    let diffs: Vec<String> = rows
+        .iter()
+        .flat_map(|row| {
+            [TVM_DEFAULT, TVM_TUNED]
+                .into_iter()
+                .filter_map(move |k| match row.cells[k] {
+                    Cell::Timed(_, check) => Some(format!(
+                        "{} {} {:.1e}",
+                        row.operator,
+                        COLUMNS[k],
+                        check.difference()?
+                    )),
+                    _ => None,
+                })
+        })
+        .collect();
+    if !diffs.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nTVM checksums, relative difference from the naive program's: {}",
+            diffs.join(", ")
+        );
+    }
+
+    let failures: Vec<String> = rows
+        .iter()
+        .flat_map(|row| {
+            row.cells
+                .iter()
+                .zip(COLUMNS)
+                .filter_map(move |(cell, title)| match cell {
+                    Cell::Failed(e) => Some(format!("{} ({title}): {e}", row.operator)),
+                    _ => None,
+                })
+        })
+        .collect();
+    if !failures.is_empty() {
+        out.push_str("\nfailures:\n");
+        for f in &failures {
+            let _ = writeln!(out, "  {f}");
+        }
+    }
+    out.push('\n');
+    for line in targets(rows) {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// The results as CSV: one line per operator, milliseconds and checks per column, empty
+/// where none.
+fn csv(rows: &[Row]) -> String {
+    let mut header = vec!["operator".to_string(), "sizes".into()];
+    for key in COLUMN_KEYS {
+        header.extend([format!("{key}_ms"), format!("{key}_check")]);
+    }
+    header.extend(["naive_over_pollen", "tvm_tuned_over_pollen", "errors"].map(String::from));
+    let mut out = header.join(",");
+    out.push('\n');
+    for row in rows {
+        let mut fields = vec![row.operator.clone(), row.sizes.join(" ")];
+        for cell in &row.cells {
+            match cell {
+                Cell::Timed(ms, check) => fields.extend([format!("{ms:.4}"), check.name().into()]),
+                Cell::Failed(_) => fields.extend([String::new(), "failed".into()]),
+                Cell::Skipped(_) => fields.extend([String::new(), "skipped".into()]),
+            }
+        }
+        let ratio = |r: Option<f64>| r.map_or(String::new(), |r| format!("{r:.4}"));
+        fields.push(ratio(row.vs_naive()));
+        fields.push(ratio(row.vs_tvm()));
+        let errors: Vec<String> = row
+            .cells
+            .iter()
+            .filter_map(|c| match c {
+                Cell::Failed(e) => Some(e.clone()),
+                _ => None,
+            })
+            .collect();
+        fields.push(errors.join("; "));
+        let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// One cell as a JSON object.
+fn json_cell(cell: &Cell) -> String {
+    match cell {
+        Cell::Timed(ms, check) => format!(
+            "{{\"status\": \"timed\", \"ms\": {}, \"check\": \"{}\", \"relative_difference\": {}}}",
+            json_number(Some(*ms)),
+            check.name(),
+            json_number(check.difference())
+        ),
+        Cell::Failed(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
+        Cell::Skipped(why) => format!(
+            "{{\"status\": \"skipped\", \"reason\": {}}}",
+            json_string(why)
+        ),
+    }
+}
+
+/// The results as JSON.
+fn json(rows: &[Row], o: &Options) -> String {
+    let mut out = format!(
+        "{{\n  \"suite\": \"tensor\",\n  \"runs\": {},\n  \"trials\": {},\n  \"threads\": {},\n  \"tvm_tolerance\": {TVM_TOLERANCE:e},\n  \"operators\": [",
+        o.runs, o.trials, o.threads
+    );
+    for (i, row) in rows.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        let sizes: Vec<String> = row.sizes.iter().map(|s| json_string(s)).collect();
+        let _ = write!(
+            out,
+            "    {{\"operator\": {}, \"sizes\": [{}]",
+            json_string(&row.operator),
+            sizes.join(", ")
+        );
+        for (key, cell) in COLUMN_KEYS.iter().zip(&row.cells) {
+            let _ = write!(out, ", \"{key}\": {}", json_cell(cell));
+        }
+        let _ = write!(
+            out,
+            ", \"naive_over_pollen\": {}, \"tvm_tuned_over_pollen\": {}}}",
+            json_number(row.vs_naive()),
+            json_number(row.vs_tvm())
+        );
+    }
+    let (g_naive, n_naive) = mean(rows, Row::vs_naive);
+    let (g_tvm, n_tvm) = mean(rows, Row::vs_tvm);
+    let _ = write!(
+        out,
+        "\n  ],\n  \"geomean\": {{\"naive_over_pollen\": {{\"ratio\": {}, \"operators\": {n_naive}}}, \"tvm_tuned_over_pollen\": {{\"ratio\": {}, \"operators\": {n_tvm}}}}},\n  \"targets\": [",
+        json_number(g_naive),
+        json_number(g_tvm)
+    );
+    let targets: Vec<String> = targets(rows).iter().map(|t| json_string(t)).collect();
+    let _ = write!(out, "{}]\n}}\n", targets.join(", "));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn options_are_read() {
+        let o = options(&strings(&[
+            "--trials",
+            "8",
+            "--only",
+            "matmul,softmax",
+            "--no-install",
+            "--runs",
+            "3",
+        ]))
+        .expect("valid");
+        assert_eq!(
+            o,
+            Options {
+                runs: 3,
+                trials: 8,
+                threads: DEFAULT_THREADS,
+                install: false,
+                only: strings(&["matmul", "softmax"]),
+            }
+        );
+        let o = options(&[]).expect("valid");
+        assert_eq!(
+            (o.runs, o.trials, o.threads, o.install),
+            (DEFAULT_RUNS, DEFAULT_TRIALS, DEFAULT_THREADS, true)
+        );
+        assert!(o.only.is_empty());
+        assert!(options(&strings(&["--trials", "0"])).is_err());
+        assert!(options(&strings(&["--runs", "many"])).is_err());
+        assert!(options(&strings(&["--only"])).is_err());
+        assert!(options(&strings(&["matmul"])).is_err());
+        assert!(options(&strings(&["--fast"])).is_err());
+    }
+
+    #[test]
+    fn operators_are_selected_and_exist() {
+        assert_eq!(select(&[]).expect("all").len(), OPERATORS.len());
+        let picked = select(&strings(&["softmax", "matmul"])).expect("known");
+        assert_eq!(picked[0].name, "softmax");
+        assert_eq!(picked[1].name, "matmul");
+        assert!(select(&strings(&["conv5x5"])).is_err());
+        // Every operator has its program and its TVM script, and sets only the program's
+        // parameters.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for op in OPERATORS {
+            let program = root.join(format!("examples/tensor/{}.te", op.name));
+            let text = std::fs::read_to_string(&program).expect("program");
+            assert!(
+                root.join(format!("xtask/tvm/{}.py", op.name)).exists(),
+                "{}",
+                op.name
+            );
+            for size in op.sizes {
+                let name = size
+                    .strip_prefix("-D")
+                    .and_then(|s| s.split_once('='))
+                    .map(|(name, _)| name)
+                    .expect("a -DNAME=value flag");
+                let declared = text
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with("param "))
+                    .any(|l| {
+                        l.contains(&format!(" {name} =")) || l.contains(&format!(", {name} ="))
+                    });
+                assert!(declared, "{} has no parameter {name}", op.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernel_call_is_repeated() {
+        let source = "#include \"operators.h\"\n\nint main(void)\n{\n  init();\n  \
+                      OPERATOR_TIMER_START;\n  kernel_x(N, A);\n  OPERATOR_TIMER_STOP;\n  \
+                      OPERATOR_OUTPUT_1D(\"A\", A, N);\n}\n";
+        let out = repeat_kernel(source).expect("rewritten");
+        assert!(out.contains("#ifndef TENSOR_RUNS\n# define TENSOR_RUNS 1\n#endif\n"));
+        let expected = "  init();\n  for (int tensor_run = 0; tensor_run < TENSOR_RUNS; tensor_run++) {\n    \
+                        OPERATOR_TIMER_START;\n    kernel_x(N, A);\n    OPERATOR_TIMER_STOP;\n  }\n  \
+                        OPERATOR_OUTPUT_1D";
+        assert!(out.contains(expected), "{out}");
+        assert!(repeat_kernel("#include \"operators.h\"\nint main(void) {}\n").is_err());
+        assert!(repeat_kernel("OPERATOR_TIMER_START;\nOPERATOR_TIMER_STOP;\n").is_err());
+        assert!(repeat_kernel(
+            "#include \"operators.h\"\nOPERATOR_TIMER_STOP;\nOPERATOR_TIMER_START;\n"
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn outputs_are_read_and_compared() {
+        assert_eq!(
+            fastest("POLLEN_TIME 0.5\nPOLLEN_TIME 0.25\nnoise\nPOLLEN_TIME 0.75\n"),
+            Some(0.25)
+        );
+        assert_eq!(fastest("time 0.1\n"), None);
+        assert_eq!(checksums("Y 100.5\nZ -3\n"), [100.5, -3.0]);
+        let stdout = "matmul default 12.5 100.5\nmatmul tuned 1.25 100.50001 7\n";
+        assert_eq!(tvm_line(stdout, "default"), Ok((12.5, vec![100.5])));
+        assert_eq!(tvm_line(stdout, "tuned"), Ok((1.25, vec![100.50001, 7.0])));
+        assert_eq!(
+            tvm_line("matmul tuned error no valid schedule\n", "tuned"),
+            Err("no valid schedule".to_string())
+        );
+        assert!(tvm_line("matmul default 1.5\n", "default").is_err());
+        assert!(tvm_line(stdout, "other").is_err());
+
+        assert_eq!(compare(&[100.0], &[100.0], 0.0), Check::Same);
+        assert_eq!(
+            compare(&[100.0], &[101.0], 0.0),
+            Check::Wrong(Some(1.0 / 101.0))
+        );
+        assert!(matches!(
+            compare(&[100.0], &[100.001], TVM_TOLERANCE),
+            Check::Close(d) if d > 0.0 && d <= TVM_TOLERANCE
+        ));
+        assert!(matches!(
+            compare(&[100.0], &[100.1], TVM_TOLERANCE),
+            Check::Wrong(Some(_))
+        ));
+        assert_eq!(compare(&[1.0], &[1.0, 2.0], 1.0), Check::Wrong(None));
+        assert_eq!(compare(&[], &[], 1.0), Check::Wrong(None));
+        assert_eq!(largest_difference(&[1.0], &[f64::NAN]), f64::INFINITY);
+    }
+
+    fn row(name: &str, cells: [Option<f64>; 4]) -> Row {
+        Row {
+            operator: name.into(),
+            sizes: strings(&["-DM=1"]),
+            cells: cells
+                .iter()
+                .map(|c| match c {
+                    Some(ms) => Cell::Timed(*ms, Check::Same),
+                    None => Cell::Skipped("-".into()),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn ratios_and_targets() {
+        // naive, TVM default, TVM tuned, Pollen.
+        let a = row("a", [Some(100.0), Some(200.0), Some(10.0), Some(5.0)]);
+        let b = row("b", [Some(40.0), None, Some(4.0), Some(4.5)]);
+        assert_eq!(a.vs_naive(), Some(20.0));
+        assert_eq!(a.vs_tvm(), Some(2.0));
+        assert_eq!(b.vs_tvm(), Some(4.0 / 4.5));
+        let [geomean, every] = targets(&[a.clone(), b.clone()]);
+        assert!(
+            geomean.contains("1.33 over 2 of 2 operators: met"),
+            "{geomean}"
+        );
+        assert!(every.contains("worst 0.89: met"), "{every}");
+
+        // One operator far behind TVM: the geometric mean still passes, not every.
+        let c = row("c", [Some(10.0), None, Some(1.0), Some(1.6)]);
+        let [geomean, every] = targets(&[a.clone(), b.clone(), c.clone()]);
+        assert!(geomean.ends_with(": met"), "{geomean}");
+        assert!(
+            every.contains("worst 0.62: NOT met (below: c 0.62)"),
+            "{every}"
+        );
+
+        // A wrong Pollen result never counts, and fails both targets.
+        let mut d = row("d", [Some(10.0), None, Some(100.0), Some(1.0)]);
+        d.cells[POLLEN] = Cell::Timed(1.0, Check::Wrong(Some(0.5)));
+        assert_eq!(d.vs_tvm(), None);
+        let rows = [a, b, d];
+        let [geomean, every] = targets(&rows);
+        assert!(
+            geomean.contains(
+                "over 2 of 3 operators: NOT met (no correct Pollen and TVM tuned pair on: d)"
+            ),
+            "{geomean}"
+        );
+        assert!(every.contains(": NOT met"), "{every}");
+        assert!(targets(&[]).iter().all(|t| t.contains("NOT met")));
+
+        let o = options(&[]).expect("valid");
+        let text = report(&rows, &o, None);
+        assert!(text.contains(" 1.000!"), "{text}");
+        assert!(text.contains("geomean"), "{text}");
+        let csv = csv(&rows);
+        assert_eq!(csv.lines().count(), 4);
+        assert!(
+            csv.lines().nth(1).expect("a").ends_with(",20.0000,2.0000,"),
+            "{csv}"
+        );
+        let json = json(&rows, &o);
+        assert!(json.contains("\"tvm_tuned_over_pollen\": 2}"), "{json}");
+        assert!(json.contains("\"status\": \"skipped\""), "{json}");
+    }
+}
