@@ -19,7 +19,8 @@ inputs in the same order, the same stages and the same float32 arithmetic, and c
   ``num-cores`` set to the threads, once with TVM's default lowering of the tensor
   expressions (no schedule) and once tuned by MetaSchedule, and times each with
   ``time_evaluator`` (one warm-up, then the fastest of the runs) on ``TVM_NUM_THREADS``
-  threads;
+  threads; MetaSchedule builds and measures its candidates with ``--threads`` workers and
+  the limits ``BUILD_TIMEOUT_S`` and ``RUN_TIMEOUT_S``;
 - prints one line per mode, ``<program> <mode> <milliseconds> <checksum>...``: one
   checksum per output, computed as ``operator_output`` of
   ``examples/operators/operators.h`` computes it (the sum over the elements in memory
@@ -43,6 +44,12 @@ import traceback
 import numpy as np
 
 PRIMES = [3, 5, 7, 11, 13, 17, 19]
+
+# MetaSchedule's limits for building and for running one candidate, in seconds: its
+# defaults (30 s each) count the start of a worker process that imports TVM, which a
+# busy machine can take longer than that for, and then every candidate fails.
+BUILD_TIMEOUT_S = 300
+RUN_TIMEOUT_S = 120
 
 
 def tensor_input(t, shape):
@@ -151,6 +158,10 @@ def main(name, params, inputs, build):
                     max_trials_global=options.trials,
                     num_trials_per_iter=min(64, options.trials),
                     num_tuning_cores=options.threads,
+                    builder=ms.builder.LocalBuilder(
+                        max_workers=options.threads, timeout_sec=BUILD_TIMEOUT_S
+                    ),
+                    runner=ms.runner.LocalRunner(timeout_sec=RUN_TIMEOUT_S),
                 )
                 schedule = ms.tir_integration.compile_tir(database, mod, target)
                 if schedule is None:
