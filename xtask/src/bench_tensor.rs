@@ -262,6 +262,8 @@ impl Cell {
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
     operator: String,
+    /// The layer whose shape it has.
+    layer: String,
     /// The size flags run.
     sizes: Vec<String>,
     /// One cell per column of [`COLUMNS`].
@@ -304,7 +306,7 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     };
     let mut rows = Vec::new();
     for op in &operators {
-        println!("bench: {} ({})", op.name, op.sizes.join(" "));
+        println!("bench: {}: {} ({})", op.name, op.layer, op.sizes.join(" "));
         rows.push(bench_operator(&setup, op));
     }
     let text = report(&rows, &options, python.as_ref().err());
@@ -432,6 +434,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     let sizes: Vec<String> = op.sizes.iter().map(|s| s.to_string()).collect();
     let mut row = Row {
         operator: op.name.to_string(),
+        layer: op.layer.to_string(),
         sizes: sizes.clone(),
         cells: vec![Cell::Skipped("the naive program failed".into()); COLUMNS.len()],
     };
@@ -930,7 +933,7 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>) -> String {
 /// The results as CSV: one line per operator, milliseconds and checks per column, empty
 /// where none.
 fn csv(rows: &[Row]) -> String {
-    let mut header = vec!["operator".to_string(), "sizes".into()];
+    let mut header = vec!["operator".to_string(), "layer".into(), "sizes".into()];
     for key in COLUMN_KEYS {
         header.extend([format!("{key}_ms"), format!("{key}_check")]);
     }
@@ -938,7 +941,7 @@ fn csv(rows: &[Row]) -> String {
     let mut out = header.join(",");
     out.push('\n');
     for row in rows {
-        let mut fields = vec![row.operator.clone(), row.sizes.join(" ")];
+        let mut fields = vec![row.operator.clone(), row.layer.clone(), row.sizes.join(" ")];
         for cell in &row.cells {
             match cell {
                 Cell::Timed(ms, check) => fields.extend([format!("{ms:.4}"), check.name().into()]),
@@ -993,8 +996,9 @@ fn json(rows: &[Row], o: &Options) -> String {
         let sizes: Vec<String> = row.sizes.iter().map(|s| json_string(s)).collect();
         let _ = write!(
             out,
-            "    {{\"operator\": {}, \"sizes\": [{}]",
+            "    {{\"operator\": {}, \"layer\": {}, \"sizes\": [{}]",
             json_string(&row.operator),
+            json_string(&row.layer),
             sizes.join(", ")
         );
         for (key, cell) in COLUMN_KEYS.iter().zip(&row.cells) {
@@ -1156,6 +1160,7 @@ mod tests {
     fn row(name: &str, cells: [Option<f64>; 4]) -> Row {
         Row {
             operator: name.into(),
+            layer: "a layer".into(),
             sizes: strings(&["-DM=1"]),
             cells: cells
                 .iter()
@@ -1212,12 +1217,12 @@ mod tests {
         assert!(text.contains("geomean"), "{text}");
         let csv = csv(&rows);
         assert_eq!(csv.lines().count(), 4);
-        assert!(
-            csv.lines().nth(1).expect("a").ends_with(",20.0000,2.0000,"),
-            "{csv}"
-        );
+        let line = csv.lines().nth(1).expect("a");
+        assert!(line.starts_with("a,a layer,-DM=1,100.0000,same,"), "{csv}");
+        assert!(line.ends_with(",20.0000,2.0000,"), "{csv}");
         let json = json(&rows, &o);
         assert!(json.contains("\"tvm_tuned_over_pollen\": 2}"), "{json}");
         assert!(json.contains("\"status\": \"skipped\""), "{json}");
+        assert!(json.contains("\"layer\": \"a layer\""), "{json}");
     }
 }
