@@ -33,7 +33,10 @@
 //! The report gives the milliseconds of every build, then per operator the naive
 //! program's and TVM tuned's time over Pollen's (above 1: Pollen is faster), their
 //! geometric means and the targets: Pollen at least as fast as TVM tuned in geometric
-//! mean, and at least [`EVERY_TARGET`] times as fast on every operator. Everything built
+//! mean, and at least [`EVERY_TARGET`] times as fast on every operator. Its first line
+//! names the CPUs and the load average: on a machine busier than its CPUs, a parallel
+//! build waits for threads that are not scheduled (idle OpenMP and TVM threads spin), and
+//! its times say little. Everything built
 //! goes to `target/bench-tensor/`, with the report as `report.txt`, `results.csv` and
 //! `results.json`.
 
@@ -309,7 +312,7 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
         println!("bench: {}: {} ({})", op.name, op.layer, op.sizes.join(" "));
         rows.push(bench_operator(&setup, op));
     }
-    let text = report(&rows, &options, python.as_ref().err());
+    let text = report(&rows, &options, python.as_ref().err(), &machine());
     print!("{text}");
     crate::formats::write_reports(&out, &text, csv(&rows), json(&rows, &options))
 }
@@ -821,12 +824,27 @@ fn targets(rows: &[Row]) -> [String; 2] {
     [geomean_line, every_line]
 }
 
-/// The table, the ratios, the geometric means and the targets.
-fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>) -> String {
+/// The CPUs and the load average when the report is written: parallel builds on a busy
+/// machine wait for their threads (an idle OpenMP or TVM thread spins), so their times
+/// mean little when the load exceeds the CPUs.
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load: Vec<&str> = load.split_whitespace().take(3).collect();
+    if load.is_empty() {
+        format!("{cpus} CPUs")
+    } else {
+        format!("{cpus} CPUs, load average {}", load.join(" "))
+    }
+}
+
+/// The table, the ratios, the geometric means and the targets; `machine` says what ran
+/// them.
+fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str) -> String {
     let mut out = format!(
         "\ntensor operators, milliseconds (fastest of {} runs); C builds under gcc {}, the naive \
          program on 1 thread, Pollen's with -fopenmp on {} threads; TVM on {} threads, tuned by \
-         MetaSchedule with {} trials\n",
+         MetaSchedule with {} trials; {machine}\n",
         o.runs,
         GCC_FLAGS.join(" "),
         o.threads,
@@ -1212,7 +1230,11 @@ mod tests {
         assert!(targets(&[]).iter().all(|t| t.contains("NOT met")));
 
         let o = options(&[]).expect("valid");
-        let text = report(&rows, &o, None);
+        let text = report(&rows, &o, None, "2 CPUs, load average 0.5 0.4 0.3");
+        assert!(
+            text.contains("64 trials; 2 CPUs, load average 0.5"),
+            "{text}"
+        );
         assert!(text.contains(" 1.000!"), "{text}");
         assert!(text.contains("geomean"), "{text}");
         let csv = csv(&rows);
