@@ -528,8 +528,14 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         row.cells[column] = match &tvm {
             Err(cell) => cell.clone(),
             Ok(Err(e)) => Cell::Failed(e.clone()),
-            Ok(Ok(stdout)) => cell_of(
+            Ok(Ok((stdout, note))) => cell_of(
                 tvm_line(stdout, mode)
+                    .map_err(|e| match note {
+                        Some(note) if e.starts_with("the TVM script printed no line") => {
+                            format!("{e}: {note}")
+                        }
+                        _ => e,
+                    })
                     .map(|(ms, sums)| (ms, compare(&expected, &sums, TVM_TOLERANCE))),
             ),
         };
@@ -590,15 +596,15 @@ fn fastest(stderr: &str) -> Option<f64> {
         .reduce(f64::min)
 }
 
-/// Runs an operator's TVM script in both modes: its standard output, or why it printed
-/// nothing to read.
+/// Runs an operator's TVM script in both modes: its standard output and, where it did not
+/// end well, why; or why it could not run.
 fn run_tvm(
     python: &Path,
     script: &Path,
     sizes: &[String],
     o: &Options,
     dir: &Path,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<(String, Option<String>), String> {
     let work = dir.join("tvm-work");
     // MetaSchedule appends to its database: a fresh one per run.
     let _ = std::fs::remove_dir_all(&work);
@@ -625,19 +631,21 @@ fn run_tvm(
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let _ = std::fs::write(logs.with_extension("stdout"), &stdout);
     let _ = std::fs::write(logs.with_extension("stderr"), &output.stderr);
-    if output.status.code() == Some(124) {
-        return Err(format!("timed out after {TVM_LIMIT_S} s"));
-    }
-    // A failing mode says why on its own line; the other mode's line still counts.
-    if stdout.trim().is_empty() && !output.status.success() {
+    // A failing mode says why on its own line and the other mode's line still counts; a
+    // mode without a line gets the reason the script stopped.
+    let note = if output.status.code() == Some(124) {
+        Some(format!("timed out after {TVM_LIMIT_S} s"))
+    } else if output.status.success() {
+        None
+    } else {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
-        return Err(format!(
+        Some(format!(
             "the TVM script failed: {}",
             last.unwrap_or("no message")
-        ));
-    }
-    Ok(stdout)
+        ))
+    };
+    Ok((stdout, note))
 }
 
 /// Reads `<operator> <mode> <milliseconds> <checksum>...`, or the mode's
