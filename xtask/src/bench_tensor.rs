@@ -12,15 +12,17 @@
 //! - the operator in TVM (`xtask/tvm/<name>.py`, see `tvm_operator.py` there), built
 //!   from `te.compute` for the host CPU with TVM's default lowering (no schedule) and
 //!   tuned by MetaSchedule with `--trials` trials (`max_trials_global`, default 64), on
-//!   `TVM_NUM_THREADS=--threads`. TVM (`apache-tvm` from PyPI, with `apache-tvm-ffi`
-//!   pinned to [`TVM_FFI`], and `numpy`) is installed on first use into a private
-//!   virtual environment, `target/bench-tvm/venv` (`--no-install` skips that; without
-//!   it the TVM columns are skipped with the reason).
+//!   `TVM_NUM_THREADS=--threads`. TVM ([`TVM_PACKAGES`] from PyPI: `apache-tvm` with
+//!   `apache-tvm-ffi` pinned to [`TVM_FFI`], and what MetaSchedule imports) is installed
+//!   on first use into a private virtual environment, `target/bench-tvm/venv`
+//!   (`--no-install` skips that; without it the TVM columns are skipped with the
+//!   reason).
 //!
 //! Timing: the C programs run the kernel `--runs` times (default 5) in one process (the
 //! call between `OPERATOR_TIMER_START` and `OPERATOR_TIMER_STOP` wrapped in a loop, see
-//! [`repeat_kernel`]); a build's time is the fastest run, so that initialisation and
-//! first-touch page faults are not timed. TVM's `time_evaluator` runs the operator once
+//! [`repeat_kernel`], before `pollen opt` reads the program, which leaves `main` as it
+//! is); a build's time is the fastest run, so that initialisation and first-touch page
+//! faults are not timed. TVM's `time_evaluator` runs the operator once
 //! as a warm-up, then `--runs` times; its time is the fastest too.
 //!
 //! Checks: Pollen's output must print exactly the naive program's checksums (one line per
@@ -36,9 +38,8 @@
 //! mean, and at least [`EVERY_TARGET`] times as fast on every operator. Its first line
 //! names the CPUs and the load average: on a machine busier than its CPUs, a parallel
 //! build waits for threads that are not scheduled (idle OpenMP and TVM threads spin), and
-//! its times say little. Everything built
-//! goes to `target/bench-tensor/`, with the report as `report.txt`, `results.csv` and
-//! `results.json`.
+//! its times say little. Everything built goes to `target/bench-tensor/`, with the report
+//! as `report.txt`, `results.csv` and `results.json`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
