@@ -25,12 +25,14 @@
 //! faults are not timed. TVM's `time_evaluator` runs the operator once
 //! as a warm-up, then `--runs` times; its time is the fastest too.
 //!
-//! Checks: Pollen's output must print exactly the naive program's checksums (one line per
-//! output tensor, `operator_output` of `examples/operators/operators.h`); otherwise it is
-//! marked wrong and its time never counts. TVM reorders and vectorises reductions and has
-//! its own `exp`, `erf` and `tanh`, so its checksums (computed the same way by the
-//! script) must be within a relative difference of [`TVM_TOLERANCE`] of the naive
-//! program's.
+//! Checks: the naive program and Pollen's output are built once more with
+//! [`CHECK_FLAGS`] (no fused multiply-adds, which gcc forms or not depending on the shape
+//! of the loops) and run once; Pollen's must print exactly the naive program's checksums
+//! (one line per output tensor, `operator_output` of `examples/operators/operators.h`);
+//! otherwise it is marked wrong and its time never counts. TVM reorders and vectorises
+//! reductions and has its own `exp`, `erf` and `tanh`, so its checksums (computed the
+//! same way by the script) must be within a relative difference of [`TVM_TOLERANCE`] of
+//! the naive program's.
 //!
 //! The report gives the milliseconds of every build, then per operator the naive
 //! program's and TVM tuned's time over Pollen's (above 1: Pollen is faster), their
@@ -74,6 +76,11 @@ const EVERY_TARGET: f64 = 0.8;
 
 /// The gcc flags of every build.
 const GCC_FLAGS: &[&str] = &["-O3", "-march=native"];
+
+/// The further gcc flags of the builds whose checksums are compared: gcc contracts a
+/// multiply and an add into a fused multiply-add or not depending on how the loops are
+/// vectorised, so the timed builds of two equivalent programs may round differently.
+const CHECK_FLAGS: &[&str] = &["-ffp-contract=off"];
 
 /// The version of `apache-tvm-ffi` installed with TVM: later ones crash MetaSchedule
 /// when it saves its database.
@@ -450,13 +457,17 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     let include = cx.root.join("examples/operators");
     let runs = cx.options.runs;
     let threads = cx.options.threads;
-    let build = |c_file: &Path, exe: &Path, openmp: bool, what: &str| {
+    // A timed build (`--runs` runs), or a checked one (one run, no contraction).
+    let build = |c_file: &Path, exe: &Path, openmp: bool, check: bool, what: &str| {
         let mut cmd = Command::new("gcc");
         cmd.args(GCC_FLAGS);
         if openmp {
             cmd.arg("-fopenmp");
         }
-        cmd.arg(format!("-DTENSOR_RUNS={runs}"))
+        if check {
+            cmd.args(CHECK_FLAGS);
+        }
+        cmd.arg(format!("-DTENSOR_RUNS={}", if check { 1 } else { runs }))
             .arg("-I")
             .arg(&include)
             .args(&sizes)
@@ -467,7 +478,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         compile(cmd, what)
     };
 
-    // The naive program, the reference of the checksums.
+    // The naive program; its checked build's checksums are the reference.
     let program = cx.root.join(format!("examples/tensor/{}.te", op.name));
     let lowered = dir.join(format!("{}.naive.c", op.name));
     let source = dir.join(format!("{}.c", op.name));
@@ -481,9 +492,18 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
             std::fs::write(&source, repeat_kernel(&text)?)
                 .map_err(|e| format!("cannot write {}: {e}", source.display()))
         })
-        .and_then(|()| build(&source, &exe, false, "gcc (naive)"))
+        .and_then(|()| build(&source, &exe, false, false, "gcc (naive)"))
         .and_then(|()| time_c(&exe, 1))
-        .and_then(|(ms, stdout)| {
+        .and_then(|(ms, _)| {
+            let check = dir.join("naive-check");
+            build(
+                &source,
+                &check,
+                false,
+                true,
+                "gcc -ffp-contract=off (naive)",
+            )?;
+            let (_, stdout) = time_c(&check, 1)?;
             if checksums(&stdout).is_empty() {
                 return Err("the naive program printed no checksum".to_string());
             }
@@ -508,11 +528,17 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     let mut opt = Command::new(cx.pollen);
     opt.arg("opt").arg(&source).arg("-o").arg(&optimized);
     let exe = dir.join("pollen");
+    let check = dir.join("pollen-check");
     row.cells[POLLEN] = cell_of(
         compile(opt, "pollen opt")
-            .and_then(|()| build(&optimized, &exe, true, "gcc -fopenmp (Pollen)"))
+            .and_then(|()| build(&optimized, &exe, true, false, "gcc -fopenmp (Pollen)"))
             .and_then(|()| time_c(&exe, threads))
-            .map(|(ms, stdout)| (ms, compare(&expected, &checksums(&stdout), 0.0))),
+            .and_then(|(ms, _)| {
+                let what = "gcc -fopenmp -ffp-contract=off (Pollen)";
+                build(&optimized, &check, true, true, what)?;
+                let (_, stdout) = time_c(&check, threads)?;
+                Ok((ms, compare(&expected, &checksums(&stdout), 0.0)))
+            }),
     );
     show(COLUMNS[POLLEN], &row.cells[POLLEN]);
 
@@ -875,8 +901,9 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
     out.push_str("\"!\": checksums differ from the naive program's (never counted)\n");
     let _ = writeln!(
         out,
-        "Pollen's checksums must equal the naive program's; TVM's must be within a relative \
-         difference of {TVM_TOLERANCE:e}"
+        "Pollen's checksums must equal the naive program's (both built again with {}); TVM's \
+         must be within a relative difference of {TVM_TOLERANCE:e} of them",
+        CHECK_FLAGS.join(" ")
     );
     if let Some(reason) = tvm_skipped {
         let _ = writeln!(out, "TVM: skipped ({reason})");
