@@ -21,11 +21,12 @@ inputs in the same order, the same stages and the same float32 arithmetic, and c
   ``time_evaluator`` (one warm-up, then the fastest of the runs) on ``TVM_NUM_THREADS``
   threads; MetaSchedule builds and measures its candidates with ``--threads`` workers and
   the limits ``BUILD_TIMEOUT_S`` and ``RUN_TIMEOUT_S``;
-- prints one line per mode, ``<program> <mode> <milliseconds> <checksum>...``: one
-  checksum per output, computed as ``operator_output`` of
+- prints one line per mode, ``<program> <mode> <milliseconds> <checksum> <magnitude>
+  ...``: per output, its checksum, computed as ``operator_output`` of
   ``examples/operators/operators.h`` computes it (the sum over the elements in memory
   order of ``element * (1 + position % 29)``, in double precision and in the same
-  order).
+  order), and the same sum of the elements' absolute values, the scale against which a
+  difference of checksums is measured (a checksum of elements of both signs cancels).
 
 A mode that fails prints ``<program> <mode> error <message>`` and makes the script exit
 with status 1 once the other has run.
@@ -63,10 +64,13 @@ def tensor_input(t, shape):
     return (total % 37).astype(np.float32) / np.float32(9) - np.float32(2)
 
 
-def checksum(array):
+def checksum(array, absolute=False):
     """``operator_output``'s checksum: the sequential double sum, in memory order, of
-    ``element * (1 + position % 29)``."""
+    ``element * (1 + position % 29)``; of ``|element| * (1 + position % 29)`` with
+    ``absolute``."""
     flat = np.ascontiguousarray(array).reshape(-1).astype(np.float64)
+    if absolute:
+        flat = np.abs(flat)
     weights = (1 + np.arange(flat.size, dtype=np.int64) % 29).astype(np.float64)
     if flat.size == 0:
         return 0.0
@@ -175,7 +179,10 @@ def main(name, params, inputs, build):
                 for out in outputs
             ]
             ms_time = time_module(lib, arrays, options.runs)
-            sums = [checksum(a.numpy()) for a in arrays[len(values):]]
+            sums = []
+            for a in arrays[len(values):]:
+                result = a.numpy()
+                sums += [checksum(result), checksum(result, absolute=True)]
             print(f"{name} {mode} {ms_time:.6f} " + " ".join(f"{s:.17g}" for s in sums))
         except Exception as error:  # noqa: BLE001 - every failure is reported the same way
             traceback.print_exc()
