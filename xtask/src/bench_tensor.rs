@@ -227,9 +227,9 @@ struct Options {
 enum Check {
     /// The same checksums.
     Same,
-    /// Every checksum within the tolerance; the largest relative difference.
+    /// Every checksum within the tolerance; the largest difference.
     Close(f64),
-    /// Different: the largest relative difference where the checksums could be compared.
+    /// Different: the largest difference where the checksums could be compared.
     Wrong(Option<f64>),
 }
 
@@ -242,7 +242,8 @@ impl Check {
         }
     }
 
-    /// The largest relative difference of the checksums, where known.
+    /// The largest difference of the checksums, where known (relative, or against the
+    /// absolute values for TVM).
     fn difference(self) -> Option<f64> {
         match self {
             Check::Same => Some(0.0),
@@ -588,7 +589,7 @@ fn show(title: &str, cell: &Cell) {
     match cell {
         Cell::Timed(ms, check) => {
             let diff = match check {
-                Check::Close(d) | Check::Wrong(Some(d)) => format!(" (rel. diff {d:.1e})"),
+                Check::Close(d) | Check::Wrong(Some(d)) => format!(" (diff {d:.1e})"),
                 _ => String::new(),
             };
             println!(
@@ -834,9 +835,13 @@ fn ms_text(ms: f64) -> String {
     }
 }
 
-/// A ratio with two decimals, or `-`.
+/// A ratio with two decimals (four below 0.1), or `-`.
 fn ratio_text(r: Option<f64>) -> String {
-    r.map_or("-".to_string(), |r| format!("{r:.2}"))
+    match r {
+        Some(r) if r < 0.1 => format!("{r:.4}"),
+        Some(r) => format!("{r:.2}"),
+        None => "-".to_string(),
+    }
 }
 
 /// The geometric mean of some ratios of the rows and how many rows have one.
@@ -938,7 +943,8 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
     let _ = writeln!(
         out,
         "Pollen's checksums must equal the naive program's (both built again with {}); TVM's \
-         must be within {TVM_TOLERANCE:e} of the checksum of their absolute values",
+         must differ from them by at most {TVM_TOLERANCE:e} times the checksum of TVM's \
+         absolute values",
         CHECK_FLAGS.join(" ")
     );
     if let Some(reason) = tvm_skipped {
@@ -990,7 +996,8 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
     if !diffs.is_empty() {
         let _ = writeln!(
             out,
-            "\nTVM checksums, relative difference from the naive program's: {}",
+            "\nTVM checksums, difference from the naive program's over the checksum of the \
+             absolute values: {}",
             diffs.join(", ")
         );
     }
@@ -1293,6 +1300,9 @@ mod tests {
         let a = row("a", [Some(100.0), Some(200.0), Some(10.0), Some(5.0)]);
         let b = row("b", [Some(40.0), None, Some(4.0), Some(4.5)]);
         assert_eq!(a.vs_naive(), Some(20.0));
+        assert_eq!(ratio_text(Some(1.5)), "1.50");
+        assert_eq!(ratio_text(Some(0.0014)), "0.0014");
+        assert_eq!(ratio_text(None), "-");
         assert_eq!(a.vs_tvm(), Some(2.0));
         assert_eq!(b.vs_tvm(), Some(4.0 / 4.5));
         let [geomean, every] = targets(&[a.clone(), b.clone()]);
