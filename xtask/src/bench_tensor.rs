@@ -1069,7 +1069,7 @@ fn csv(rows: &[Row]) -> String {
 fn json_cell(cell: &Cell) -> String {
     match cell {
         Cell::Timed(ms, check) => format!(
-            "{{\"status\": \"timed\", \"ms\": {}, \"check\": \"{}\", \"relative_difference\": {}}}",
+            "{{\"status\": \"timed\", \"ms\": {}, \"check\": \"{}\", \"difference\": {}}}",
             json_number(Some(*ms)),
             check.name(),
             json_number(check.difference())
