@@ -19,11 +19,11 @@
 //! new floor variable, a function of the parameters kept beside them (with its two
 //! defining inequalities). Where `a` does not divide the coefficient of a dimension
 //! `y`, `y` is split into residue classes `y = m·y' + r` first (`r` in `[0, m)`, at
-//! most [`MAX_RESIDUE_CLASSES`] classes per step); the dimension eliminated at each
-//! step is the one needing the fewest classes. An equality with other coefficients is
-//! a lower and an upper bound. Divisions and existentially quantified variables are
-//! made known divisions (`Map::compute_divs`) and summed out as dimensions: each point
-//! has exactly one value of them. Strides (`i mod 2 = 0`), `0 <= 2i <= N`, tiles
+//! most 4096 classes per step); the dimension eliminated at each step is the one
+//! needing the fewest classes. An equality `a·x + D + e = 0` gives
+//! `x = -D/a - floor(e/a)` where `e = a·floor(e/a)`. Divisions and existentially
+//! quantified variables are made known divisions (`Map::compute_divs`) and summed out
+//! as dimensions: each point has exactly one value of them. Strides (`i mod 2 = 0`), `0 <= 2i <= N`, tiles
 //! (`32t <= i <= 32t + 31`) and triangles with non-unit slopes are covered this way.
 //! What remains is a list of (parameter domain, quasi-polynomial) pieces, the floors
 //! becoming known divisions of the domains; the pieces of a union's disjoint parts
