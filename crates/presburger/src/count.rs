@@ -775,6 +775,11 @@ fn sum_out(stage: Stage, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()
             return sum_out(substituted(stage, k, v), out, budget);
         }
     }
+    for v in (first..n).rev() {
+        if let Some(rows) = determined_by_floor(&stage, v) {
+            return sum_out(without_determined(stage, v, rows), out, budget);
+        }
+    }
     let mut best: Option<(usize, Moduli, u64)> = None;
     for v in (first..n).rev() {
         let moduli = split_moduli(&stage, v);
@@ -811,6 +816,52 @@ fn sum_out(stage: Stage, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The two inequalities of `v` when they are all its constraints and make it a floor
+/// of the other variables, `e - a·v >= 0` and `a·v - e + a - 1 >= 0` (`v =
+/// floor(e / a)`), and the polynomial does not involve `v`: every point of the other
+/// variables then has exactly one `v`, and summing `v` out multiplies by 1 (a tile
+/// loop `32t <= i <= 32t + 31` over `i`).
+fn determined_by_floor(stage: &Stage, v: usize) -> Option<[usize; 2]> {
+    let col = 1 + v;
+    if stage.eqs.iter().any(|r| !r[col].is_zero()) {
+        return None;
+    }
+    if stage.poly.terms().any(|(e, _)| e[v] > 0) {
+        return None;
+    }
+    let rows: Vec<usize> = (0..stage.ineqs.len())
+        .filter(|&k| !stage.ineqs[k][col].is_zero())
+        .collect();
+    let [k, l] = rows[..] else {
+        return None;
+    };
+    let (r, s) = (&stage.ineqs[k], &stage.ineqs[l]);
+    let a = r[col].abs();
+    let sum: Vec<Int> = r.iter().zip(s).map(|(x, y)| x + y).collect();
+    let spread = &a - &Int::one();
+    (sum[0] == spread && sum[1..].iter().all(Int::is_zero)).then_some([k, l])
+}
+
+/// The stage without the determined dimension `v` and its two inequalities `rows`.
+fn without_determined(mut stage: Stage, v: usize, rows: [usize; 2]) -> Stage {
+    let col = 1 + v;
+    let ineqs = std::mem::take(&mut stage.ineqs);
+    stage.ineqs = ineqs
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !rows.contains(k))
+        .map(|(_, mut r)| {
+            r.remove(col);
+            r
+        })
+        .collect();
+    for r in stage.eqs.iter_mut() {
+        r.remove(col);
+    }
+    stage.poly = stage.poly.drop_var(v);
+    stage
 }
 
 /// Residue splits: dimensions and the moduli they are split by.

@@ -61,7 +61,7 @@ fn floor_div(a: i64, b: i64) -> i64 {
 #[test]
 fn known_closed_forms() {
     type Form = fn(&[i64]) -> i64;
-    let table: [(&str, &str, Form); 8] = [
+    let table: [(&str, &str, Form); 10] = [
         (
             "[N] -> { [i] : 0 <= 2i <= N }",
             "[N] -> { (1 + floor((N)/2)) : N >= 0 }",
@@ -99,6 +99,24 @@ fn known_closed_forms() {
             |p| {
                 if p[0] >= 3 {
                     floor_div(p[0] - 3, 5) + 1
+                } else {
+                    0
+                }
+            },
+        ),
+        (
+            // A tiled loop: one tile per point.
+            "[N] -> { [t, i] : 32t <= i <= 32t + 31 and 0 <= i < N }",
+            "[N] -> { N : N >= 1 }",
+            |p| p[0].max(0),
+        ),
+        (
+            // The tiles themselves.
+            "[N] -> { [t] : exists (i : 32t <= i <= 32t + 31 and 0 <= i < N) }",
+            "[N] -> { floor((31 + N)/32) : N >= 1 }",
+            |p| {
+                if p[0] >= 1 {
+                    floor_div(p[0] + 31, 32)
                 } else {
                     0
                 }
