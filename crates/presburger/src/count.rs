@@ -31,7 +31,9 @@
 //! parameters are never enumerated: their floors are of constants.
 //!
 //! [`Set::sum_parametric`] sums any polynomial in the parameters and dimensions the
-//! same way (the count is the sum of 1). Unbounded sets and splits beyond the limit are
+//! same way (the count is the sum of 1), and [`Map::card_range_parametric`] counts
+//! the range points of each domain point, the domain's dimensions taking the place
+//! of parameters. Unbounded sets and splits beyond the limit are
 //! [`Error::Unsupported`], never approximated.
 
 mod quasi;
@@ -471,31 +473,74 @@ impl Set {
                 self.n_dims()
             )));
         }
-        let p = params.len();
-        let mut out = PwQPolynomial::zero(params.clone());
-        for part in counted_parts(self.as_map(), budget)? {
-            // The variables: the parameters, the set's dimensions, then the divs,
-            // which are functions of the others and summed out like dimensions.
-            let n = part.n_dims();
-            let n_all = n + part.n_div();
-            let mut ineqs = part.ineqs().to_vec();
-            ineqs.extend(part.div_constraints());
-            let stage = Stage {
-                p,
-                floors: Vec::new(),
-                eqs: part.eqs().to_vec(),
-                ineqs,
-                poly: f.remap(n_all, &(0..n).collect::<Vec<_>>()),
-            };
-            let mut chambers = Vec::new();
-            sum_out(stage, &mut chambers, budget)?;
-            for stage in chambers {
-                let (domain, value) = stage.into_piece(&params, budget)?;
-                out.add_piece(domain, value, budget)?;
-            }
-        }
-        Ok(out)
+        sum_trailing(self.as_map(), params, f, budget)
     }
+}
+
+impl Map {
+    /// The number of range points of each domain point, as a piecewise
+    /// quasi-polynomial in the parameters and then the domain's dimensions (named as
+    /// in the map where they have names that are not taken, `i0, i1, …` otherwise).
+    /// The maps covered are those whose wrapped set [`Set::card_parametric`] covers.
+    pub fn card_range_parametric(&self) -> Result<PwQPolynomial> {
+        self.card_range_parametric_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::card_range_parametric`] within a budget.
+    pub fn card_range_parametric_with(&self, budget: &mut Budget) -> Result<PwQPolynomial> {
+        let space = self.space();
+        let mut names = space.param_names().to_vec();
+        let domain: Vec<Option<String>> = match space.domain_tuple() {
+            Some(t) => t.dim_names().to_vec(),
+            None => vec![None; space.n_in()],
+        };
+        for (k, name) in domain.into_iter().enumerate() {
+            let mut candidate = name.unwrap_or_else(|| format!("i{k}"));
+            let mut extra = 0;
+            while names.contains(&candidate) {
+                candidate = format!("i{k}_{extra}");
+                extra += 1;
+            }
+            names.push(candidate);
+        }
+        let f = Polynomial::constant(space.n_dims(), Rat::one());
+        sum_trailing(self, names, &f, budget)
+    }
+}
+
+/// The sum of `f` (a polynomial in all the dimensions of `m`, parameters first) over
+/// the dimensions of `m` after the first `fixed.len()`, as a piecewise
+/// quasi-polynomial in those first ones (named `fixed`).
+fn sum_trailing(
+    m: &Map,
+    fixed: Vec<String>,
+    f: &Polynomial,
+    budget: &mut Budget,
+) -> Result<PwQPolynomial> {
+    let p = fixed.len();
+    let mut out = PwQPolynomial::zero(fixed.clone());
+    for part in counted_parts(m, budget)? {
+        // The variables: the fixed ones, the summed dimensions, then the divs, which
+        // are functions of the others and summed out like dimensions.
+        let n = part.n_dims();
+        let n_all = n + part.n_div();
+        let mut ineqs = part.ineqs().to_vec();
+        ineqs.extend(part.div_constraints());
+        let stage = Stage {
+            p,
+            floors: Vec::new(),
+            eqs: part.eqs().to_vec(),
+            ineqs,
+            poly: f.remap(n_all, &(0..n).collect::<Vec<_>>()),
+        };
+        let mut chambers = Vec::new();
+        sum_out(stage, &mut chambers, budget)?;
+        for stage in chambers {
+            let (domain, value) = stage.into_piece(&fixed, budget)?;
+            out.add_piece(domain, value, budget)?;
+        }
+    }
+    Ok(out)
 }
 
 /// The basic maps of `m` made pairwise disjoint, every local variable a known div (so

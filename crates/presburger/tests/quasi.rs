@@ -556,3 +556,50 @@ fn budgets_bound_counting() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn range_counts_of_maps_per_domain_point() {
+    use pollen_presburger::Map;
+    for text in [
+        "[N] -> { S[i] -> T[j] : 0 <= i < N and i <= 2j <= N }",
+        "[N] -> { [i] -> [j, k] : 0 <= i < N and 0 <= 3j <= i and 0 <= k <= j }",
+        "[N] -> { [t] -> [i] : 32t <= i <= 32t + 31 and 0 <= i < N }",
+    ] {
+        let m: Map = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+        let c = m
+            .card_range_parametric()
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(c.params().len(), 2, "{text}: {c}");
+        assert_eq!(c.params()[0], "N");
+        let wrapped = m.wrap();
+        for n in -3..30 {
+            for i in -3..30 {
+                // The range points of (N, i), enumerated.
+                let mut expect = 0;
+                let n_out = m.space().n_out();
+                let range: Vec<Vec<i64>> = if n_out == 1 {
+                    (-3..35).map(|j| vec![j]).collect()
+                } else {
+                    (-1..12)
+                        .flat_map(|j| (-1..12).map(move |k| vec![j, k]))
+                        .collect()
+                };
+                for r in range {
+                    let point: Vec<Int> = [n, i].iter().chain(&r).map(|&v| Int::from(v)).collect();
+                    if wrapped.contains_point(&point).unwrap() {
+                        expect += 1;
+                    }
+                }
+                assert_eq!(
+                    c.eval(&ints(&[n, i])).unwrap().to_i64().unwrap(),
+                    expect,
+                    "{text} at N = {n}, i = {i}: {c}"
+                );
+            }
+        }
+    }
+    // Domain dimension names are kept where free, replaced where they are taken.
+    let m: Map = "[i] -> { [i0] -> [j] : 0 <= j < i0 + i }".parse().unwrap();
+    let c = m.card_range_parametric().unwrap();
+    assert_eq!(c.params(), ["i", "i0"]);
+}
