@@ -603,3 +603,32 @@ fn range_counts_of_maps_per_domain_point() {
     let c = m.card_range_parametric().unwrap();
     assert_eq!(c.params(), ["i", "i0"]);
 }
+
+#[test]
+fn reading_is_bounded() {
+    let deep = format!(
+        "[N] -> {{ {}N{} }}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    let e = deep.parse::<PwQPolynomial>().unwrap_err();
+    assert!(e.to_string().contains("nesting deeper"), "{e}");
+    let signs = format!("[N] -> {{ {}N }}", "-".repeat(100_000));
+    let e = signs.parse::<PwQPolynomial>().unwrap_err();
+    assert!(e.to_string().contains("nesting deeper"), "{e}");
+    let floors = format!(
+        "[N] -> {{ {}N{} }}",
+        "floor(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    let e = floors.parse::<PwQPolynomial>().unwrap_err();
+    assert!(e.to_string().contains("nesting deeper"), "{e}");
+    let start = std::time::Instant::now();
+    let wide = "[N, M, K] -> { (N + M + K + floor(N/2) + floor(M/3) + floor(K/5) + 1)^64 }";
+    let e = wide.parse::<PwQPolynomial>().unwrap_err();
+    assert!(e.to_string().contains("more than"), "{e}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    // Nested floors within the limit read as usual.
+    let ok: PwQPolynomial = "[N] -> { floor((floor((N)/2))/3) }".parse().unwrap();
+    assert_eq!(ok.eval(&ints(&[13])).unwrap(), Int::from(2));
+}

@@ -301,11 +301,30 @@ impl QuasiPolynomial {
             repr.push(value);
         }
         let n = p + kept.len();
-        let values: Vec<Polynomial> = (0..p)
-            .map(|i| Polynomial::var(n, i))
-            .chain(repr.iter().map(|r| Polynomial::affine(n, &r[..1 + n])))
+        // Where every floor stays a floor, renaming the variables is enough.
+        let renamed: Option<Vec<usize>> = repr
+            .iter()
+            .map(|r| {
+                let mut ones = r.iter().enumerate().filter(|(_, c)| !c.is_zero());
+                match (ones.next(), ones.next()) {
+                    (Some((i, c)), None) if i > p && c.is_one() => Some(i - 1),
+                    _ => None,
+                }
+            })
             .collect();
-        let poly = self.poly.compose(n, &values);
+        let poly = match renamed {
+            Some(targets) => {
+                let map: Vec<usize> = (0..p).chain(targets).collect();
+                self.poly.remap(n, &map)
+            }
+            None => {
+                let values: Vec<Polynomial> = (0..p)
+                    .map(|i| Polynomial::var(n, i))
+                    .chain(repr.iter().map(|r| Polynomial::affine(n, &r[..1 + n])))
+                    .collect();
+                self.poly.compose(n, &values)
+            }
+        };
         reorder(p, kept, poly)
     }
 }
@@ -705,6 +724,7 @@ pub(crate) fn parse_pieces(text: &str, floors: bool) -> Result<(Vec<String>, Pie
             at: 0,
             params: &params,
             floors,
+            depth: 0,
         }
         .parse()
         .map_err(|(k, m)| err(at + k, &m))?;
@@ -746,7 +766,16 @@ struct QuasiParser<'a> {
     at: usize,
     params: &'a [String],
     floors: bool,
+    /// Open parentheses, floors and signs around the current position.
+    depth: usize,
 }
+
+/// The deepest nesting of parentheses, floors and signs a reader accepts.
+const MAX_NESTING: usize = 200;
+
+/// The most term products one multiplication of a reader may form (a resource limit:
+/// powers of sums grow fast).
+const MAX_PRODUCT_TERMS: usize = 100_000;
 
 type QuasiResult = std::result::Result<QuasiPolynomial, (usize, String)>;
 
@@ -796,15 +825,38 @@ impl QuasiParser<'_> {
         }
     }
 
+    /// `p · q`, within the degree and size limits (an error at `at` otherwise).
+    fn times(p: &QuasiPolynomial, q: &QuasiPolynomial, at: usize) -> QuasiResult {
+        if p.degree().saturating_add(q.degree()) > MAX_DEGREE {
+            return Err((at, format!("a degree above {MAX_DEGREE}")));
+        }
+        let work = p.poly.terms().count() * q.poly.terms().count();
+        if work > MAX_PRODUCT_TERMS {
+            return Err((
+                at,
+                format!("a product of more than {MAX_PRODUCT_TERMS} terms"),
+            ));
+        }
+        Ok(p.mul(q))
+    }
+
+    /// Runs `read` one nesting level deeper, within [`MAX_NESTING`].
+    fn nested(&mut self, read: impl FnOnce(&mut Self) -> QuasiResult) -> QuasiResult {
+        if self.depth >= MAX_NESTING {
+            return Err((self.at, format!("nesting deeper than {MAX_NESTING}")));
+        }
+        self.depth += 1;
+        let out = read(self);
+        self.depth -= 1;
+        out
+    }
+
     fn product(&mut self) -> QuasiResult {
         let mut p = self.unary()?;
         loop {
             if self.eat('*') {
                 let q = self.unary()?;
-                if p.degree().saturating_add(q.degree()) > MAX_DEGREE {
-                    return Err((self.at, format!("a degree above {MAX_DEGREE}")));
-                }
-                p = p.mul(&q);
+                p = Self::times(&p, &q, self.at)?;
             } else if self.eat('/') {
                 self.skip();
                 let at = self.at;
@@ -824,7 +876,7 @@ impl QuasiParser<'_> {
 
     fn unary(&mut self) -> QuasiResult {
         if self.eat('-') {
-            return Ok(self.unary()?.scale(&Rat::from(-1)));
+            return Ok(self.nested(Self::unary)?.scale(&Rat::from(-1)));
         }
         let base = self.atom()?;
         if self.eat('^') {
@@ -843,7 +895,11 @@ impl QuasiParser<'_> {
             if base.degree().saturating_mul(k) > MAX_DEGREE {
                 return Err((start, format!("a degree above {MAX_DEGREE}")));
             }
-            return Ok(base.pow(k));
+            let mut power = QuasiPolynomial::constant(self.params.len(), Rat::one());
+            for _ in 0..k {
+                power = Self::times(&power, &base, start)?;
+            }
+            return Ok(power);
         }
         Ok(base)
     }
@@ -854,7 +910,7 @@ impl QuasiParser<'_> {
         let rest = &self.text[self.at..];
         let start = self.at;
         if self.eat('(') {
-            let p = self.sum()?;
+            let p = self.nested(Self::sum)?;
             if !self.eat(')') {
                 return Err((self.at, "expected ')'".into()));
             }
@@ -870,7 +926,8 @@ impl QuasiParser<'_> {
             // isl's juxtaposition `2N`, `3floor(N/2)`.
             let next = self.text[self.at..].chars().next();
             if next.is_some_and(|c| c.is_ascii_alphabetic() || c == '_') {
-                return Ok(c.mul(&self.atom()?));
+                let factor = self.atom()?;
+                return Self::times(&c, &factor, start);
             }
             return Ok(c);
         }
@@ -890,7 +947,7 @@ impl QuasiParser<'_> {
                 }
                 self.eat('(');
                 let inner_at = self.at;
-                let inner = self.sum()?;
+                let inner = self.nested(Self::sum)?;
                 if !self.eat(')') {
                     return Err((self.at, "expected ')'".into()));
                 }
