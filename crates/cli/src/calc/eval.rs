@@ -573,7 +573,8 @@ fn single_point(m: &Map, point: &[Int]) -> pollen_presburger::Result<Map> {
 }
 
 /// The number of points of a bounded set (or union set): an integer without
-/// parameters, else a piecewise quasi-polynomial in them.
+/// parameters (by summation, or by enumeration for the sets the summation refuses),
+/// else a piecewise quasi-polynomial in them.
 fn card(r: Rel, budget: &mut Budget) -> OpResult {
     let members: Vec<Map> = match r {
         Rel::One(m) => vec![m],
@@ -593,10 +594,16 @@ fn card(r: Rel, budget: &mut Budget) -> OpResult {
             total.expect("a union with parameters has a member"),
         ));
     }
+    // Counted symbolically where the summation covers the set (never enumerating),
+    // point by point otherwise.
     let mut total = Int::zero();
     for m in members {
         let set = lib(Set::from_map(m))?;
-        total += lib(set.card_with(budget))?;
+        total += match set.card_parametric_with(budget) {
+            Ok(count) => lib(count.eval(&[]))?,
+            Err(Error::Unsupported(_)) => lib(set.card_with(budget))?,
+            Err(e) => lib(Err(e))?,
+        };
     }
     Ok(Value::Int(total))
 }
