@@ -45,7 +45,7 @@ use std::fmt;
 
 use pollen_arith::{Int, Rat};
 
-use crate::bmap::{BasicMap, DivDef};
+use crate::bmap::{normalize_div, BasicMap, DivDef};
 use crate::error::{Budget, Error, Result};
 use crate::map::Map;
 use crate::set::Set;
@@ -616,7 +616,7 @@ impl Stage {
     /// `floor(num / den)` as a floor variable, reusing an equal one; returns its
     /// variable index. `num` is over `[const | params | floors]`.
     fn floor_var(&mut self, num: Vec<Int>, den: Int) -> usize {
-        let (num, den) = quasi::reduced_floor(num, den);
+        let (num, den) = normalize_div(num, den);
         let k = self.floors.len();
         let p = self.p;
         let same = |f: &(Vec<Int>, Int)| {
@@ -700,11 +700,15 @@ fn parameter_domain(
 ) -> Result<Set> {
     let k = floors.len();
     let width = 1 + p + k;
-    let definitions: Vec<Vec<Int>> = floors
+    let mut definitions: Vec<Vec<Int>> = floors
         .iter()
         .enumerate()
         .flat_map(|(j, (num, den))| floor_rows(num, den, 1 + p + j, width))
         .collect();
+    // The same rows as the summation's normalisation leaves them.
+    if let Some((_, tightened)) = normalized(Vec::new(), definitions.clone()) {
+        definitions.extend(tightened);
+    }
     let mut ineqs: Vec<Vec<Int>> = ineqs
         .into_iter()
         .filter(|r| !definitions.contains(r))

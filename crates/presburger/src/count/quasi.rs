@@ -18,7 +18,6 @@ use std::fmt;
 use pollen_arith::{Int, Rat};
 
 use super::{polynomial_text, split_top, Polynomial, PwPolynomial, MAX_DEGREE};
-use crate::bmap::normalize_div;
 use crate::error::{Budget, Error, Result};
 use crate::set::Set;
 
@@ -959,10 +958,4 @@ impl QuasiParser<'_> {
         }
         Err((start, "expected a number, a parameter or '('".into()))
     }
-}
-
-/// Reduces a floor numerator and denominator by their common factor (a helper for the
-/// summation, which creates floors of bounds).
-pub(crate) fn reduced_floor(num: Vec<Int>, den: Int) -> (Vec<Int>, Int) {
-    normalize_div(num, den)
 }
