@@ -1028,7 +1028,8 @@ fn solved(
 fn eliminate(mut stage: Stage, v: usize, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()> {
     budget.tick(1)?;
     let p_end = 1 + stage.first_dim();
-    // An equality on v is a lower and an upper bound.
+    // `sum_out` solves the equalities on v first; one left here would be a lower and
+    // an upper bound.
     let mut rows: Vec<Vec<Int>> = Vec::new();
     let mut eqs = Vec::new();
     for r in std::mem::take(&mut stage.eqs) {
