@@ -7,6 +7,8 @@
 //! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
 //! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
 //!   and in isl, side by side (see [`mod@bench`]);
+//! - `barvinok [--corpus FILE]`: Pollen's parametric counts against barvinok's, by
+//!   evaluation at many parameter values (see [`barvinok`]);
 //! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
 //!   scheduling, of the example kernels (see [`bench_pipeline`]);
 //! - `bench polybench [--polybench DIR] [kernel...]`: the example kernels, or PolyBench/C
@@ -32,6 +34,7 @@
 //! The alias `cargo xtask` is defined in `.cargo/config.toml`. Commands exit with a
 //! non-zero status when a check fails.
 
+mod barvinok;
 mod bench;
 mod bench_gpu;
 mod bench_pipeline;
@@ -64,6 +67,10 @@ commands:
   bench presburger [--pollen-only]
                             time the Presburger benchmark corpus in Pollen and in isl
                             (islpy, installed into target/islpy-venv on first use)
+  barvinok [--corpus FILE]  compare Pollen's parametric counts of the sets of
+                            benches/presburger/counts.txt (or FILE) with barvinok's
+                            (islpy-barvinok, installed into target/barvinok-venv on
+                            first use) at every parameter point of a box
   bench deps                time extraction and dependence analysis of the 30 kernels of
                             examples/kernels on one core
   bench sched               time Pluto scheduling of the 30 kernels on one core
@@ -155,6 +162,7 @@ fn run(args: &[String]) -> Result<()> {
             };
             fuzz::smoke(&root, seconds)
         }
+        Some("barvinok") => barvinok::run(&root, &args[1..]),
         Some("bench") => bench::run(&root, &args[1..]),
         Some("random-programs") => random_programs::run(&root, &args[1..]),
         Some("explain-shots") => explain_shots::run(&root, &args[1..]),

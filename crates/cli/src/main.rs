@@ -203,9 +203,8 @@ Operators, from the tightest to the loosest binding:
   coalesce A             the same points in fewer pieces
   sample A               one point of A, or the empty set
   card A                 the number of points of a bounded set: an integer, or with
-                         parameters a piecewise polynomial in them, as iscc prints
-                         it (sets whose dimensions have coefficients ±1 and no
-                         existentials; others need quasi-polynomials, not built)
+                         parameters a piecewise quasi-polynomial in them, as
+                         barvinok prints it: [N] -> { (1 + floor((N)/2)) : N >= 0 }
   params A               the parameter values for which A is not empty
   complement A           the points of A's space that are not in A
   is_empty A             True or False

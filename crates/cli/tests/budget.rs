@@ -144,7 +144,7 @@ fn assert_limit(out: &Output, stage: &str, steps: u64) {
 }
 
 #[test]
-fn calc_counts_a_huge_box_and_stops_on_a_huge_non_box() {
+fn calc_counts_huge_sets_and_stops_on_a_huge_enumeration() {
     let out = pollen(
         &["calc"],
         "card { [i, j] : 0 <= i < 1000000000 and 0 <= j < 1000000000 };\n",
@@ -154,8 +154,24 @@ fn calc_counts_a_huge_box_and_stops_on_a_huge_non_box() {
         String::from_utf8_lossy(&out.stdout),
         "1000000000000000000\n"
     );
-    let script = "card { [i, j] : 0 <= i < 1000000000 and 0 <= j < 1000000000 \
-                  and i + j <= 1500000000 };\ncard { [i] : 0 <= i < 10 };\n";
+    // Not a box, but counted by summation.
+    let out = pollen(
+        &["calc", "--budget", "100000"],
+        "card { [i, j] : 0 <= i < 1000000000 and 0 <= j < 1000000000 \
+         and i + j <= 1500000000 };\ncard { [i] : exists e : i = 3e and 0 <= i < 1000000000000000 };\n",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "875000000749999999\n333333333333334\n"
+    );
+    // Coprime coefficients beyond the summation's residue classes: enumerated.
+    let script = "card { [i, j] : 0 <= 9967i <= 9973j <= 1000000000000000 };\n\
+                  card { [i] : 0 <= i < 10 };\n";
     let out = pollen(&["calc", "--budget", "100000"], script);
     assert_limit(&out, "`card`", 100000);
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("<stdin>:1:1: error: "));

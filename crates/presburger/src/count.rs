@@ -1,35 +1,51 @@
 //! Counting the points of parametric sets: the number of points as a piecewise
-//! polynomial in the parameters, by exact symbolic summation.
+//! quasi-polynomial in the parameters, by exact symbolic summation.
 //!
-//! [`Set::card_parametric`] eliminates the dimensions from the innermost out. A
-//! dimension `x` with lower bounds `x >= L_1, …, x >= L_p` and upper bounds
-//! `x <= U_1, …, x <= U_q` (affine in the parameters and the outer dimensions, each
-//! with coefficient ±1 on `x`) splits the outer space into chambers, one per pair
+//! [`Set::card_parametric`] eliminates the dimensions one at a time. A dimension `x`
+//! with lower bounds `x >= L_1, …, x >= L_p` and upper bounds `x <= U_1, …, x <= U_q`
+//! (affine in the parameters, floors of them and the other dimensions, each with
+//! coefficient ±1 on `x`) splits the remaining space into chambers, one per pair
 //! `(i, j)` where `L_i` is the greatest lower bound and `U_j` the least upper bound
 //! (ties broken by position, so that the chambers are disjoint) and `L_i <= U_j`. In a
 //! chamber, the sum of a polynomial `P(x) = Σ c_m x^m` over `L_i <= x <= U_j` is
 //! `Σ c_m (G_m(U_j + 1) - G_m(L_i))` with `G_m(t) = Σ_{x=0}^{t-1} x^m`, Faulhaber's
 //! polynomial (exact for all integers, as `G_m(t + 1) - G_m(t) = t^m`). Empty chambers
 //! are dropped by the library's emptiness test. An equality with coefficient ±1 on `x`
-//! substitutes it instead. What remains is a list of (parameter domain, polynomial)
-//! pieces; the pieces of a union's disjoint parts are added up where their domains
-//! meet.
+//! substitutes it instead.
+//!
+//! Other coefficients make quasi-polynomials ([`QuasiPolynomial`]): a bound
+//! `a·x + D + e >= 0` with `D` in the other dimensions and `e` in the parameters is
+//! `x >= -D/a - floor(e/a)` when `a` divides `D`'s coefficients, a unit bound with a
+//! new floor variable, a function of the parameters kept beside them (with its two
+//! defining inequalities). Where `a` does not divide the coefficient of a dimension
+//! `y`, `y` is split into residue classes `y = m·y' + r` first (`r` in `[0, m)`, at
+//! most 4096 classes per step); the dimension eliminated at each step is the one
+//! needing the fewest classes. An equality `a·x + D + e = 0` gives
+//! `x = -D/a - floor(e/a)` where `e = a·floor(e/a)`. Divisions and existentially
+//! quantified variables are made known divisions (`Map::compute_divs`) and summed out
+//! as dimensions: each point has exactly one value of them. Strides (`i mod 2 = 0`), `0 <= 2i <= N`, tiles
+//! (`32t <= i <= 32t + 31`) and triangles with non-unit slopes are covered this way.
+//! What remains is a list of (parameter domain, quasi-polynomial) pieces, the floors
+//! becoming known divisions of the domains; the pieces of a union's disjoint parts
+//! and of the residue classes are added up where their domains meet. Sets without
+//! parameters are never enumerated: their floors are of constants.
 //!
 //! [`Set::sum_parametric`] sums any polynomial in the parameters and dimensions the
-//! same way (the count is the sum of 1).
-//!
-//! This covers sets whose constraints have unit coefficients on every dimension and no
-//! existentially quantified variables or divisions (most loop nests: rectangles,
-//! triangles, tetrahedra, bands); the counts are then polynomials. Other sets need
-//! quasi-polynomials (Barvinok's algorithm) and are [`Error::Unsupported`], never
-//! approximated.
+//! same way (the count is the sum of 1), and [`Map::card_range_parametric`] counts
+//! the range points of each domain point, the domain's dimensions taking the place
+//! of parameters. Unbounded sets and splits beyond the limit are
+//! [`Error::Unsupported`], never approximated.
+
+mod quasi;
+
+pub use quasi::{Floor, PwQPolynomial, QuasiPolynomial};
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use pollen_arith::{Int, Rat};
 
-use crate::bmap::BasicMap;
+use crate::bmap::{normalize_div, BasicMap, DivDef};
 use crate::error::{Budget, Error, Result};
 use crate::map::Map;
 use crate::set::Set;
@@ -181,15 +197,68 @@ impl Polynomial {
         out
     }
 
-    /// The same polynomial in the first `n - 1` variables, when the last is absent.
-    fn drop_last(&self) -> Polynomial {
-        let n = self.n - 1;
-        let mut out = Polynomial::zero(n);
+    /// The same polynomial without variable `v`, which must be absent.
+    fn drop_var(&self, v: usize) -> Polynomial {
+        let mut out = Polynomial::zero(self.n - 1);
         for (e, c) in &self.terms {
-            debug_assert_eq!(e[n], 0, "the dropped variable occurs");
-            out.add_term(e[..n].to_vec(), c.clone());
+            debug_assert_eq!(e[v], 0, "the dropped variable occurs");
+            let mut e = e.clone();
+            e.remove(v);
+            out.add_term(e, c.clone());
         }
         out
+    }
+
+    /// The same polynomial with a new variable at index `at` (not occurring).
+    fn insert_var(&self, at: usize) -> Polynomial {
+        let mut out = Polynomial::zero(self.n + 1);
+        for (e, c) in &self.terms {
+            let mut e = e.clone();
+            e.insert(at, 0);
+            out.add_term(e, c.clone());
+        }
+        out
+    }
+
+    /// The polynomial in `n` variables with variable `i` renamed `map[i]` (variables
+    /// mapped to one index multiply).
+    pub(crate) fn remap(&self, n: usize, map: &[usize]) -> Polynomial {
+        let mut out = Polynomial::zero(n);
+        for (e, c) in &self.terms {
+            let mut f = vec![0; n];
+            for (i, &k) in e.iter().enumerate() {
+                if k > 0 {
+                    f[map[i]] += k;
+                }
+            }
+            out.add_term(f, c.clone());
+        }
+        out
+    }
+
+    /// The polynomial in `n` variables obtained by replacing each variable `i` by
+    /// `values[i]` (polynomials in `n` variables).
+    pub(crate) fn compose(&self, n: usize, values: &[Polynomial]) -> Polynomial {
+        let mut out = Polynomial::zero(n);
+        for (e, c) in &self.terms {
+            let mut t = Polynomial::constant(n, c.clone());
+            for (i, &k) in e.iter().enumerate() {
+                if k > 0 {
+                    t = t.mul(&values[i].pow(k));
+                }
+            }
+            out = out.add(&t);
+        }
+        out
+    }
+
+    /// The total degree (0 for constants and for zero).
+    pub fn degree(&self) -> u32 {
+        self.terms
+            .keys()
+            .map(|e| e.iter().sum::<u32>())
+            .max()
+            .unwrap_or(0)
     }
 
     /// The value at `point` (one integer per variable).
@@ -278,6 +347,11 @@ pub struct PwPolynomial {
 }
 
 impl PwPolynomial {
+    /// A piecewise polynomial from disjoint pieces.
+    pub(crate) fn from_pieces(params: Vec<String>, pieces: Vec<(Set, Polynomial)>) -> PwPolynomial {
+        PwPolynomial { params, pieces }
+    }
+
     /// The parameters, in the order of the polynomials' variables.
     pub fn params(&self) -> &[String] {
         &self.params
@@ -362,30 +436,34 @@ impl PwPolynomial {
 }
 
 impl Set {
-    /// The number of points as a piecewise polynomial in the parameters (a set without
-    /// parameters gives one constant piece). See the module documentation for the
-    /// method and the sets it covers; [`Error::Unsupported`] for the others, and for
-    /// unbounded sets.
-    pub fn card_parametric(&self) -> Result<PwPolynomial> {
+    /// The number of points as a piecewise quasi-polynomial in the parameters (a set
+    /// without parameters gives one constant piece). See the module documentation for
+    /// the method and the sets it covers; [`Error::Unsupported`] for the others, and
+    /// for unbounded sets.
+    pub fn card_parametric(&self) -> Result<PwQPolynomial> {
         self.card_parametric_with(&mut Budget::unlimited())
     }
 
     /// [`Set::card_parametric`] within a budget.
-    pub fn card_parametric_with(&self, budget: &mut Budget) -> Result<PwPolynomial> {
+    pub fn card_parametric_with(&self, budget: &mut Budget) -> Result<PwQPolynomial> {
         let n = self.n_params() + self.n_dims();
         self.sum_parametric_with(&Polynomial::constant(n, Rat::one()), budget)
     }
 
-    /// The sum of `f` over the points of the set, as a piecewise polynomial in the
-    /// parameters: `f` is a polynomial in the parameters and then the set's dimensions
-    /// (`n_params + n_dims` variables). The sets covered are those of
+    /// The sum of `f` over the points of the set, as a piecewise quasi-polynomial in
+    /// the parameters: `f` is a polynomial in the parameters and then the set's
+    /// dimensions (`n_params + n_dims` variables). The sets covered are those of
     /// [`Set::card_parametric`] (the count is the sum of 1).
-    pub fn sum_parametric(&self, f: &Polynomial) -> Result<PwPolynomial> {
+    pub fn sum_parametric(&self, f: &Polynomial) -> Result<PwQPolynomial> {
         self.sum_parametric_with(f, &mut Budget::unlimited())
     }
 
     /// [`Set::sum_parametric`] within a budget.
-    pub fn sum_parametric_with(&self, f: &Polynomial, budget: &mut Budget) -> Result<PwPolynomial> {
+    pub fn sum_parametric_with(
+        &self,
+        f: &Polynomial,
+        budget: &mut Budget,
+    ) -> Result<PwQPolynomial> {
         let params = self.space().param_names().to_vec();
         if f.n_vars() != params.len() + self.n_dims() {
             return Err(Error::Unsupported(format!(
@@ -395,39 +473,91 @@ impl Set {
                 self.n_dims()
             )));
         }
-        let p = params.len();
-        let mut out = PwPolynomial {
-            params: params.clone(),
-            pieces: Vec::new(),
-        };
-        for part in disjoint_parts(self.as_map(), budget)? {
-            if !part.divs().is_empty() {
-                return Err(Error::Unsupported(
-                    "counting a set with existentially quantified variables or divisions (a quasi-polynomial)"
-                        .into(),
-                ));
-            }
-            // The variables: the parameters, then the set's dimensions.
-            let n = part.n_dims();
-            let mut chambers = Vec::new();
-            debug_assert_eq!(n, f.n_vars());
-            sum_out(
-                part.eqs().to_vec(),
-                part.ineqs().to_vec(),
-                f.clone(),
-                p,
-                &mut chambers,
-                budget,
-            )?;
-            for (eqs, ineqs, poly) in chambers {
-                let domain =
-                    BasicMap::from_parts(Space::params(params.clone()), Vec::new(), eqs, ineqs)?;
-                let domain = Set::from_map(Map::from_basic(domain))?;
-                out.add_piece(domain, poly, budget)?;
-            }
-        }
-        Ok(out)
+        sum_trailing(self.as_map(), params, f, budget)
     }
+}
+
+impl Map {
+    /// The number of range points of each domain point, as a piecewise
+    /// quasi-polynomial in the parameters and then the domain's dimensions (named as
+    /// in the map where they have names that are not taken, `i0, i1, …` otherwise).
+    /// The maps covered are those whose wrapped set [`Set::card_parametric`] covers.
+    pub fn card_range_parametric(&self) -> Result<PwQPolynomial> {
+        self.card_range_parametric_with(&mut Budget::unlimited())
+    }
+
+    /// [`Map::card_range_parametric`] within a budget.
+    pub fn card_range_parametric_with(&self, budget: &mut Budget) -> Result<PwQPolynomial> {
+        let space = self.space();
+        let mut names = space.param_names().to_vec();
+        let domain: Vec<Option<String>> = match space.domain_tuple() {
+            Some(t) => t.dim_names().to_vec(),
+            None => vec![None; space.n_in()],
+        };
+        for (k, name) in domain.into_iter().enumerate() {
+            let mut candidate = name.unwrap_or_else(|| format!("i{k}"));
+            let mut extra = 0;
+            while names.contains(&candidate) {
+                candidate = format!("i{k}_{extra}");
+                extra += 1;
+            }
+            names.push(candidate);
+        }
+        let f = Polynomial::constant(space.n_dims(), Rat::one());
+        sum_trailing(self, names, &f, budget)
+    }
+}
+
+/// The sum of `f` (a polynomial in all the dimensions of `m`, parameters first) over
+/// the dimensions of `m` after the first `fixed.len()`, as a piecewise
+/// quasi-polynomial in those first ones (named `fixed`).
+fn sum_trailing(
+    m: &Map,
+    fixed: Vec<String>,
+    f: &Polynomial,
+    budget: &mut Budget,
+) -> Result<PwQPolynomial> {
+    let p = fixed.len();
+    let mut out = PwQPolynomial::zero(fixed.clone());
+    for part in counted_parts(m, budget)? {
+        // The variables: the fixed ones, the summed dimensions, then the divs, which
+        // are functions of the others and summed out like dimensions.
+        let n = part.n_dims();
+        let n_all = n + part.n_div();
+        let mut ineqs = part.ineqs().to_vec();
+        ineqs.extend(part.div_constraints());
+        let stage = Stage {
+            p,
+            floors: Vec::new(),
+            eqs: part.eqs().to_vec(),
+            ineqs,
+            poly: f.remap(n_all, &(0..n).collect::<Vec<_>>()),
+        };
+        let mut chambers = Vec::new();
+        sum_out(stage, &mut chambers, budget)?;
+        for stage in chambers {
+            let (domain, value) = stage.into_piece(&fixed, budget)?;
+            out.add_piece(domain, value, budget)?;
+        }
+    }
+    Ok(out)
+}
+
+/// The basic maps of `m` made pairwise disjoint, every local variable a known div (so
+/// that each point of a basic map has exactly one value of its divs).
+fn counted_parts(m: &Map, budget: &mut Budget) -> Result<Vec<BasicMap>> {
+    let mut map = m.compute_divs_with(budget)?;
+    for _ in 0..4 {
+        let parts = disjoint_parts(&map, budget)?;
+        if parts.iter().all(|b| !b.has_existentials()) {
+            return Ok(parts);
+        }
+        map = Map::from_parts(m.space().clone(), parts)?.compute_divs_with(budget)?;
+    }
+    Err(Error::Unsupported(
+        "counting a set whose existentially quantified variables could not be made divisions"
+            .into(),
+    ))
 }
 
 /// The basic maps of `m` made pairwise disjoint: each is what remains of it outside
@@ -451,83 +581,534 @@ fn disjoint_parts(m: &Map, budget: &mut Budget) -> Result<Vec<BasicMap>> {
     Ok(kept)
 }
 
-/// Sums `poly` (in the first `n` variables, `n = eqs[0].len() - 1`) over the
-/// dimensions after the first `p` (the parameters), innermost first, appending the
-/// parameter chambers and their polynomials to `out`.
-#[allow(clippy::type_complexity)]
-fn sum_out(
+/// The most residue classes one elimination step may split into (a resource limit:
+/// each class is summed on its own).
+const MAX_RESIDUE_CLASSES: u64 = 4096;
+
+/// A system during summation and the polynomial summed over it.
+///
+/// # Invariants
+/// Rows have the columns `[const | params | floors | dims]`; the polynomial has
+/// `p + floors.len() + n_dims` variables in the same order. Each floor is an integer
+/// `floor(num / den)` of the parameters and earlier floors (`num` over
+/// `[const | params | earlier floors]`), and its two defining inequalities are among
+/// `ineqs`, so the floors are functions of the parameters: the integer points of the
+/// system project one to one onto its parameters and dimensions.
+#[derive(Clone, Debug)]
+struct Stage {
+    p: usize,
+    floors: Vec<(Vec<Int>, Int)>,
     eqs: Vec<Vec<Int>>,
     ineqs: Vec<Vec<Int>>,
     poly: Polynomial,
+}
+
+impl Stage {
+    fn n_vars(&self) -> usize {
+        self.poly.n_vars()
+    }
+
+    /// The variable index of the first dimension.
+    fn first_dim(&self) -> usize {
+        self.p + self.floors.len()
+    }
+
+    /// `floor(num / den)` as a floor variable, reusing an equal one; returns its
+    /// variable index. `num` is over `[const | params | floors]`.
+    fn floor_var(&mut self, num: Vec<Int>, den: Int) -> usize {
+        let (num, den) = normalize_div(num, den);
+        let k = self.floors.len();
+        let p = self.p;
+        let same = |f: &(Vec<Int>, Int)| {
+            f.1 == den
+                && num.len() >= f.0.len()
+                && num[..f.0.len()] == f.0[..]
+                && num[f.0.len()..].iter().all(Int::is_zero)
+        };
+        if let Some(j) = self.floors.iter().position(same) {
+            return p + j;
+        }
+        let col = 1 + p + k;
+        for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
+            r.insert(col, Int::zero());
+        }
+        self.poly = self.poly.insert_var(p + k);
+        let [lo, hi] = floor_rows(&num, &den, col, self.n_vars() + 1);
+        self.ineqs.push(lo);
+        self.ineqs.push(hi);
+        let mut num = num;
+        num.resize(1 + p + k, Int::zero());
+        self.floors.push((num, den));
+        p + k
+    }
+
+    /// The stage with dimension `w` replaced by `m·w + r`.
+    fn with_residue(&self, w: usize, m: &Int, r: &Int) -> Stage {
+        let mut s = self.clone();
+        let col = 1 + w;
+        for row in s.eqs.iter_mut().chain(s.ineqs.iter_mut()) {
+            if !row[col].is_zero() {
+                row[0] = &row[0] + &(&row[col] * r);
+                row[col] = &row[col] * m;
+            }
+        }
+        let n = s.n_vars();
+        let mut by = Polynomial::var(n, w).scale(&Rat::from(m.clone()));
+        by = by.add(&Polynomial::constant(n, Rat::from(r.clone())));
+        s.poly = s.poly.substitute(w, &by);
+        s
+    }
+
+    /// The parameter domain (the floors as known divs) and the quasi-polynomial of a
+    /// stage without dimensions.
+    fn into_piece(self, params: &[String], budget: &mut Budget) -> Result<(Set, QuasiPolynomial)> {
+        let p = self.p;
+        let domain = parameter_domain(p, &self.floors, self.eqs, self.ineqs, params, budget)?;
+        let value = QuasiPolynomial::from_parts(p, self.floors, self.poly).ok_or_else(|| {
+            Error::Unsupported("malformed quasi-polynomial of a counted chamber".into())
+        })?;
+        Ok((domain, value))
+    }
+}
+
+/// The defining inequalities of `floor(num / den)` at column `col`: `num - den·t >= 0`
+/// and `den·t + den - 1 - num >= 0`, rows of `width` entries.
+fn floor_rows(num: &[Int], den: &Int, col: usize, width: usize) -> [Vec<Int>; 2] {
+    let mut lo = vec![Int::zero(); width];
+    let mut hi = vec![Int::zero(); width];
+    for (i, c) in num.iter().enumerate() {
+        lo[i] = c.clone();
+        hi[i] = -c;
+    }
+    lo[col] = -den;
+    hi[col] = den.clone();
+    hi[0] = &hi[0] + den - Int::one();
+    [lo, hi]
+}
+
+/// The parameter set of a chamber (rows over `[const | params | floors]`), with as
+/// few floors as the constraints allow: a constraint `±t + r >= 0` on a floor
+/// `t = floor(e / d)` (no later floor in it) is `e + d·r >= 0` or
+/// `d·r + d - 1 - e >= 0`; the floors left are the domain's known divs.
+fn parameter_domain(
     p: usize,
-    out: &mut Vec<(Vec<Vec<Int>>, Vec<Vec<Int>>, Polynomial)>,
+    floors: &[(Vec<Int>, Int)],
+    eqs: Vec<Vec<Int>>,
+    ineqs: Vec<Vec<Int>>,
+    params: &[String],
     budget: &mut Budget,
-) -> Result<()> {
+) -> Result<Set> {
+    let k = floors.len();
+    let width = 1 + p + k;
+    let mut definitions: Vec<Vec<Int>> = floors
+        .iter()
+        .enumerate()
+        .flat_map(|(j, (num, den))| floor_rows(num, den, 1 + p + j, width))
+        .collect();
+    // The same rows as the summation's normalisation leaves them.
+    if let Some((_, tightened)) = normalized(Vec::new(), definitions.clone()) {
+        definitions.extend(tightened);
+    }
+    let mut ineqs: Vec<Vec<Int>> = ineqs
+        .into_iter()
+        .filter(|r| !definitions.contains(r))
+        .collect();
+    let mut kept_eqs = Vec::new();
+    for r in eqs {
+        let unit_floor = (0..k).rev().find(|&j| !r[1 + p + j].is_zero());
+        match unit_floor {
+            Some(j) if r[1 + p + j].is_one() || (-&r[1 + p + j]).is_one() => {
+                ineqs.push(r.iter().map(|c| -c).collect());
+                ineqs.push(r);
+            }
+            _ => kept_eqs.push(r),
+        }
+    }
+    for j in (0..k).rev() {
+        let col = 1 + p + j;
+        let (num, den) = &floors[j];
+        for r in ineqs.iter_mut() {
+            let c = r[col].clone();
+            let later = r[col + 1..].iter().any(|x| !x.is_zero());
+            if later || !(c.is_one() || (-&c).is_one()) {
+                continue;
+            }
+            r[col] = Int::zero();
+            let mut out: Vec<Int> = r.iter().map(|x| x * den).collect();
+            if c.is_one() {
+                for (x, e) in out.iter_mut().zip(num) {
+                    *x += e;
+                }
+            } else {
+                for (x, e) in out.iter_mut().zip(num) {
+                    *x -= e;
+                }
+                out[0] = &out[0] + den - Int::one();
+            }
+            *r = out;
+        }
+    }
+    let Some((eqs, ineqs)) = normalized(kept_eqs, ineqs) else {
+        return Ok(Set::empty(Space::params(params.to_vec())));
+    };
+    // The floors still used, by the constraints or by a used floor.
+    let mut used = vec![false; k];
+    for r in eqs.iter().chain(&ineqs) {
+        for (j, u) in used.iter_mut().enumerate() {
+            *u |= !r[1 + p + j].is_zero();
+        }
+    }
+    for j in (0..k).rev() {
+        if used[j] {
+            for (i, c) in floors[j].0[1 + p..].iter().enumerate() {
+                used[i] |= !c.is_zero();
+            }
+        }
+    }
+    let keep: Vec<usize> = (0..1 + p)
+        .chain((0..k).filter(|&j| used[j]).map(|j| 1 + p + j))
+        .collect();
+    let project = |r: &Vec<Int>| -> Vec<Int> {
+        keep.iter()
+            .map(|&i| r.get(i).cloned().unwrap_or_else(Int::zero))
+            .collect()
+    };
+    let divs = (0..k)
+        .filter(|&j| used[j])
+        .map(|j| {
+            Some(DivDef {
+                num: project(&floors[j].0),
+                den: floors[j].1.clone(),
+            })
+        })
+        .collect();
+    let eqs = eqs.iter().map(project).collect();
+    let ineqs = ineqs.iter().map(project).collect();
+    let domain = BasicMap::from_parts(Space::params(params.to_vec()), divs, eqs, ineqs)?;
+    Set::from_map(Map::from_basic(domain.simplify()))?.simplify_with(budget)
+}
+
+/// Sums the stage's polynomial over its dimensions, appending the parameter chambers
+/// (stages without dimensions) to `out`.
+///
+/// Each step removes one dimension `v`: one with a unit equality is substituted;
+/// otherwise the one needing the fewest residue classes (innermost on ties). A bound
+/// `a·v + D + e >= 0` (`D` in the other dimensions, `e` in the parameters and floors)
+/// gives `v >= ceil(-(D + e)/a)`; when `a` divides every coefficient of `D` this is
+/// `-D/a - floor(e/a)`, affine in the dimensions and a floor of the parameters. A
+/// dimension `w` whose coefficient `a` does not divide is first split into residue
+/// classes, `w = m·w' + r` for `r` in `[0, m)`, which makes it divide. With unit
+/// bounds, the chambers and Faulhaber's sums follow as for polynomials.
+fn sum_out(stage: Stage, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()> {
     budget.tick(1)?;
-    let n = poly.n_vars();
-    let Some((eqs, ineqs)) = normalized(eqs, ineqs) else {
+    let n = stage.n_vars();
+    let Some((eqs, ineqs)) = normalized(stage.eqs, stage.ineqs) else {
         return Ok(());
     };
     if empty(&eqs, &ineqs, n, budget)? {
         return Ok(());
     }
-    if n == p {
-        out.push((eqs, ineqs, poly));
+    let stage = Stage {
+        eqs,
+        ineqs,
+        ..stage
+    };
+    let first = stage.first_dim();
+    if first == n {
+        out.push(stage);
         return Ok(());
     }
-    let v = n - 1;
-    let col = 1 + v;
-    // An equality on the last variable substitutes it.
-    if let Some(k) = eqs.iter().position(|r| !r[col].is_zero()) {
-        let row = &eqs[k];
-        let a = row[col].clone();
-        if !(a.is_one() || (-&a).is_one()) {
-            return Err(unsupported_coefficient(&a));
+    let is_unit = |c: &Int| c.is_one() || (-c).is_one();
+    for v in (first..n).rev() {
+        if let Some(k) = stage.eqs.iter().position(|r| is_unit(&r[1 + v])) {
+            return sum_out(substituted(stage, k, v), out, budget);
         }
-        // a·x + rest = 0  ⇒  x = -rest / a = -a·rest (a = ±1).
-        let mut value: Vec<Int> = row.iter().map(|c| -(c * &a)).collect();
-        value[col] = Int::zero();
-        let substitute = |r: &Vec<Int>| -> Vec<Int> {
-            let f = r[col].clone();
-            let mut s: Vec<Int> = r.iter().zip(&value).map(|(c, w)| c + &(&f * w)).collect();
-            s[col] = Int::zero();
-            s.truncate(col);
-            s
-        };
-        let eqs2: Vec<Vec<Int>> = eqs
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != k)
-            .map(|(_, r)| substitute(r))
-            .collect();
-        let ineqs2: Vec<Vec<Int>> = ineqs.iter().map(substitute).collect();
-        let poly2 = poly
-            .substitute(v, &Polynomial::affine(n, &value))
-            .drop_last();
-        return sum_out(eqs2, ineqs2, poly2, p, out, budget);
     }
-    let mut lower = Vec::new();
-    let mut upper = Vec::new();
-    let mut others = Vec::new();
-    for r in &ineqs {
-        let a = &r[col];
-        if a.is_zero() {
-            let mut s = r.clone();
-            s.truncate(col);
-            others.push(s);
+    for v in (first..n).rev() {
+        if let Some(rows) = determined_by_floor(&stage, v) {
+            return sum_out(without_determined(stage, v, rows), out, budget);
+        }
+    }
+    let mut best: Option<(usize, Moduli, u64)> = None;
+    for v in (first..n).rev() {
+        let moduli = split_moduli(&stage, v);
+        let classes = moduli.iter().fold(1u64, |acc, (_, m)| {
+            acc.saturating_mul(m.to_i64().map_or(u64::MAX, |m| m as u64))
+        });
+        if best.as_ref().is_none_or(|b| classes < b.2) {
+            best = Some((v, moduli, classes));
+        }
+    }
+    let (v, moduli, classes) = best.expect("a dimension remains");
+    if classes > MAX_RESIDUE_CLASSES {
+        return Err(Error::Unsupported(format!(
+            "counting would split a dimension into {classes} residue classes (a quasi-polynomial beyond the limit of {MAX_RESIDUE_CLASSES})"
+        )));
+    }
+    let mut stages = vec![stage];
+    for (w, m) in &moduli {
+        let mut next = Vec::new();
+        for s in &stages {
+            let mut r = Int::zero();
+            while &r < m {
+                budget.tick(1)?;
+                next.push(s.with_residue(*w, m, &r));
+                r += Int::one();
+            }
+        }
+        stages = next;
+    }
+    for s in stages {
+        match s.eqs.iter().position(|r| !r[1 + v].is_zero()) {
+            Some(k) => solved(s, k, v, out, budget)?,
+            None => eliminate(s, v, out, budget)?,
+        }
+    }
+    Ok(())
+}
+
+/// The two inequalities of `v` when they are all its constraints and make it a floor
+/// of the other variables, `e - a·v >= 0` and `a·v - e + a - 1 >= 0` (`v =
+/// floor(e / a)`), and the polynomial does not involve `v`: every point of the other
+/// variables then has exactly one `v`, and summing `v` out multiplies by 1 (a tile
+/// loop `32t <= i <= 32t + 31` over `i`).
+fn determined_by_floor(stage: &Stage, v: usize) -> Option<[usize; 2]> {
+    let col = 1 + v;
+    if stage.eqs.iter().any(|r| !r[col].is_zero()) {
+        return None;
+    }
+    if stage.poly.terms().any(|(e, _)| e[v] > 0) {
+        return None;
+    }
+    let rows: Vec<usize> = (0..stage.ineqs.len())
+        .filter(|&k| !stage.ineqs[k][col].is_zero())
+        .collect();
+    let [k, l] = rows[..] else {
+        return None;
+    };
+    let (r, s) = (&stage.ineqs[k], &stage.ineqs[l]);
+    let a = r[col].abs();
+    let sum: Vec<Int> = r.iter().zip(s).map(|(x, y)| x + y).collect();
+    let spread = &a - &Int::one();
+    (sum[0] == spread && sum[1..].iter().all(Int::is_zero)).then_some([k, l])
+}
+
+/// The stage without the determined dimension `v` and its two inequalities `rows`.
+fn without_determined(mut stage: Stage, v: usize, rows: [usize; 2]) -> Stage {
+    let col = 1 + v;
+    let ineqs = std::mem::take(&mut stage.ineqs);
+    stage.ineqs = ineqs
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| !rows.contains(k))
+        .map(|(_, mut r)| {
+            r.remove(col);
+            r
+        })
+        .collect();
+    for r in stage.eqs.iter_mut() {
+        r.remove(col);
+    }
+    stage.poly = stage.poly.drop_var(v);
+    stage
+}
+
+/// Residue splits: dimensions and the moduli they are split by.
+type Moduli = Vec<(usize, Int)>;
+
+/// For each other dimension `w` and each constraint `a·v + b·w + … >= 0` (or `= 0`)
+/// with `a` not dividing `b`, the modulus `w` must be split by so that it does:
+/// the lcm of `|a| / gcd(a, b)`.
+fn split_moduli(stage: &Stage, v: usize) -> Moduli {
+    let n = stage.n_vars();
+    let mut out = Vec::new();
+    for w in stage.first_dim()..n {
+        if w == v {
             continue;
         }
-        if !(a.is_one() || (-a).is_one()) {
-            return Err(unsupported_coefficient(a));
+        let mut m = Int::one();
+        for r in stage.eqs.iter().chain(&stage.ineqs) {
+            let a = r[1 + v].abs();
+            let b = &r[1 + w];
+            if a.is_zero() || a.is_one() || b.is_zero() || a.divides(b) {
+                continue;
+            }
+            m = m.lcm(&a.exact_div(&a.gcd(b)));
         }
-        // x >= -rest (a = 1) or x <= rest (a = -1), the bound without the x column.
-        let mut bound: Vec<Int> = if a.is_one() {
-            r.iter().map(|c| -c).collect()
+        if !m.is_one() {
+            out.push((w, m));
+        }
+    }
+    out
+}
+
+/// The stage with dimension `v` substituted by the unit equality `eqs[k]`.
+fn substituted(mut stage: Stage, k: usize, v: usize) -> Stage {
+    let col = 1 + v;
+    let row = stage.eqs.remove(k);
+    let a = row[col].clone();
+    // a·x + rest = 0  ⇒  x = -rest / a = -a·rest (a = ±1).
+    let mut value: Vec<Int> = row.iter().map(|c| -(c * &a)).collect();
+    value[col] = Int::zero();
+    with_value(stage, v, &value)
+}
+
+/// The stage with dimension `v` replaced by the affine `value` (a row over all
+/// columns, zero at `v`'s) and removed.
+fn with_value(stage: Stage, v: usize, value: &[Int]) -> Stage {
+    let col = 1 + v;
+    let substitute = |r: &Vec<Int>| -> Vec<Int> {
+        let f = r[col].clone();
+        let mut s: Vec<Int> = r.iter().zip(value).map(|(c, w)| c + &(&f * w)).collect();
+        s.remove(col);
+        s
+    };
+    let n = stage.n_vars();
+    let eqs: Vec<Vec<Int>> = stage.eqs.iter().map(substitute).collect();
+    let ineqs: Vec<Vec<Int>> = stage.ineqs.iter().map(substitute).collect();
+    let poly = stage
+        .poly
+        .substitute(v, &Polynomial::affine(n, value))
+        .drop_var(v);
+    Stage {
+        eqs,
+        ineqs,
+        poly,
+        ..stage
+    }
+}
+
+/// Solves the equality `eqs[k]`, `a·v + D + e = 0` with `a` dividing `D`'s
+/// coefficients, for `v`: `v = -D/a - e/a`, where `a` must divide `e` (a condition
+/// on the parameters, `e = a·floor(e/a)`, when it is not a constant).
+fn solved(
+    mut stage: Stage,
+    k: usize,
+    v: usize,
+    out: &mut Vec<Stage>,
+    budget: &mut Budget,
+) -> Result<()> {
+    let mut row = stage.eqs.remove(k);
+    if row[1 + v].is_negative() {
+        row = row.iter().map(|c| -c).collect();
+    }
+    let a = row[1 + v].clone();
+    let p_end = 1 + stage.first_dim();
+    let e = row[..p_end].to_vec();
+    if e[1..].iter().all(|c| a.divides(c)) {
+        if !a.divides(&e[0]) {
+            return Ok(());
+        }
+        let value: Vec<Int> = row.iter().map(|c| -c.exact_div(&a)).collect();
+        let mut value = value;
+        value[1 + v] = Int::zero();
+        return sum_out(with_value(stage, v, &value), out, budget);
+    }
+    let before = stage.floors.len();
+    let t = stage.floor_var(e.clone(), a.clone());
+    let shift = stage.floors.len() - before;
+    let n = stage.n_vars();
+    let mut value = vec![Int::zero(); n + 1];
+    value[1 + t] = -Int::one();
+    for i in p_end..row.len() {
+        if i != 1 + v {
+            value[i + shift] = -row[i].exact_div(&a);
+        }
+    }
+    // e - a·t = 0.
+    let mut condition = vec![Int::zero(); n + 1];
+    condition[..p_end].clone_from_slice(&e);
+    condition[1 + t] = -&a;
+    stage.eqs.push(condition);
+    sum_out(with_value(stage, v + shift, &value), out, budget)
+}
+
+/// Sums dimension `v` out of a stage in which every coefficient of another dimension
+/// in `v`'s constraints is divisible by `v`'s coefficient there (see [`sum_out`]).
+fn eliminate(mut stage: Stage, v: usize, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()> {
+    budget.tick(1)?;
+    let p_end = 1 + stage.first_dim();
+    // `sum_out` solves the equalities on v first; one left here would be a lower and
+    // an upper bound.
+    let mut rows: Vec<Vec<Int>> = Vec::new();
+    let mut eqs = Vec::new();
+    for r in std::mem::take(&mut stage.eqs) {
+        if r[1 + v].is_zero() {
+            eqs.push(r);
         } else {
-            r.clone()
-        };
-        bound.truncate(col);
-        if a.is_one() {
+            rows.push(r.iter().map(|c| -c).collect());
+            rows.push(r);
+        }
+    }
+    let mut others = Vec::new();
+    for r in std::mem::take(&mut stage.ineqs) {
+        if r[1 + v].is_zero() {
+            others.push(r);
+        } else {
+            rows.push(r);
+        }
+    }
+    stage.eqs = eqs;
+    stage.ineqs = others;
+    // The floors floor(e / a) of the bounds' parameter parts, added before the bounds
+    // are written (each addition inserts a column).
+    let mut bound_floors: Vec<Option<(Vec<Int>, Int)>> = Vec::new();
+    for r in &rows {
+        let a = r[1 + v].abs();
+        let e = &r[..p_end];
+        let affine = a.is_one() || e[1..].iter().all(|c| a.divides(c));
+        bound_floors.push((!affine).then(|| (e.to_vec(), a)));
+    }
+    let added_before = stage.floors.len();
+    let mut floor_vars = Vec::new();
+    for f in &bound_floors {
+        floor_vars.push(f.clone().map(|(e, a)| stage.floor_var(e, a)));
+    }
+    let shift = stage.floors.len() - added_before;
+    let v = v + shift;
+    let col = 1 + v;
+    let n = stage.n_vars();
+    let p_end = 1 + stage.first_dim() - shift;
+    let widen = |r: &[Int]| -> Vec<Int> {
+        let mut w = r[..p_end].to_vec();
+        w.extend(std::iter::repeat_n(Int::zero(), shift));
+        w.extend_from_slice(&r[p_end..]);
+        w
+    };
+    let mut lower: Vec<Vec<Int>> = Vec::new();
+    let mut upper: Vec<Vec<Int>> = Vec::new();
+    for (r, f) in rows.iter().zip(&floor_vars) {
+        let r = widen(r);
+        let c = r[col].clone();
+        let a = c.abs();
+        // floor(e / a) as a row over all columns.
+        let mut fl = vec![Int::zero(); n + 1];
+        match f {
+            Some(t) => fl[1 + t] = Int::one(),
+            None => {
+                fl[0] = r[0].floor_div(&a);
+                for i in 1..p_end {
+                    fl[i] = r[i].exact_div(&a);
+                }
+            }
+        }
+        // D / a, the other dimensions' part.
+        let mut bound = fl;
+        for i in p_end + shift..=n {
+            if i != col {
+                let d = r[i].exact_div(&a);
+                bound[i] = if c.is_positive() {
+                    -&bound[i] - &d
+                } else {
+                    &bound[i] + &d
+                };
+            }
+        }
+        if c.is_positive() {
+            // v >= -D/a - floor(e/a)
+            for x in bound[..p_end + shift].iter_mut() {
+                *x = -&*x;
+            }
             lower.push(bound);
         } else {
             upper.push(bound);
@@ -536,19 +1117,17 @@ fn sum_out(
     if lower.is_empty() || upper.is_empty() {
         return Err(Error::Unsupported("counting an unbounded set".into()));
     }
-    let eqs2: Vec<Vec<Int>> = eqs
-        .iter()
-        .map(|r| {
-            let mut s = r.clone();
-            s.truncate(col);
-            s
-        })
-        .collect();
     let diff = |a: &[Int], b: &[Int], shift: i64| -> Vec<Int> {
         let mut d: Vec<Int> = a.iter().zip(b).map(|(x, y)| x - y).collect();
         d[0] = &d[0] - &Int::from(shift);
         d
     };
+    let remove = |mut r: Vec<Int>| {
+        r.remove(col);
+        r
+    };
+    let eqs2: Vec<Vec<Int>> = stage.eqs.iter().cloned().map(remove).collect();
+    let others: Vec<Vec<Int>> = stage.ineqs.iter().cloned().map(remove).collect();
     for (i, lo) in lower.iter().enumerate() {
         for (j, hi) in upper.iter().enumerate() {
             budget.tick(1)?;
@@ -556,19 +1135,26 @@ fn sum_out(
             for (k, other) in lower.iter().enumerate() {
                 if k != i {
                     // lo is the greatest: strictly above the earlier ones.
-                    chamber.push(diff(lo, other, i64::from(k < i)));
+                    chamber.push(remove(diff(lo, other, i64::from(k < i))));
                 }
             }
             for (l, other) in upper.iter().enumerate() {
                 if l != j {
-                    chamber.push(diff(other, hi, i64::from(l < j)));
+                    chamber.push(remove(diff(other, hi, i64::from(l < j))));
                 }
             }
-            chamber.push(diff(hi, lo, 0));
-            let lo_p = Polynomial::affine(n, &extend(lo, n));
-            let hi_p = Polynomial::affine(n, &extend(hi, n));
-            let summed = poly.sum_over(v, &lo_p, &hi_p).drop_last();
-            sum_out(eqs2.clone(), chamber, summed, p, out, budget)?;
+            chamber.push(remove(diff(hi, lo, 0)));
+            let lo_p = Polynomial::affine(n, lo);
+            let hi_p = Polynomial::affine(n, hi);
+            let summed = stage.poly.sum_over(v, &lo_p, &hi_p).drop_var(v);
+            let next = Stage {
+                p: stage.p,
+                floors: stage.floors.clone(),
+                eqs: eqs2.clone(),
+                ineqs: chamber,
+                poly: summed,
+            };
+            sum_out(next, out, budget)?;
         }
     }
     Ok(())
@@ -616,19 +1202,6 @@ fn normalized(eqs: Vec<Vec<Int>>, ineqs: Vec<Vec<Int>>) -> Option<(Vec<Vec<Int>>
     Some((e2, i2))
 }
 
-/// A row over the first `n - 1` variables as a row over `n` (the last coefficient 0).
-fn extend(row: &[Int], n: usize) -> Vec<Int> {
-    let mut r = row.to_vec();
-    r.resize(n + 1, Int::zero());
-    r
-}
-
-fn unsupported_coefficient(a: &Int) -> Error {
-    Error::Unsupported(format!(
-        "counting a set with a coefficient {a} on a dimension (a quasi-polynomial); only coefficients ±1 are counted"
-    ))
-}
-
 /// Whether the constraints (rows `[const | x_0 … x_{n-1}]`) have no integer solution.
 fn empty(eqs: &[Vec<Int>], ineqs: &[Vec<Int>], n: usize, budget: &mut Budget) -> Result<bool> {
     let b = BasicMap::from_parts(
@@ -650,7 +1223,7 @@ impl fmt::Display for Polynomial {
 }
 
 /// iscc's text of a polynomial: terms by increasing degree, `(1/2) * N^2`, `-3 * M`.
-fn polynomial_text(p: &Polynomial, names: &[String]) -> String {
+pub(crate) fn polynomial_text(p: &Polynomial, names: &[String]) -> String {
     if p.is_zero() {
         return "0".into();
     }
@@ -701,33 +1274,12 @@ fn polynomial_text(p: &Polynomial, names: &[String]) -> String {
 impl fmt::Display for PwPolynomial {
     /// iscc's form: `[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`, `{ 6 }`, `{ 0 }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let prefix = if self.params.is_empty() {
-            String::new()
-        } else {
-            format!("[{}] -> ", self.params.join(", "))
-        };
-        if self.pieces.is_empty() {
-            return write!(f, "{prefix}{{ 0 }}");
-        }
-        let mut pieces = Vec::new();
-        for (domain, p) in &self.pieces {
-            let text = polynomial_text(p, &self.params);
-            let value = if p.terms.len() > 1 || text.starts_with('-') {
-                format!("({text})")
-            } else {
-                text
-            };
-            let d = domain.to_string();
-            let condition = d
-                .find(": ")
-                .and_then(|at| d[at + 2..].strip_suffix(" }"))
-                .map(str::to_string);
-            pieces.push(match condition {
-                Some(c) => format!("{value} : {c}"),
-                None => value,
-            });
-        }
-        write!(f, "{prefix}{{ {} }}", pieces.join("; "))
+        let pieces: Vec<(&Set, String, bool)> = self
+            .pieces
+            .iter()
+            .map(|(d, p)| (d, polynomial_text(p, &self.params), p.terms.len() > 1))
+            .collect();
+        f.write_str(&quasi::pieces_text(&self.params, &pieces))
     }
 }
 
@@ -740,101 +1292,23 @@ impl std::str::FromStr for PwPolynomial {
     /// `: condition` on the parameters in isl syntax. The pieces must be disjoint, as
     /// a printed value's are; where they overlap, the first holds.
     fn from_str(text: &str) -> Result<PwPolynomial> {
-        let err = |at: usize, m: &str| {
-            let mut at = at.min(text.len());
-            while !text.is_char_boundary(at) {
-                at -= 1;
-            }
-            let before = &text[..at];
-            let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |k| k + 1) + 1;
-            Error::Parse {
-                line,
-                column,
-                message: m.to_string(),
-            }
-        };
-        let open = text.find('{').ok_or_else(|| err(0, "expected '{'"))?;
-        let close = text
-            .rfind('}')
-            .ok_or_else(|| err(text.len(), "expected '}'"))?;
-        if !text[close + 1..].trim().is_empty() {
-            return Err(err(close + 1, "expected end of input after '}'"));
-        }
-        let prefix = text[..open].trim();
-        let params: Vec<String> = if prefix.is_empty() {
-            Vec::new()
-        } else {
-            let inner = prefix
-                .strip_suffix("->")
-                .map(str::trim)
-                .and_then(|p| p.strip_prefix('['))
-                .and_then(|p| p.strip_suffix(']'))
-                .ok_or_else(|| err(0, "expected '[params] ->' before '{'"))?;
-            inner
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        };
-        let mut out = PwPolynomial {
-            params: params.clone(),
-            pieces: Vec::new(),
-        };
-        let body_start = open + 1;
-        for (start, piece) in split_top(&text[body_start..close], ';') {
-            let at = body_start + start;
-            if piece.trim().is_empty() {
-                continue;
-            }
-            let (poly_text, condition) = match split_top(piece, ':').as_slice() {
-                [(_, p)] => (*p, None),
-                [(_, p), (c_at, c)] => (*p, Some((*c_at, *c))),
-                _ => return Err(err(at, "expected one ':' in a piece")),
-            };
-            let poly = PolyParser {
-                text: poly_text,
-                at: 0,
-                params: &params,
-            }
-            .parse()
-            .map_err(|(k, m)| err(at + k, &m))?;
-            let domain_text = format!(
-                "[{}] -> {{ : {} }}",
-                params.join(", "),
-                condition.map_or("true", |(_, c)| c)
-            );
-            // An error in the condition, at its place in `text`.
-            let prefix = format!("[{}] -> {{ : ", params.join(", ")).len();
-            let domain =
-                crate::text::parse_set(&domain_text).map_err(|e| match (e, condition) {
-                    (
-                        Error::Parse {
-                            column, message, ..
-                        },
-                        Some((c_at, c)),
-                    ) => {
-                        let offset = column.saturating_sub(1).saturating_sub(prefix).min(c.len());
-                        err(at + c_at + offset, &message)
-                    }
-                    (e, _) => e,
-                })?;
-            // Later pieces only where the earlier do not hold.
-            let mut rest = domain;
-            for (d, _) in &out.pieces {
-                rest = Set::from_map(rest.as_map().subtract(d.as_map())?)?;
-            }
-            if !rest.is_empty()? && !poly.is_zero() {
-                out.pieces.push((rest, poly));
-            }
-        }
-        Ok(out)
+        let (params, pieces) = quasi::parse_pieces(text, false)?;
+        let pieces = pieces
+            .into_iter()
+            .map(|(d, q)| {
+                let p = q
+                    .to_polynomial()
+                    .expect("a polynomial is read without floors");
+                (d, p)
+            })
+            .collect();
+        Ok(PwPolynomial { params, pieces })
     }
 }
 
 /// The parts of `text` between the top-level (outside brackets) `sep`s, each with its
 /// byte offset.
-fn split_top(text: &str, sep: char) -> Vec<(usize, &str)> {
+pub(crate) fn split_top(text: &str, sep: char) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -855,151 +1329,4 @@ fn split_top(text: &str, sep: char) -> Vec<(usize, &str)> {
 
 /// The highest degree a read polynomial's power may reach (a resource limit: powers of
 /// powers grow fast).
-const MAX_DEGREE: u32 = 256;
-
-/// A recursive-descent reader of a polynomial in named parameters. Errors are
-/// (byte offset, message).
-struct PolyParser<'a> {
-    text: &'a str,
-    at: usize,
-    params: &'a [String],
-}
-
-type PolyResult = std::result::Result<Polynomial, (usize, String)>;
-
-impl PolyParser<'_> {
-    fn parse(mut self) -> PolyResult {
-        let p = self.sum()?;
-        self.skip();
-        if self.at < self.text.len() {
-            return Err((
-                self.at,
-                "expected '+', '-', '*', '/', '^' or the end of the polynomial".into(),
-            ));
-        }
-        Ok(p)
-    }
-
-    fn skip(&mut self) {
-        while let Some(c) = self.text[self.at..]
-            .chars()
-            .next()
-            .filter(|c| c.is_whitespace())
-        {
-            self.at += c.len_utf8();
-        }
-    }
-
-    fn eat(&mut self, c: char) -> bool {
-        self.skip();
-        if self.text[self.at..].starts_with(c) {
-            self.at += c.len_utf8();
-            true
-        } else {
-            false
-        }
-    }
-
-    fn sum(&mut self) -> PolyResult {
-        let mut p = self.product()?;
-        loop {
-            if self.eat('+') {
-                p = p.add(&self.product()?);
-            } else if self.eat('-') {
-                p = p.sub(&self.product()?);
-            } else {
-                return Ok(p);
-            }
-        }
-    }
-
-    fn product(&mut self) -> PolyResult {
-        let mut p = self.unary()?;
-        loop {
-            if self.eat('*') {
-                p = p.mul(&self.unary()?);
-            } else if self.eat('/') {
-                self.skip();
-                let at = self.at;
-                let d = self.unary()?;
-                let constant =
-                    d.terms.len() <= 1 && d.terms.keys().all(|e| e.iter().all(|&x| x == 0));
-                let value = d.terms.values().next().cloned();
-                match (constant, value) {
-                    (true, Some(v)) => p = p.scale(&v.recip()),
-                    (true, None) => return Err((at, "division by zero".into())),
-                    (false, _) => return Err((at, "division by a non-constant".into())),
-                }
-            } else {
-                return Ok(p);
-            }
-        }
-    }
-
-    fn unary(&mut self) -> PolyResult {
-        if self.eat('-') {
-            return Ok(self.unary()?.scale(&Rat::from(-1)));
-        }
-        let base = self.atom()?;
-        if self.eat('^') {
-            self.skip();
-            let start = self.at;
-            let digits = self.text[start..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .count();
-            let k: u32 = self.text[start..start + digits]
-                .parse()
-                .ok()
-                .filter(|&k| k <= 64)
-                .ok_or((start, "expected an exponent from 0 to 64".to_string()))?;
-            self.at += digits;
-            let degree = base
-                .terms
-                .keys()
-                .map(|e| e.iter().sum::<u32>())
-                .max()
-                .unwrap_or(0);
-            if degree.saturating_mul(k) > MAX_DEGREE {
-                return Err((start, format!("a degree above {MAX_DEGREE}")));
-            }
-            return Ok(base.pow(k));
-        }
-        Ok(base)
-    }
-
-    fn atom(&mut self) -> PolyResult {
-        self.skip();
-        let n = self.params.len();
-        let rest = &self.text[self.at..];
-        let start = self.at;
-        if self.eat('(') {
-            let p = self.sum()?;
-            if !self.eat(')') {
-                return Err((self.at, "expected ')'".into()));
-            }
-            return Ok(p);
-        }
-        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 {
-            self.at += digits;
-            let v: Int = rest[..digits]
-                .parse()
-                .map_err(|_| (start, "malformed integer".to_string()))?;
-            return Ok(Polynomial::constant(n, Rat::from(v)));
-        }
-        let word = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '\'')
-            .count();
-        if word > 0 {
-            let name = &rest[..word];
-            self.at += word;
-            return match self.params.iter().position(|p| p == name) {
-                Some(k) => Ok(Polynomial::var(n, k)),
-                None => Err((start, format!("unknown parameter '{name}'"))),
-            };
-        }
-        Err((start, "expected a number, a parameter or '('".into()))
-    }
-}
+pub(crate) const MAX_DEGREE: u32 = 256;

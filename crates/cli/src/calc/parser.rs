@@ -44,7 +44,7 @@ pub enum UnaryOp {
     /// `sample`: one point, or the empty set.
     Sample,
     /// `card`: the number of points of a bounded set: an integer, or a piecewise
-    /// polynomial in the parameters.
+    /// quasi-polynomial in the parameters.
     Card,
     /// `params`: the parameter values for which the operand is non-empty.
     Params,
