@@ -1,0 +1,415 @@
+//! AKG's strategy on the running example of the paper (`shared/digests/akg.md`, §2.2
+//! and the test cases of §6): a bias addition `S0` feeding a 2D convolution (`S1`
+//! initialisation, `S2` reduction) followed by `abs` (`S3`) and ReLU (`S4`).
+
+use std::collections::BTreeSet;
+
+use pollen_deps::{analyze, Analysis, DepKind, Dependence};
+use pollen_presburger::{Budget, DimKind, Int, Map, UnionMap, UnionSet};
+use pollen_scop::{Node, ScheduleTree, Scop};
+use pollen_transform::akg::memory::{promote, roles, Hierarchy, Level, Policy, Role};
+use pollen_transform::akg::{
+    classify, cluster, distribute_local_ub, instance_count, is_dot_product, point_count,
+    post_tiling_fusion, post_tiling_fusion_with, producer_tiles, tile_live_out, units, SpaceKind,
+    Unit, LOCAL_UB, SKIPPED,
+};
+use pollen_transform::{CacheInfo, Error};
+
+const RUNNING: &str = "void f(int H, int W, int KH, int KW, float bias, float A[H][W], float B[KH][KW], float C[H][W]) {
+#pragma scop
+  for (int h = 0; h < H; h++)
+    for (int w = 0; w < W; w++)
+      A[h][w] = A[h][w] + bias;
+  for (int h = 0; h <= H - KH; h++)
+    for (int w = 0; w <= W - KW; w++) {
+      C[h][w] = 0;
+      for (int kh = 0; kh < KH; kh++)
+        for (int kw = 0; kw < KW; kw++)
+          C[h][w] += A[h + kh][w + kw] * B[kh][kw];
+    }
+  for (int h = 0; h <= H - KH; h++)
+    for (int w = 0; w <= W - KW; w++)
+      C[h][w] = fabsf(C[h][w]);
+  for (int h = 0; h <= H - KH; h++)
+    for (int w = 0; w <= W - KW; w++)
+      C[h][w] = fmaxf(C[h][w], 0.0f);
+#pragma endscop
+}";
+
+fn running() -> Scop {
+    pollen_frontend::extract(RUNNING).unwrap().scop
+}
+
+fn deps(scop: &Scop) -> Vec<Dependence> {
+    analyze(scop, Analysis::ValueBased)
+        .unwrap()
+        .as_slice()
+        .to_vec()
+}
+
+fn clustered(scop: &Scop) -> ScheduleTree {
+    cluster(scop, &deps(scop), &mut Budget::unlimited()).unwrap()
+}
+
+fn live_out() -> BTreeSet<String> {
+    ["C".to_string()].into_iter().collect()
+}
+
+fn map(text: &str) -> Map {
+    text.parse().unwrap()
+}
+
+/// The top-level filters of a tree: their statement names and subtrees.
+fn top_filters(tree: &ScheduleTree) -> Vec<(Vec<String>, Node)> {
+    let Node::Domain { child, .. } = &tree.root else {
+        panic!("no domain root");
+    };
+    let Node::Sequence(children) = &**child else {
+        panic!("no top-level sequence: {tree}");
+    };
+    children
+        .iter()
+        .map(|c| match c {
+            Node::Filter { filter, child } => (names(filter), (**child).clone()),
+            other => panic!("not a filter: {}", other.kind_name()),
+        })
+        .collect()
+}
+
+fn names(filter: &UnionSet) -> Vec<String> {
+    filter
+        .sets()
+        .map(|s| s.space().range_tuple().unwrap().name().unwrap().to_string())
+        .collect()
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+const PARAMS: &str = "[H, W, KH, KW]";
+
+// Case 1: the IR of the running example.
+#[test]
+fn running_example_domain_accesses_and_dependences() {
+    let scop = running();
+    let paper: UnionSet = format!(
+        "{PARAMS} -> {{ S0[h, w] : 0 <= h < H and 0 <= w < W; \
+         S1[h, w] : 0 <= h <= H - KH and 0 <= w <= W - KW; \
+         S2[h, w, kh, kw] : 0 <= h <= H - KH and 0 <= w <= W - KW and 0 <= kh < KH and 0 <= kw < KW; \
+         S3[h, w] : 0 <= h <= H - KH and 0 <= w <= W - KW; \
+         S4[h, w] : 0 <= h <= H - KH and 0 <= w <= W - KW }}"
+    )
+    .parse()
+    .unwrap();
+    assert!(scop.domains().unwrap().is_equal(&paper).unwrap());
+
+    let expect = [
+        ("S0", "Read", "A", "{ S0[h, w] -> A[h, w] }"),
+        ("S0", "Write", "A", "{ S0[h, w] -> A[h, w] }"),
+        ("S1", "Write", "C", "{ S1[h, w] -> C[h, w] }"),
+        ("S2", "Read", "C", "{ S2[h, w, kh, kw] -> C[h, w] }"),
+        (
+            "S2",
+            "Read",
+            "A",
+            "{ S2[h, w, kh, kw] -> A[h + kh, w + kw] }",
+        ),
+        ("S2", "Read", "B", "{ S2[h, w, kh, kw] -> B[kh, kw] }"),
+        ("S2", "Write", "C", "{ S2[h, w, kh, kw] -> C[h, w] }"),
+        ("S3", "Read", "C", "{ S3[h, w] -> C[h, w] }"),
+        ("S3", "Write", "C", "{ S3[h, w] -> C[h, w] }"),
+        ("S4", "Read", "C", "{ S4[h, w] -> C[h, w] }"),
+        ("S4", "Write", "C", "{ S4[h, w] -> C[h, w] }"),
+    ];
+    for (stmt, kind, array, relation) in expect {
+        let s = scop.statement(stmt).unwrap();
+        let want = map(&format!("{PARAMS} -> {relation}"));
+        let found = s.accesses.iter().any(|a| {
+            format!("{:?}", a.kind) == kind
+                && a.array == array
+                && a.relation.is_equal(&want).unwrap()
+        });
+        assert!(found, "{stmt}: no {kind} access {relation}");
+    }
+
+    let deps = deps(&scop);
+    let flows: BTreeSet<(String, String, String)> = deps
+        .iter()
+        .filter(|d| d.kind == DepKind::Flow)
+        .map(|d| (d.source.clone(), d.target.clone(), d.array.clone()))
+        .collect();
+    let want: BTreeSet<(String, String, String)> = [
+        ("S0", "S2", "A"),
+        ("S1", "S2", "C"),
+        ("S2", "S2", "C"),
+        ("S2", "S3", "C"),
+        ("S3", "S4", "C"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    // With an empty kernel (KH = 0 or KW = 0) the initialisation S1 reaches S3
+    // directly; for every kernel of at least one tap, the flows are the paper's.
+    let kernel = map(&format!("{PARAMS} -> {{ : KH >= 1 and KW >= 1 }}"));
+    let flows: BTreeSet<(String, String, String)> = deps
+        .iter()
+        .filter(|d| d.kind == DepKind::Flow)
+        .filter(|d| {
+            !d.relation
+                .intersect_params(&kernel)
+                .unwrap()
+                .is_empty()
+                .unwrap()
+        })
+        .map(|d| (d.source.clone(), d.target.clone(), d.array.clone()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .filter(|f| flows.contains(f))
+        .collect();
+    assert_eq!(flows, want);
+    // The reduction carries its value along (kh, kw): S2(h, w, kh, kw) feeds the next
+    // instance of the same output element.
+    let reduction = deps
+        .iter()
+        .find(|d| d.kind == DepKind::Flow && d.source == "S2" && d.target == "S2")
+        .unwrap();
+    let step = map(&format!(
+        "{PARAMS} -> {{ S2[h, w, kh, kw] -> S2[h, w, kh, kw + 1] : 0 <= h <= H - KH and \
+         0 <= w <= W - KW and 0 <= kh < KH and 0 <= kw < KW - 1 }}"
+    ));
+    assert!(step.is_subset(&reduction.relation).unwrap());
+}
+
+// Case 2: conservative clustering gives {S0} (intermediate) and {S1, S2, S3, S4}
+// (live-out) with the band (h, w) and the inner sequence [S1, S2 -> (kh, kw), S3, S4].
+#[test]
+fn conservative_clustering_gives_two_fusion_groups() {
+    let scop = running();
+    let tree = clustered(&scop);
+    let top = top_filters(&tree);
+    let groups: Vec<Vec<String>> = top.iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(
+        groups,
+        vec![strings(&["S0"]), strings(&["S1", "S2", "S3", "S4"])]
+    );
+    let Node::Band(band) = &top[1].1 else {
+        panic!("the live-out group has no band");
+    };
+    let want: UnionMap = format!(
+        "{PARAMS} -> {{ S1[h, w] -> [h, w]; S2[h, w, kh, kw] -> [h, w]; S3[h, w] -> [h, w]; \
+         S4[h, w] -> [h, w] }}"
+    )
+    .parse()
+    .unwrap();
+    assert!(band.schedule.is_equal(&want).unwrap());
+    assert!(band.permutable);
+    assert_eq!(band.coincident, vec![true, true]);
+    let Node::Sequence(inner) = &*band.child else {
+        panic!("no inner sequence");
+    };
+    let inner: Vec<Vec<String>> = inner
+        .iter()
+        .map(|c| match c {
+            Node::Filter { filter, .. } => names(filter),
+            _ => panic!("not a filter"),
+        })
+        .collect();
+    assert_eq!(
+        inner,
+        vec![
+            strings(&["S1"]),
+            strings(&["S2"]),
+            strings(&["S3"]),
+            strings(&["S4"])
+        ]
+    );
+    // S2 keeps its own loops over (kh, kw) below the shared band.
+    let kh_kw = tree.to_union_map().unwrap();
+    let s2 = kh_kw
+        .maps()
+        .find(|m| m.space().domain_tuple().unwrap().name() == Some("S2"));
+    assert!(s2.is_some());
+
+    let spaces = classify(&scop, &tree, &live_out()).unwrap();
+    let kinds: Vec<SpaceKind> = spaces.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds, vec![SpaceKind::Intermediate, SpaceKind::LiveOut]);
+}
+
+// A producer read without an offset clusters with its consumer: the separation above
+// comes from the dependences, not from the loop nests.
+#[test]
+fn pointwise_producer_joins_the_cluster() {
+    let c = "void f(int H, int W, float bias, float A[H][W], float D[H][W], float C[H][W]) {
+#pragma scop
+  for (int h = 0; h < H; h++)
+    for (int w = 0; w < W; w++)
+      D[h][w] = A[h][w] + bias;
+  for (int h = 0; h < H; h++)
+    for (int w = 0; w < W; w++)
+      C[h][w] = D[h][w] * D[h][w];
+#pragma endscop
+}";
+    let scop = pollen_frontend::extract(c).unwrap().scop;
+    let tree = clustered(&scop);
+    let Node::Domain { child, .. } = &tree.root else {
+        panic!()
+    };
+    let Node::Band(band) = &**child else {
+        panic!("expected one fused band: {tree}");
+    };
+    assert_eq!(band.schedule.n_maps(), 2);
+}
+
+// Case 3: tiling the live-out space, 4D -> 6D for S2.
+#[test]
+fn live_out_tiling_maps_s2_to_six_dimensions() {
+    let scop = running();
+    let tree = clustered(&scop);
+    let spaces = classify(&scop, &tree, &live_out()).unwrap();
+    let tiling = tile_live_out(&scop, &spaces, 1, &[32, 32]).unwrap();
+    for s in ["S1", "S2", "S3", "S4"] {
+        let stmt = scop.statement(s).unwrap();
+        let tile = tiling
+            .tile
+            .maps()
+            .find(|m| m.space().domain_tuple().unwrap().name() == Some(s))
+            .unwrap();
+        let iters = stmt.iterators.join(", ");
+        let flat = tile
+            .flat_range_product(&stmt.domain.identity().unwrap())
+            .unwrap();
+        let want = map(&format!(
+            "{PARAMS} -> {{ {s}[{iters}] -> [floor(h / 32), floor(w / 32), {iters}] }}"
+        ))
+        .intersect_domain(stmt.domain.as_map())
+        .unwrap();
+        assert!(flat.is_equal(&want).unwrap(), "{s}: {flat}");
+        let n = stmt.iterators.len();
+        assert_eq!(flat.space().n_in(), n);
+        assert_eq!(flat.space().n_out(), n + 2);
+    }
+    assert!(matches!(
+        tile_live_out(&scop, &spaces, 1, &[0, 32]),
+        Err(Error::InvalidTileSize { size: 0 })
+    ));
+    assert!(matches!(
+        tile_live_out(&scop, &spaces, 0, &[32, 32]),
+        Err(Error::UnsupportedTree(_))
+    ));
+}
+
+/// `m` with its input dimensions fixed to `tile`.
+fn at_tile(m: &UnionMap, tile: &[i64]) -> UnionMap {
+    m.map_each(|x| {
+        let mut x = x.clone();
+        for (k, v) in tile.iter().enumerate() {
+            x = x.fix_val(DimKind::In, k, &Int::from(*v))?;
+        }
+        Ok(x)
+    })
+    .unwrap()
+}
+
+fn values(h: i64, w: i64, k: i64) -> Vec<(&'static str, i64)> {
+    vec![("H", h), ("W", w), ("KH", k), ("KW", k)]
+}
+
+/// The least and greatest `h` of S0 that tile `(o0, o1)` runs at the given sizes.
+fn rows(ext: &UnionMap, tile: &[i64], h: i64, w: i64, k: i64) -> (i64, i64, i64) {
+    let m = at_tile(ext, tile);
+    let m = m.maps().next().unwrap();
+    let fixed = m
+        .fix_val(DimKind::Param, 0, &Int::from(h))
+        .unwrap()
+        .fix_val(DimKind::Param, 1, &Int::from(w))
+        .unwrap()
+        .fix_val(DimKind::Param, 2, &Int::from(k))
+        .unwrap()
+        .fix_val(DimKind::Param, 3, &Int::from(k))
+        .unwrap()
+        .project_out(DimKind::Param, 0, 4)
+        .unwrap();
+    let points = fixed.points().unwrap();
+    let hs: Vec<i64> = points.iter().map(|p| p[2].to_i64().unwrap()).collect();
+    let lo = *hs.iter().min().unwrap();
+    let hi = *hs.iter().max().unwrap();
+    let distinct: BTreeSet<i64> = hs.into_iter().collect();
+    (lo, hi, distinct.len() as i64)
+}
+
+// Case 4: the reverse strategy's extension and its halo recomputations.
+#[test]
+fn reverse_strategy_extension_matches_the_paper() {
+    let scop = running();
+    let tree = clustered(&scop);
+    let spaces = classify(&scop, &tree, &live_out()).unwrap();
+    let mut budget = Budget::unlimited();
+    for (t2, t3) in [(32, 32), (16, 8)] {
+        let tiling = tile_live_out(&scop, &spaces, 1, &[t2, t3]).unwrap();
+        let producers = producer_tiles(&scop, &spaces, &tiling, &mut budget).unwrap();
+        assert_eq!(producers.len(), 1);
+        assert_eq!(producers[0].statements, strings(&["S0"]));
+        let ext = producers[0].extension.maps().next().unwrap().clone();
+        // T2 o0 <= h < T2 o0 + KH + T2 - 1, 0 <= o0 < ceil((H - KH + 1) / T2) (that is,
+        // T2 o0 <= H - KH), and S0's domain.
+        let paper = map(&format!(
+            "{PARAMS} -> {{ [o0, o1] -> S0[h, w] : {t2}o0 <= h < {t2}o0 + KH + {t2} - 1 and \
+             {t3}o1 <= w < {t3}o1 + KW + {t3} - 1 and 0 <= o0 and {t2}o0 <= H - KH and \
+             0 <= o1 and {t3}o1 <= W - KW and 0 <= h < H and 0 <= w < W }}"
+        ));
+        let context = map(&format!(
+            "{PARAMS} -> {{ : KH >= 1 and KW >= 1 and H >= KH and W >= KW }}"
+        ));
+        let ext = ext.intersect_params(&context).unwrap();
+        let paper = paper.intersect_params(&context).unwrap();
+        assert!(ext.is_equal(&paper).unwrap(), "T = {t2}x{t3}: {ext}");
+    }
+
+    let tiling = tile_live_out(&scop, &spaces, 1, &[32, 32]).unwrap();
+    let producers = producer_tiles(&scop, &spaces, &tiling, &mut budget).unwrap();
+    let ext = &producers[0].extension;
+    // H = W = 66, KH = KW = 3: 2 x 2 tiles.
+    let v = values(66, 66, 3);
+    let tiles = point_count(&ext.domain(), &v).unwrap();
+    assert_eq!(tiles, Int::from(4));
+    assert_eq!(
+        instance_count(&at_tile(ext, &[0, 0]), &v).unwrap(),
+        Int::from(34 * 34)
+    );
+    assert_eq!(rows(ext, &[0, 0], 66, 66, 3), (0, 33, 34));
+    assert_eq!(rows(ext, &[1, 1], 66, 66, 3), (32, 65, 34));
+    let executed = instance_count(ext, &v).unwrap();
+    let original = point_count(
+        &UnionSet::from_set(scop.statement("S0").unwrap().domain.clone()),
+        &v,
+    )
+    .unwrap();
+    assert_eq!(executed, Int::from(4624));
+    assert_eq!(original, Int::from(4356));
+    assert_eq!(executed - &original, Int::from(268));
+    // H = 70: three tile rows, the last one clipped to h < 70.
+    let v = values(70, 66, 3);
+    let tile_rows: BTreeSet<Int> = ext
+        .domain()
+        .sets()
+        .flat_map(|s| {
+            let m = s.into_map();
+            let m = m
+                .fix_val(DimKind::Param, 0, &Int::from(70))
+                .unwrap()
+                .fix_val(DimKind::Param, 1, &Int::from(66))
+                .unwrap()
+                .fix_val(DimKind::Param, 2, &Int::from(3))
+                .unwrap()
+                .fix_val(DimKind::Param, 3, &Int::from(3))
+                .unwrap()
+                .project_out(DimKind::Param, 0, 4)
+                .unwrap();
+            m.points().unwrap().into_iter().map(|p| p[0].clone())
+        })
+        .collect();
+    assert_eq!(tile_rows.len(), 3);
+    let _ = v;
+    assert_eq!(rows(ext, &[2, 0], 70, 66, 3), (64, 69, 6));
+}
