@@ -36,8 +36,12 @@ const RUNNING: &str = "void f(int H, int W, int KH, int KW, float bias, float A[
 #pragma endscop
 }";
 
+/// The running example, for kernels of at least one tap that fit the image.
 fn running() -> Scop {
-    pollen_frontend::extract(RUNNING).unwrap().scop
+    let mut scop = pollen_frontend::extract(RUNNING).unwrap().scop;
+    let context = format!("{PARAMS} -> {{ : KH >= 1 and KW >= 1 and H >= KH and W >= KW }}");
+    scop.context = scop.context.intersect(&context.parse().unwrap()).unwrap();
+    scop
 }
 
 fn deps(scop: &Scop) -> Vec<Dependence> {
@@ -412,4 +416,217 @@ fn reverse_strategy_extension_matches_the_paper() {
     assert_eq!(tile_rows.len(), 3);
     let _ = v;
     assert_eq!(rows(ext, &[2, 0], 70, 66, 3), (64, 69, 6));
+}
+
+// Case 5: post-tiling fusion under an extension node; one kernel, one S0 nest inside
+// the tile loops, 4624 executions of S0 at H = W = 66 with 3x3 kernels.
+#[test]
+fn post_tiling_fusion_runs_every_statement_in_the_tiles() {
+    let scop = running();
+    let tree = clustered(&scop);
+    let fused = post_tiling_fusion(
+        &scop,
+        &tree,
+        &live_out(),
+        &[32, 32],
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    let top = top_filters(&fused.tree);
+    assert_eq!(top.len(), 2);
+    let Node::Mark { name, .. } = &top[0].1 else {
+        panic!("the producer's subtree is not marked");
+    };
+    assert_eq!(name, SKIPPED);
+    let Node::Band(tile) = &top[1].1 else {
+        panic!("no tile band");
+    };
+    assert_eq!(tile.n_members(), 2);
+    let Node::Extension { extension, child } = &*tile.child else {
+        panic!("no extension below the tile band");
+    };
+    // Below the top-level sequence, the extension sees (position, o0, o1).
+    assert_eq!(extension.maps().next().unwrap().space().n_in(), 3);
+    let Node::Sequence(inner) = &**child else {
+        panic!("no sequence below the extension");
+    };
+    let inner: Vec<Vec<String>> = inner
+        .iter()
+        .map(|c| match c {
+            Node::Filter { filter, .. } => names(filter),
+            _ => panic!("not a filter"),
+        })
+        .collect();
+    assert_eq!(
+        inner,
+        vec![strings(&["S0"]), strings(&["S1", "S2", "S3", "S4"])]
+    );
+
+    let ast = pollen_codegen::generate(&scop, &fused.tree, &Default::default()).unwrap();
+    let text = ast.to_string();
+    assert_eq!(text.matches("S0(").count(), 1, "{text}");
+    let params: Vec<(String, i64)> = values(66, 66, 3)
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v))
+        .collect();
+    let trace = pollen_codegen::interp::interpret(&ast, &params).unwrap();
+    let count = |name: &str| trace.iter().filter(|(n, _)| n == name).count();
+    assert_eq!(count("S0"), 4624);
+    assert_eq!(count("S1"), 64 * 64);
+    assert_eq!(count("S2"), 64 * 64 * 9);
+    assert_eq!(count("S4"), 64 * 64);
+    // Every S2 reads A[h + kh][w + kw] after an S0 of its own tile wrote it: the last
+    // S0 instance for that element before the read ran in the same tile.
+    let mut last_tile: std::collections::BTreeMap<(i64, i64), (usize, usize)> = Default::default();
+    let mut tile_of_s0 = (0usize, 0usize);
+    let mut previous = String::new();
+    let mut tiles_seen = 0;
+    for (name, it) in &trace {
+        if name == "S0" && previous != "S0" {
+            tiles_seen += 1;
+        }
+        if name == "S0" {
+            tile_of_s0 = (tiles_seen, 0);
+            last_tile.insert((it[0], it[1]), tile_of_s0);
+        }
+        if name == "S2" {
+            let written = last_tile.get(&(it[0] + it[2], it[1] + it[3]));
+            assert_eq!(written.map(|t| t.0), Some(tiles_seen), "S2{it:?}");
+        }
+        previous = name.clone();
+    }
+    assert_eq!(tiles_seen, 4);
+}
+
+// Case 6: S3 and S4 are marked local_UB and distributed, S1 and S2 stay fused for the
+// Cube unit; w is innermost in each distributed band.
+#[test]
+fn local_ub_isolation_and_distribution() {
+    let scop = running();
+    let all = strings(&["S0", "S1", "S2", "S3", "S4"]);
+    let u = units(&scop, &all).unwrap();
+    assert_eq!(
+        u,
+        vec![
+            Unit::Vector,
+            Unit::Cube,
+            Unit::Cube,
+            Unit::Vector,
+            Unit::Vector
+        ]
+    );
+    assert!(is_dot_product(scop.statement("S2").unwrap()).unwrap());
+    assert!(!is_dot_product(scop.statement("S3").unwrap()).unwrap());
+
+    let d = deps(&scop);
+    let tree = clustered(&scop);
+    let split = distribute_local_ub(&scop, &d, &tree, 1).unwrap();
+    let top = top_filters(&split);
+    let Node::Sequence(paths) = &top[1].1 else {
+        panic!("the live-out space is not split: {split}");
+    };
+    assert_eq!(paths.len(), 2);
+    let Node::Filter { filter, child } = &paths[0] else {
+        panic!()
+    };
+    assert_eq!(names(filter), strings(&["S1", "S2"]));
+    assert!(matches!(&**child, Node::Band(_)));
+    let Node::Filter { filter, child } = &paths[1] else {
+        panic!()
+    };
+    assert_eq!(names(filter), strings(&["S3", "S4"]));
+    let Node::Mark { name, child } = &**child else {
+        panic!("no local_UB mark");
+    };
+    assert_eq!(name, LOCAL_UB);
+    let Node::Sequence(vector) = &**child else {
+        panic!("not distributed");
+    };
+    assert_eq!(vector.len(), 2);
+    for (k, s) in ["S3", "S4"].iter().enumerate() {
+        let Node::Filter { filter, child } = &vector[k] else {
+            panic!()
+        };
+        assert_eq!(names(filter), strings(&[s]));
+        let Node::Band(b) = &**child else {
+            panic!("no band for {s}")
+        };
+        let want: UnionMap = format!("{PARAMS} -> {{ {s}[h, w] -> [h, w] }}")
+            .parse()
+            .unwrap();
+        assert!(b.schedule.is_equal(&want).unwrap(), "{s}: {}", b.schedule);
+    }
+    // The same split inside the tiles of the fused tree (Fig. 3(f)): the code still runs
+    // every instance once per tile (S0 with its halo).
+    let fused = post_tiling_fusion_with(
+        &scop,
+        &tree,
+        &live_out(),
+        &[32, 32],
+        Some(&d),
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    let ast = pollen_codegen::generate(&scop, &fused.tree, &Default::default()).unwrap();
+    let params: Vec<(String, i64)> = values(66, 66, 3)
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v))
+        .collect();
+    let trace = pollen_codegen::interp::interpret(&ast, &params).unwrap();
+    let count = |name: &str| trace.iter().filter(|(n, _)| n == name).count();
+    assert_eq!(count("S0"), 4624);
+    assert_eq!(count("S3"), 64 * 64);
+    // Within a tile, all of S2 runs before the first S3 (distribution), and S3 before S4.
+    let first = |name: &str| trace.iter().position(|(n, _)| n == name).unwrap();
+    let s3 = first("S3");
+    assert!(trace[..s3].iter().filter(|(n, _)| n == "S2").count() == 32 * 32 * 9);
+    assert!(trace[s3..s3 + 32 * 32].iter().all(|(n, _)| n == "S3"));
+}
+
+// The fastest-varying dimension is sunk innermost: a vector statement of a
+// column-order nest gets its loops interchanged, the Cube statements keep theirs.
+#[test]
+fn distribution_sinks_the_stride_one_member() {
+    let c = "void f(int H, int W, float A[H][W], float B[W][W], float C[H][W], float D[H][W]) {
+#pragma scop
+  for (int w = 0; w < W; w++)
+    for (int h = 0; h < H; h++) {
+      C[h][w] = 0;
+      for (int k = 0; k < W; k++)
+        C[h][w] += A[h][k] * B[k][w];
+    }
+  for (int w = 0; w < W; w++)
+    for (int h = 0; h < H; h++)
+      D[h][w] = fabsf(C[h][w]);
+#pragma endscop
+}";
+    let scop = pollen_frontend::extract(c).unwrap().scop;
+    let d = deps(&scop);
+    let tree = clustered(&scop);
+    let split = distribute_local_ub(&scop, &d, &tree, 0).unwrap();
+    let schedule = split.to_union_map().unwrap();
+    let of = |name: &str| {
+        schedule
+            .maps()
+            .find(|m| m.space().domain_tuple().unwrap().name() == Some(name))
+            .unwrap()
+            .clone()
+    };
+    // The flat schedule: [path, member, member, ...]; S2 walks (h, w), S0 (w, h).
+    let s2 = of("S2");
+    let want = map("[W, H] -> { S2[w, h] -> [1, 0, h, w] }")
+        .intersect_domain(scop.statement("S2").unwrap().domain.as_map())
+        .unwrap();
+    let flat = s2
+        .project_out(DimKind::Out, 4, s2.space().n_out() - 4)
+        .unwrap();
+    assert!(flat.is_equal(&want).unwrap(), "{flat}");
+    let s0 = of("S0");
+    let flat = s0
+        .project_out(DimKind::Out, 3, s0.space().n_out() - 3)
+        .unwrap();
+    let want = map("[W, H] -> { S0[w, h] -> [0, w, h] }")
+        .intersect_domain(scop.statement("S0").unwrap().domain.as_map())
+        .unwrap();
+    assert!(flat.is_equal(&want).unwrap(), "{flat}");
 }

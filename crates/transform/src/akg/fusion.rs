@@ -304,6 +304,19 @@ pub fn distribute(scop: &Scop, subtree: &Node) -> Result<Node> {
     let Node::Sequence(children) = &*band.child else {
         return Ok(subtree.clone());
     };
+    let mut all_names = Vec::new();
+    for c in children {
+        if let Node::Filter { filter, .. } = c {
+            all_names.extend(names_of(filter));
+        }
+    }
+    let all_units = units(scop, &all_names)?;
+    let unit_of = |n: &String| {
+        all_names
+            .iter()
+            .position(|x| x == n)
+            .map_or(Unit::Vector, |k| all_units[k])
+    };
     let mut groups: Vec<(Unit, Vec<(Vec<String>, Node)>)> = Vec::new();
     for c in children {
         let Node::Filter { filter, child } = c else {
@@ -312,7 +325,7 @@ pub fn distribute(scop: &Scop, subtree: &Node) -> Result<Node> {
             ));
         };
         let names = names_of(filter);
-        let unit = if units(scop, &names)?.contains(&Unit::Cube) {
+        let unit = if names.iter().any(|n| unit_of(n) == Unit::Cube) {
             Unit::Cube
         } else {
             Unit::Vector
