@@ -477,8 +477,7 @@ fn post_tiling_fusion_runs_every_statement_in_the_tiles() {
     assert_eq!(count("S4"), 64 * 64);
     // Every S2 reads A[h + kh][w + kw] after an S0 of its own tile wrote it: the last
     // S0 instance for that element before the read ran in the same tile.
-    let mut last_tile: std::collections::BTreeMap<(i64, i64), (usize, usize)> = Default::default();
-    let mut tile_of_s0 = (0usize, 0usize);
+    let mut last_tile: std::collections::BTreeMap<(i64, i64), usize> = Default::default();
     let mut previous = String::new();
     let mut tiles_seen = 0;
     for (name, it) in &trace {
@@ -486,12 +485,11 @@ fn post_tiling_fusion_runs_every_statement_in_the_tiles() {
             tiles_seen += 1;
         }
         if name == "S0" {
-            tile_of_s0 = (tiles_seen, 0);
-            last_tile.insert((it[0], it[1]), tile_of_s0);
+            last_tile.insert((it[0], it[1]), tiles_seen);
         }
         if name == "S2" {
             let written = last_tile.get(&(it[0] + it[2], it[1] + it[3]));
-            assert_eq!(written.map(|t| t.0), Some(tiles_seen), "S2{it:?}");
+            assert_eq!(written.copied(), Some(tiles_seen), "S2{it:?}");
         }
         previous = name.clone();
     }
@@ -629,4 +627,288 @@ fn distribution_sinks_the_stride_one_member() {
         .intersect_domain(scop.statement("S0").unwrap().domain.as_map())
         .unwrap();
     assert!(flat.is_equal(&want).unwrap(), "{flat}");
+}
+
+/// The instances of one fused tile of the running example: the live-out statements'
+/// tiles and S0's extension, `{ [o0, o1] -> S[i] }`.
+fn tile_instances(scop: &Scop, sizes: &[i64]) -> UnionMap {
+    let tree = clustered(scop);
+    let spaces = classify(scop, &tree, &live_out()).unwrap();
+    let tiling = tile_live_out(scop, &spaces, 1, sizes).unwrap();
+    let producers = producer_tiles(scop, &spaces, &tiling, &mut Budget::unlimited()).unwrap();
+    tiling.instances.union(&producers[0].extension).unwrap()
+}
+
+// Case 7: AKG's placement rules on the NPU, the buffers' sizes, copies and capacities.
+#[test]
+fn promotion_follows_the_npu_rules() {
+    let scop = running();
+    let all = strings(&["S0", "S1", "S2", "S3", "S4"]);
+    let r = roles(&scop, &all).unwrap();
+    let set = |v: &[Role]| v.iter().copied().collect::<BTreeSet<Role>>();
+    assert_eq!(
+        r["A"],
+        set(&[Role::Vector, Role::CubeInput, Role::GemmLeft])
+    );
+    assert_eq!(r["B"], set(&[Role::CubeInput, Role::GemmRight]));
+    assert_eq!(r["C"], set(&[Role::Vector, Role::GemmResult]));
+
+    let tile = tile_instances(&scop, &[32, 32]);
+    let npu = Hierarchy::npu();
+    let promotions = promote(
+        &scop,
+        &npu,
+        &tile,
+        &r,
+        &live_out(),
+        &values(66, 66, 3),
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    let placed: BTreeSet<(String, String)> = promotions
+        .iter()
+        .map(|p| (p.tensor.clone(), p.level.clone()))
+        .collect();
+    let want: BTreeSet<(String, String)> = [
+        ("A", "UB"),
+        ("A", "L1"),
+        ("A", "L0A"),
+        ("B", "L1"),
+        ("B", "L0B"),
+        ("C", "UB"),
+        ("C", "L0C"),
+        ("bias", "UB"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(placed, want);
+    let find = |t: &str, l: &str| {
+        promotions
+            .iter()
+            .find(|p| p.tensor == t && p.level == l)
+            .unwrap()
+    };
+    // A's tile with its halo: 34 x 34 floats; B whole: 3 x 3; C's tile: 32 x 32.
+    let a = find("A", "UB");
+    assert_eq!(a.extents, vec![34, 34]);
+    assert_eq!(a.bytes, 34 * 34 * 4);
+    assert_eq!(find("B", "L0B").extents, vec![3, 3]);
+    assert_eq!(find("C", "L0C").extents, vec![32, 32]);
+    assert_eq!(find("C", "L0C").bytes, 4096);
+    // A and B are read before the tile computes them: copied in; C is first written by
+    // its initialisation S1: never copied in, and copied out (live-out).
+    let copy = a.copy_in.as_ref().unwrap();
+    assert_eq!(copy.body, "A_UB[x0 - (32*o0)][x1 - (32*o1)] = A[x0][x1];");
+    assert!(find("B", "L1").copy_in.is_some());
+    assert!(find("C", "UB").copy_in.is_none());
+    assert!(a.copy_out.is_none());
+    let out = find("C", "L0C").copy_out.as_ref().unwrap();
+    assert_eq!(out.body, "C[x0][x1] = C_L0C[x0 - (32*o0)][x1 - (32*o1)];");
+    // L0A is filled from L1.
+    assert_eq!(
+        find("A", "L0A").copy_in.as_ref().unwrap().body,
+        "A_L0A[x0 - (32*o0)][x1 - (32*o1)] = A_L1[x0 - (32*o0)][x1 - (32*o1)];"
+    );
+    // The copy-in of A covers exactly the tile's 34 x 34 elements at H = W = 66.
+    let elements = UnionMap::from_map(copy.elements.clone());
+    assert_eq!(
+        instance_count(&at_tile(&elements, &[1, 1]), &values(66, 66, 3)).unwrap(),
+        Int::from(34 * 34)
+    );
+    // Every buffer fits half its level (double buffering).
+    for p in &promotions {
+        let level = npu.levels.iter().find(|l| l.name == p.level).unwrap();
+        assert!(p.bytes <= level.capacity / 2);
+    }
+}
+
+// Tiles too large for a buffer are refused with the level, tensor and sizes.
+#[test]
+fn promotion_checks_capacities() {
+    let scop = running();
+    let all = strings(&["S0", "S1", "S2", "S3", "S4"]);
+    let r = roles(&scop, &all).unwrap();
+    // 96 x 96 tiles of a 258 x 258 image: A's tile with its halo is 98 x 98 floats,
+    // 38416 bytes, more than half of L0A's 64 KiB (the GEMM's left factor goes there
+    // without a second level of tiling).
+    let tile = tile_instances(&scop, &[96, 96]);
+    let shape = values(258, 258, 3);
+    let err = promote(
+        &scop,
+        &Hierarchy::npu(),
+        &tile,
+        &r,
+        &live_out(),
+        &shape,
+        &mut Budget::unlimited(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        Error::CapacityExceeded {
+            level: "L0A".into(),
+            tensor: "A".into(),
+            needed: 98 * 98 * 4,
+            available: 32 << 10,
+        }
+    );
+    // Without double buffering the same tiles fit; 88 x 88 tiles (90 x 90 = 32400
+    // bytes of A) fit with it.
+    let single = Hierarchy {
+        double_buffer: false,
+        ..Hierarchy::npu()
+    };
+    let r1 = promote(
+        &scop,
+        &single,
+        &tile,
+        &r,
+        &live_out(),
+        &shape,
+        &mut Budget::unlimited(),
+    );
+    assert!(r1.is_ok());
+    let tile = tile_instances(&scop, &[88, 88]);
+    let fits = promote(
+        &scop,
+        &Hierarchy::npu(),
+        &tile,
+        &r,
+        &live_out(),
+        &shape,
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    let a = fits.iter().find(|p| p.level == "L0A").unwrap();
+    assert_eq!(a.bytes, 90 * 90 * 4);
+}
+
+// The CPU's caches: each tensor goes to the innermost level with room.
+#[test]
+fn promotion_into_a_cache_hierarchy() {
+    let scop = running();
+    let all = strings(&["S0", "S1", "S2", "S3", "S4"]);
+    let r = roles(&scop, &all).unwrap();
+    let cpu = Hierarchy::cpu(&CacheInfo::default());
+    let tile = tile_instances(&scop, &[32, 32]);
+    let promotions = promote(
+        &scop,
+        &cpu,
+        &tile,
+        &r,
+        &live_out(),
+        &values(66, 66, 3),
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    // A (4624 bytes), B (36), C (4096) and bias (4) all fit the 32 KiB L1, once each.
+    let placed: Vec<(String, String)> = promotions
+        .iter()
+        .map(|p| (p.tensor.clone(), p.level.clone()))
+        .collect();
+    assert_eq!(
+        placed,
+        vec![
+            ("A".to_string(), "L1".to_string()),
+            ("B".to_string(), "L1".to_string()),
+            ("C".to_string(), "L1".to_string()),
+            ("bias".to_string(), "L1".to_string()),
+        ]
+    );
+    // 64 x 64 tiles: A's 66 x 66 floats (17424 bytes) take L1, C's 16384 bytes no longer
+    // fit beside them and go to L2.
+    let tile = tile_instances(&scop, &[64, 64]);
+    let promotions = promote(
+        &scop,
+        &cpu,
+        &tile,
+        &r,
+        &live_out(),
+        &values(66, 66, 3),
+        &mut Budget::unlimited(),
+    )
+    .unwrap();
+    let level_of = |t: &str| {
+        promotions
+            .iter()
+            .find(|p| p.tensor == t)
+            .map(|p| p.level.clone())
+            .unwrap()
+    };
+    assert_eq!(level_of("A"), "L1");
+    assert_eq!(level_of("C"), "L2");
+    // Nothing fits a 1 KiB cache with a 2 KiB L2.
+    let tiny = Hierarchy::cpu(&CacheInfo {
+        l1_bytes: 1024,
+        l2_bytes: 2048,
+        l3_bytes: None,
+    });
+    assert!(matches!(
+        promote(
+            &scop,
+            &tiny,
+            &tile,
+            &r,
+            &live_out(),
+            &values(66, 66, 3),
+            &mut Budget::unlimited()
+        ),
+        Err(Error::CapacityExceeded { .. })
+    ));
+}
+
+// Malformed hierarchies and roles no level holds are typed errors.
+#[test]
+fn malformed_hierarchies_are_refused() {
+    let scop = running();
+    let all = strings(&["S0", "S1", "S2", "S3", "S4"]);
+    let r = roles(&scop, &all).unwrap();
+    let tile = tile_instances(&scop, &[32, 32]);
+    let mut bad = Hierarchy::npu();
+    bad.levels.swap(0, 2); // L0A before its parent L1
+    assert!(matches!(
+        promote(
+            &scop,
+            &bad,
+            &tile,
+            &r,
+            &live_out(),
+            &values(66, 66, 3),
+            &mut Budget::unlimited()
+        ),
+        Err(Error::InvalidHierarchy(_))
+    ));
+    let mut zero = Hierarchy::npu();
+    zero.levels[1].capacity = 0;
+    assert!(matches!(zero.validate(), Err(Error::InvalidHierarchy(_))));
+    let mut no_l0b = Hierarchy::npu();
+    no_l0b.levels.retain(|l| l.name != "L0B");
+    assert_eq!(
+        promote(
+            &scop,
+            &no_l0b,
+            &tile,
+            &r,
+            &live_out(),
+            &values(66, 66, 3),
+            &mut Budget::unlimited()
+        )
+        .unwrap_err(),
+        Error::NoPlacement {
+            tensor: "B".into(),
+            role: Role::GemmRight.to_string(),
+        }
+    );
+    let custom = Hierarchy {
+        levels: vec![Level {
+            name: "SPM".into(),
+            capacity: 1 << 16,
+            parent: None,
+            holds: vec![Role::Vector],
+        }],
+        policy: Policy::Scratchpad,
+        double_buffer: false,
+    };
+    assert!(custom.validate().is_ok());
 }

@@ -96,9 +96,12 @@ pub fn cluster(scop: &Scop, deps: &[Dependence], budget: &mut Budget) -> Result<
     Ok(tree)
 }
 
+/// Per statement its outer band members, their number, and the node below them.
+type OuterBand = (Vec<(String, Map)>, usize, Node);
+
 /// The chain of bands at the top of `node` that schedule all of `names`: their
 /// members per statement, their number, and the node below them.
-fn outer_band(node: &Node, names: &[String]) -> Result<(Vec<(String, Map)>, usize, Node)> {
+fn outer_band(node: &Node, names: &[String]) -> Result<OuterBand> {
     let mut maps: Vec<(String, Option<Map>)> = names.iter().map(|n| (n.clone(), None)).collect();
     let mut depth = 0;
     let mut at = node;
@@ -137,7 +140,6 @@ fn outer_band(node: &Node, names: &[String]) -> Result<(Vec<(String, Map)>, usiz
 }
 
 /// `a` and `b` merged, or both back when they cannot be.
-#[allow(clippy::type_complexity)]
 fn merge(
     scop: &Scop,
     deps: &[Dependence],

@@ -290,6 +290,9 @@ fn space_subtree(tree: &ScheduleTree, space: usize) -> Result<&Node> {
     }
 }
 
+/// Consecutive filters on one unit: their statements and subtrees.
+type Run = Vec<(Vec<String>, Node)>;
+
 /// Splits a subtree `Band → Sequence[filters]` into runs of consecutive filters on one
 /// unit: a Cube run keeps the band over its filters; a Vector run is marked
 /// [`LOCAL_UB`] and distributed, each filter with the band restricted to it and its
@@ -317,7 +320,7 @@ pub fn distribute(scop: &Scop, subtree: &Node) -> Result<Node> {
             .position(|x| x == n)
             .map_or(Unit::Vector, |k| all_units[k])
     };
-    let mut groups: Vec<(Unit, Vec<(Vec<String>, Node)>)> = Vec::new();
+    let mut groups: Vec<(Unit, Run)> = Vec::new();
     for c in children {
         let Node::Filter { filter, child } = c else {
             return Err(Error::UnsupportedTree(

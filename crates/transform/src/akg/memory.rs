@@ -326,7 +326,9 @@ fn footprints(scop: &Scop, tile: &UnionMap, budget: &mut Budget) -> Result<Footp
 
 /// Promotes the data of one tile (its instances `{ [o] -> S[i] }`, run in program
 /// order) into `hierarchy`, the tensors' roles given by `roles`
-/// (see [`roles`]); `live_out` names the tensors copied back. Tensors without a role
+/// (see [`roles`]); `live_out` names the tensors copied back. `shape` fixes parameters
+/// to the values the kernel is compiled for (AKG compiles one shape at a time): a
+/// buffer needs constant extents, and a tile's halo usually depends on a kernel size. Tensors without a role
 /// stay in global memory. A tensor is copied in unless the tile first writes every
 /// element it reads with statements that read nothing of it (an initialisation before
 /// its reduction).
@@ -336,9 +338,11 @@ pub fn promote(
     tile: &UnionMap,
     roles: &BTreeMap<String, BTreeSet<Role>>,
     live_out: &BTreeSet<String>,
+    shape: &[(&str, i64)],
     budget: &mut Budget,
 ) -> Result<Vec<Promotion>> {
     hierarchy.validate()?;
+    let tile = &tile.map_each(|m| fix_params(m, shape))?;
     let prints = footprints(scop, tile, budget)?;
     let overwritten = first_written(scop, tile, budget)?;
     let mut used: BTreeMap<String, u64> = BTreeMap::new();
@@ -540,4 +544,19 @@ pub fn print_linear(l: &Linear) -> String {
         parts.push(l.constant.to_string());
     }
     parts.join(" + ").replace("+ -", "- ")
+}
+
+/// `m` with the parameters named in `shape` fixed to their values (kept as parameters).
+fn fix_params(m: &Map, shape: &[(&str, i64)]) -> pollen_presburger::Result<Map> {
+    let mut out = m.clone();
+    for (k, name) in m.space().param_names().iter().enumerate() {
+        if let Some((_, v)) = shape.iter().find(|(n, _)| n == name) {
+            out = out.fix_val(
+                pollen_presburger::DimKind::Param,
+                k,
+                &pollen_arith::Int::from(*v),
+            )?;
+        }
+    }
+    Ok(out)
 }

@@ -301,7 +301,7 @@ fn add_reads(
 pub fn instance_count(m: &UnionMap, values: &[(&str, i64)]) -> Result<Int> {
     let mut total = Int::zero();
     for map in m.maps() {
-        total = total + &fixed(map, values)?.card()?;
+        total += &fixed(map, values)?.card()?;
     }
     Ok(total)
 }
