@@ -15,6 +15,6 @@ pub use fusion::{
     units, PostTilingFusion, Unit, LOCAL_UB, SKIPPED,
 };
 pub use reverse::{
-    classify, instance_count, point_count, producer_tiles, tile_live_out, IterationSpace,
-    LiveOutTiling, ProducerTile, SpaceKind,
+    classify, fusion_groups, instance_count, point_count, producer_tiles, sinks, tile_live_out,
+    IterationSpace, LiveOutTiling, ProducerTile, SpaceKind,
 };

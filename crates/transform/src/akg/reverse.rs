@@ -366,3 +366,65 @@ fn range_name(m: &Map) -> Result<String> {
         .map(str::to_string)
         .ok_or_else(|| Error::UnsupportedTree("an instance map without a statement name".into()))
 }
+
+/// The tensors written in `scop` that only the statements writing them read (an
+/// accumulation reads its own tensor): the outputs of a fused operator, AKG's
+/// live-out tensors when none are named.
+pub fn sinks(scop: &Scop) -> BTreeSet<String> {
+    let mut written = BTreeSet::new();
+    let mut read_elsewhere = BTreeSet::new();
+    for s in &scop.statements {
+        let writes: BTreeSet<&str> = s
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+            .map(|a| a.array.as_str())
+            .collect();
+        for a in &s.accesses {
+            if a.kind == AccessKind::Write {
+                written.insert(a.array.clone());
+            } else if !writes.contains(a.array.as_str()) {
+                read_elsewhere.insert(a.array.clone());
+            }
+        }
+    }
+    written.difference(&read_elsewhere).cloned().collect()
+}
+
+/// The fusion groups of the reverse strategy, one per live-out space from the last
+/// backwards: the space's statements and those of the intermediate spaces its tiles
+/// need (transitively, each claimed by the first group that needs it), in program
+/// order. Spaces without an outer band form no group.
+pub fn fusion_groups(
+    scop: &Scop,
+    spaces: &[IterationSpace],
+    budget: &mut Budget,
+) -> Result<Vec<Vec<String>>> {
+    let mut claimed: BTreeSet<usize> = BTreeSet::new();
+    let mut groups = Vec::new();
+    for (k, space) in spaces.iter().enumerate().rev() {
+        if space.kind != SpaceKind::LiveOut {
+            continue;
+        }
+        let Some(band) = space.band() else {
+            continue;
+        };
+        let sizes = vec![32; band.n_members()];
+        let tiling = tile_live_out(scop, spaces, k, &sizes)?;
+        let mut members: Vec<usize> = producer_tiles(scop, spaces, &tiling, budget)?
+            .into_iter()
+            .map(|p| p.space)
+            .filter(|p| !claimed.contains(p))
+            .collect();
+        claimed.extend(members.iter().copied());
+        members.push(k);
+        members.sort_unstable();
+        let statements = members
+            .iter()
+            .flat_map(|&m| spaces[m].statements.iter().cloned())
+            .collect();
+        groups.push(statements);
+    }
+    groups.reverse();
+    Ok(groups)
+}
