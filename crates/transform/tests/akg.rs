@@ -912,3 +912,44 @@ fn malformed_hierarchies_are_refused() {
     };
     assert!(custom.validate().is_ok());
 }
+
+// Distribution that would run a Vector statement after the Cube statements that read
+// its values from an earlier iteration is refused by the legality checker.
+#[test]
+fn illegal_distribution_is_refused() {
+    let c = "void f(int N, float A[N][N], float V[N + 1][N], float C[N]) {
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    C[i] = 0;
+    for (int k = 0; k < N; k++)
+      C[i] += A[i][k] * V[i][k];
+    for (int k = 0; k < N; k++)
+      V[i + 1][k] = C[i] * 2;
+  }
+#pragma endscop
+}";
+    let scop = pollen_frontend::extract(c).unwrap().scop;
+    let d = deps(&scop);
+    let tree = clustered(&scop);
+    let u = units(&scop, &strings(&["S0", "S1", "S2"])).unwrap();
+    assert_eq!(u, vec![Unit::Cube, Unit::Cube, Unit::Vector]);
+    assert!(matches!(
+        distribute_local_ub(&scop, &d, &tree, 0),
+        Err(Error::Illegal(_))
+    ));
+}
+
+// Without a live-out space there is nothing to tile.
+#[test]
+fn post_tiling_fusion_needs_a_live_out_space() {
+    let scop = running();
+    let tree = clustered(&scop);
+    let none = BTreeSet::new();
+    assert!(matches!(
+        post_tiling_fusion(&scop, &tree, &none, &[32, 32], &mut Budget::unlimited()),
+        Err(Error::UnsupportedTree(_))
+    ));
+    // The live-out tensors default to those only their writers read: C, not A.
+    let sinks = pollen_transform::akg::sinks(&scop);
+    assert_eq!(sinks, live_out());
+}

@@ -151,11 +151,11 @@ fn merge(
     if k == 0 {
         return Ok(Err((a, b)));
     }
-    let a = truncate(scop, a, k)?;
+    let a2 = truncate(scop, clone_cluster(&a), k)?;
     let b2 = truncate(scop, clone_cluster(&b), k)?;
-    let mut outer = a.outer.clone();
+    let mut outer = a2.outer.clone();
     outer.extend(b2.outer.iter().cloned());
-    let mut statements = a.statements.clone();
+    let mut statements = a2.statements.clone();
     statements.extend(b2.statements.iter().cloned());
     if min_deltas(deps, &outer, &statements, k, budget)?
         .iter()
@@ -163,7 +163,7 @@ fn merge(
     {
         return Ok(Err((a, b)));
     }
-    let mut children = a.children;
+    let mut children = a2.children;
     children.extend(b2.children);
     Ok(Ok(Cluster {
         statements,
