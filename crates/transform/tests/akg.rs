@@ -953,3 +953,31 @@ fn post_tiling_fusion_needs_a_live_out_space() {
     let sinks = pollen_transform::akg::sinks(&scop);
     assert_eq!(sinks, live_out());
 }
+
+// AKG's manual memory-hierarchy specification (Fig. 8) describes the same NPU, and
+// malformed specifications are typed errors.
+#[test]
+fn hierarchy_specifications_are_read() {
+    use pollen_transform::akg::memory::NPU_SPEC;
+    assert_eq!(Hierarchy::parse(NPU_SPEC).unwrap(), Hierarchy::npu());
+    let one_line = "buf UB (262144); vector (UB -> UB, 128, 32)";
+    let h = Hierarchy::parse(one_line).unwrap();
+    assert_eq!(h.levels.len(), 1);
+    assert_eq!(h.levels[0].holds, vec![Role::Vector]);
+    assert_eq!(h.levels_for(Role::GemmLeft).len(), 0);
+    for bad in [
+        "buf UB 262144",
+        "buf UB (-1)",
+        "buf UB (1); dataflow (UB -> L0A, 1, 32)",
+        "buf UB (1); tensor (UB -> UB, 1, 1)",
+        "buf A (1); buf B (1); cube (A -> B, 1, 1)",
+        "buf UB (1); vector (UB -> UB, fast, 1)",
+        "buf UB (0)",
+        "buf UB (1); buf UB (2)",
+    ] {
+        assert!(
+            matches!(Hierarchy::parse(bad), Err(Error::InvalidHierarchy(_))),
+            "{bad}"
+        );
+    }
+}

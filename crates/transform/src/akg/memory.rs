@@ -10,7 +10,8 @@
 //!   (256 KiB) fed from global memory, L0A and L0B (64 KiB each) fed from L1 and L0C
 //!   (256 KiB) for the Cube unit. Scratchpads hold what the roles say: the Vector unit's
 //!   operands in UB, the Cube unit's inputs in L1, then the GEMM `Z += X × Y`'s `X` in
-//!   L0A, `Y` in L0B and `Z` in L0C, every one of those levels.
+//!   L0A, `Y` in L0B and `Z` in L0C, every one of those levels. [`Hierarchy::parse`]
+//!   reads the same description from AKG's specification language ([`NPU_SPEC`]).
 //!
 //! [`promote`] takes the instances of one tile (`{ [o] -> S[i] }`) and the role of each
 //! tensor they access, and gives per (tensor, level) a buffer: the box of constant
@@ -559,4 +560,148 @@ fn fix_params(m: &Map, shape: &[(&str, i64)]) -> pollen_presburger::Result<Map> 
         }
     }
     Ok(out)
+}
+
+/// The NPU's description in the specification language of [`Hierarchy::parse`].
+pub const NPU_SPEC: &str = "\
+buf L1 (1048576)
+buf UB (262144)
+buf L0A (65536)
+buf L0B (65536)
+buf L0C (262144)
+dataflow (L1 -> L0A, 1, 32)
+dataflow (L1 -> L0B, 1, 32)
+vector (UB -> UB, 128, 32)
+cube (L0A L0B -> L0C, 4096, 16)
+";
+
+impl Hierarchy {
+    /// Reads a hierarchy from AKG's manual memory-hierarchy specification (Fig. 8):
+    /// one statement per line (or separated by `;`), each
+    /// - `buf NAME (BYTES)`: a buffer, a level of the hierarchy;
+    /// - `dataflow (FROM -> TO, THROUGHPUT, ALIGNMENT)`: `TO` is filled from `FROM`
+    ///   (its parent; a name that is not a buffer is global memory);
+    /// - `vector (IN... -> OUT..., THROUGHPUT, ALIGNMENT)` or `scalar (...)`: the
+    ///   buffers hold the Vector unit's operands;
+    /// - `cube (X Y -> Z, THROUGHPUT, ALIGNMENT)`: the buffers of the GEMM's left factor,
+    ///   right factor and accumulator, and the buffers feeding `X` and `Y` hold the
+    ///   Cube unit's inputs.
+    ///
+    /// Levels keep the order of their `buf` statements, parents first; the result is a
+    /// double-buffered scratchpad hierarchy, validated.
+    pub fn parse(text: &str) -> Result<Hierarchy> {
+        let bad = |line: usize, msg: &str| Error::InvalidHierarchy(format!("line {line}: {msg}"));
+        let mut levels: Vec<Level> = Vec::new();
+        let mut flows: Vec<(usize, String, String)> = Vec::new();
+        let mut units: Vec<(usize, String, Vec<String>, Vec<String>)> = Vec::new();
+        for (k, raw) in text.lines().enumerate() {
+            let line = k + 1;
+            for stmt in raw.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+                let (head, rest) = stmt
+                    .split_once('(')
+                    .ok_or_else(|| bad(line, "expected `(`"))?;
+                let body = rest
+                    .strip_suffix(')')
+                    .ok_or_else(|| bad(line, "expected `)` at the end"))?;
+                let words: Vec<&str> = head.split_whitespace().collect();
+                match words.as_slice() {
+                    ["buf", name] => {
+                        let capacity: u64 = body
+                            .trim()
+                            .parse()
+                            .map_err(|_| bad(line, "a buffer size is a non-negative integer"))?;
+                        levels.push(Level {
+                            name: name.to_string(),
+                            capacity,
+                            parent: None,
+                            holds: Vec::new(),
+                        });
+                    }
+                    [kind] => {
+                        let parts: Vec<&str> = body.split(',').map(str::trim).collect();
+                        let [flow, throughput, alignment] = parts.as_slice() else {
+                            return Err(bad(line, "expected (IN -> OUT, THROUGHPUT, ALIGNMENT)"));
+                        };
+                        for n in [throughput, alignment] {
+                            n.parse::<u64>()
+                                .map_err(|_| bad(line, "throughput and alignment are integers"))?;
+                        }
+                        let (ins, outs) = flow
+                            .split_once("->")
+                            .ok_or_else(|| bad(line, "expected `->`"))?;
+                        let ins: Vec<String> = ins.split_whitespace().map(str::to_string).collect();
+                        let outs: Vec<String> =
+                            outs.split_whitespace().map(str::to_string).collect();
+                        if ins.is_empty() || outs.is_empty() {
+                            return Err(bad(line, "a flow needs input and output buffers"));
+                        }
+                        match *kind {
+                            "dataflow" => {
+                                let ([from], [to]) = (ins.as_slice(), outs.as_slice()) else {
+                                    return Err(bad(line, "a dataflow joins one buffer to one"));
+                                };
+                                flows.push((line, from.clone(), to.clone()));
+                            }
+                            "cube" | "vector" | "scalar" => {
+                                units.push((line, kind.to_string(), ins, outs));
+                            }
+                            other => {
+                                return Err(bad(line, &format!("unknown statement `{other}`")))
+                            }
+                        }
+                    }
+                    _ => return Err(bad(line, "expected `buf NAME (SIZE)` or `KIND (...)`")),
+                }
+            }
+        }
+        for (line, from, to) in &flows {
+            let t = levels
+                .iter()
+                .position(|l| &l.name == to)
+                .ok_or_else(|| bad(*line, &format!("no buffer {to}")))?;
+            if levels.iter().any(|l| &l.name == from) {
+                levels[t].parent = Some(from.clone());
+            }
+        }
+        let grant = |levels: &mut Vec<Level>, name: &str, role: Role, line: usize| {
+            let k = levels
+                .iter()
+                .position(|l| l.name == name)
+                .ok_or_else(|| bad(line, &format!("no buffer {name}")))?;
+            if !levels[k].holds.contains(&role) {
+                levels[k].holds.push(role);
+            }
+            Ok::<(), Error>(())
+        };
+        for (line, kind, ins, outs) in &units {
+            if kind == "cube" {
+                let ([x, y], [z]) = (ins.as_slice(), outs.as_slice()) else {
+                    return Err(bad(*line, "a cube unit reads two buffers and writes one"));
+                };
+                grant(&mut levels, x, Role::GemmLeft, *line)?;
+                grant(&mut levels, y, Role::GemmRight, *line)?;
+                grant(&mut levels, z, Role::GemmResult, *line)?;
+                for operand in [x, y] {
+                    let parent = levels
+                        .iter()
+                        .find(|l| &l.name == operand)
+                        .and_then(|l| l.parent.clone());
+                    if let Some(p) = parent {
+                        grant(&mut levels, &p, Role::CubeInput, *line)?;
+                    }
+                }
+            } else {
+                for b in ins.iter().chain(outs) {
+                    grant(&mut levels, b, Role::Vector, *line)?;
+                }
+            }
+        }
+        let h = Hierarchy {
+            levels,
+            policy: Policy::Scratchpad,
+            double_buffer: true,
+        };
+        h.validate()?;
+        Ok(h)
+    }
 }
