@@ -170,7 +170,7 @@ impl FractalShape {
         } = *self;
         let taps = kh.checked_mul(kw).ok_or(Img2colError::Overflow)?;
         let ko = c1.checked_mul(taps).ok_or(Img2colError::Overflow)?;
-        let mo = (m + f - 1) / f;
+        let mo = blocks(m, f)?;
         let text = format!(
             "{{ X[a0, a1, a2, a3, a4] -> A[i0, i1, i2, i3, i4] : \
              0 <= a0 < {n} and 0 <= a1 < {mo} and 0 <= a3 < {f} and {f}a1 + a3 < {m} \
@@ -213,7 +213,7 @@ impl FractalShape {
             ..
         } = *self;
         let taps = kh.checked_mul(kw).ok_or(Img2colError::Overflow)?;
-        let (mo, ko) = ((m + f - 1) / f, (k + f - 1) / f);
+        let (mo, ko) = (blocks(m, f)?, blocks(k, f)?);
         let text = format!(
             "{{ X[a0, a1, a2, a3, a4] -> P[n, c, h, w] : \
              0 <= a0 < {n} and 0 <= a1 < {mo} and 0 <= a3 < {f} and {f}a1 + a3 < {m} \
@@ -224,6 +224,11 @@ impl FractalShape {
         );
         Ok(pollen_presburger::text::parse_map(&text)?)
     }
+}
+
+/// The number of `f`-blocks covering `n` elements.
+fn blocks(n: i64, f: i64) -> Result<i64, Img2colError> {
+    Ok(n.checked_add(f - 1).ok_or(Img2colError::Overflow)? / f)
 }
 
 fn out_size(size: i64, pad: i64, kernel: i64, stride: i64) -> Result<i64, Img2colError> {

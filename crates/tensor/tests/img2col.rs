@@ -142,6 +142,11 @@ fn invalid_shapes_are_refused() {
     let mut s = shape(5, 3, 1, 0);
     s.pad_w = -1;
     assert!(matches!(s.validate(), Err(Img2colError::InvalidShape(_))));
+    let mut s = shape(5, 3, 1, 0);
+    s.c1 = i64::MAX / 2;
+    assert_eq!(s.index_map().unwrap_err(), Img2colError::Overflow);
+    let s = shape(i64::MAX, 3, 1, 1);
+    assert_eq!(s.index_map().unwrap_err(), Img2colError::Overflow);
 }
 
 fn examples_dir() -> PathBuf {
