@@ -230,6 +230,9 @@ pub enum StrategyChoice {
     Basteln,
     /// Fused tiling of the groups PolyMage's cost model chooses.
     Polymage,
+    /// AKG: conservative clustering, live-out spaces tiled, their producers fused by
+    /// the reverse strategy.
+    Akg,
 }
 
 /// `P=V`: a parameter's estimate.
@@ -251,6 +254,7 @@ fn options(args: &OptArgs) -> Options {
             StrategyChoice::Pluto => Strategy::Pluto,
             StrategyChoice::Basteln => Strategy::Basteln,
             StrategyChoice::Polymage => Strategy::Polymage,
+            StrategyChoice::Akg => Strategy::Akg,
         },
         estimates: args.estimates.iter().cloned().collect(),
         cores: std::thread::available_parallelism()

@@ -5,9 +5,10 @@
 //! The kernels run at their small default sizes (the manifest's test flags), optimized
 //! three times: with the default options (tile sizes from the machine's caches, which at
 //! these sizes leaves one tile or a few), with small tiles of sizes 4 and 8 so that every
-//! kernel runs through many full and partial tiles and wavefronts, and with the basteln
-//! strategy's fused tiling on tiles of 4 and 8. Kernels are handled
-//! two at a time; every failure is reported at the end. gcc must be installed: without it
+//! kernel runs through many full and partial tiles and wavefronts, with the basteln
+//! strategy's fused tiling on tiles of 4 and 8, and with AKG's (conservative clustering,
+//! live-out spaces tiled by 4 and 8). `$KERNEL_VARIANT` (names separated by commas)
+//! restricts the run to those variants. Kernels are handled two at a time; every failure is reported at the end. gcc must be installed: without it
 //! the test fails and says so.
 
 use std::path::Path;
@@ -46,11 +47,26 @@ fn compile(source: &Path, binary: &Path, flags: &[String]) -> Result<(), String>
 }
 
 /// The `pollen opt` variants each kernel is checked with: a name and the options.
-const VARIANTS: [(&str, &[&str]); 3] = [
+const VARIANTS: [(&str, &[&str]); 4] = [
     ("default", &[]),
     ("tiles-4-8", &["--tile-sizes", "4,8"]),
     ("basteln", &["--strategy", "basteln", "--tile-sizes", "4,8"]),
+    ("akg", &["--strategy", "akg", "--tile-sizes", "4,8"]),
 ];
+
+/// The variants to run: all, or those `$KERNEL_VARIANT` names.
+fn variants() -> Vec<(&'static str, &'static [&'static str])> {
+    match std::env::var("KERNEL_VARIANT") {
+        Ok(names) => {
+            let names: Vec<&str> = names.split(',').map(str::trim).collect();
+            VARIANTS
+                .into_iter()
+                .filter(|(v, _)| names.contains(v))
+                .collect()
+        }
+        Err(_) => VARIANTS.to_vec(),
+    }
+}
 
 /// Optimizes, compiles and runs one kernel in every variant; the failures.
 fn check_kernel(name: &str, flags: &[String], dir: &Path) -> Vec<String> {
@@ -63,7 +79,7 @@ fn check_kernel(name: &str, flags: &[String], dir: &Path) -> Vec<String> {
             Err(message) => return vec![format!("{name}: original: {message}")],
         };
     let mut failures = Vec::new();
-    for (variant, options) in VARIANTS {
+    for (variant, options) in variants() {
         if let Err(message) = check_variant(name, flags, dir, variant, options, &expected) {
             failures.push(format!("{name} ({variant}): {message}"));
         }

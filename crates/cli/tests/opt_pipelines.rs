@@ -6,8 +6,10 @@
 //! Strategies: the default (Pluto); basteln with every array live out (fused
 //! intermediates written back) and with the manifest's outputs only (intermediates in
 //! windows), with its default tiles and with small ones (many partial and overlapping
-//! tiles); PolyMage's grouping with the manifest's outputs. Pipelines are handled two at
-//! a time; every failure is reported at the end. gcc must be installed: without it the
+//! tiles); PolyMage's grouping with the manifest's outputs; AKG's clustering and reverse
+//! strategy with every array live out and with the outputs only. `$PIPELINE_VARIANT`
+//! (names separated by commas) restricts the run to those variants. Pipelines are
+//! handled two at a time; every failure is reported at the end. gcc must be installed: without it the
 //! test fails and says so.
 //!
 //! Every run of `pollen opt` has the default budget (25,000,000 solver steps per stage),
@@ -59,7 +61,7 @@ fn manifest() -> Vec<Pipeline> {
 }
 
 /// The `pollen opt` variants: a name and the options (`{out}` stands for the outputs).
-const VARIANTS: [(&str, &[&str]); 5] = [
+const VARIANTS: [(&str, &[&str]); 7] = [
     ("pluto", &[]),
     ("basteln", &["--strategy", "basteln"]),
     (
@@ -81,7 +83,23 @@ const VARIANTS: [(&str, &[&str]); 5] = [
         "polymage",
         &["--strategy", "polymage", "--live-out", "{out}"],
     ),
+    ("akg", &["--strategy", "akg"]),
+    ("akg-live", &["--strategy", "akg", "--live-out", "{out}"]),
 ];
+
+/// The variants to run: all, or those `$PIPELINE_VARIANT` names.
+fn variants() -> Vec<(&'static str, &'static [&'static str])> {
+    match std::env::var("PIPELINE_VARIANT") {
+        Ok(names) => {
+            let names: Vec<&str> = names.split(',').map(str::trim).collect();
+            VARIANTS
+                .into_iter()
+                .filter(|(v, _)| names.contains(v))
+                .collect()
+        }
+        Err(_) => VARIANTS.to_vec(),
+    }
+}
 
 fn compile(source: &Path, binary: &Path, flags: &[String]) -> Result<(), String> {
     let include = format!("-I{}", pipelines_dir().display());
@@ -103,7 +121,7 @@ fn check_pipeline(p: &Pipeline, dir: &Path) -> Vec<String> {
             Err(e) => return vec![format!("{}: original: {e}", p.name)],
         }
     }
-    for (variant, options) in VARIANTS {
+    for (variant, options) in variants() {
         let optimized = dir.join(format!("{}.{variant}.c", p.name));
         let args: Vec<String> = options
             .iter()

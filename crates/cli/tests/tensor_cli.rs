@@ -89,3 +89,80 @@ fn errors_in_tensor_programs_are_located() {
         );
     }
 }
+
+/// Runs pollen; its standard output and error together (`--explain` writes to the
+/// latter).
+fn pollen_explain(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pollen"))
+        .args(args)
+        .output()
+        .expect("run pollen");
+    assert!(
+        out.status.success(),
+        "pollen {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut text = String::from_utf8(out.stdout).expect("UTF-8");
+    text.push_str(&String::from_utf8(out.stderr).expect("UTF-8"));
+    text
+}
+
+/// The programs of `examples/tensor/` with the first size set of the manifest, as `-D`
+/// flags.
+fn suite() -> Vec<(String, Vec<String>)> {
+    let manifest = std::fs::read_to_string(root().join("examples/tensor/manifest.txt")).unwrap();
+    manifest
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let defines = words[1].split(',').map(|kv| format!("-D{kv}")).collect();
+            (words[0].to_string(), defines)
+        })
+        .collect()
+}
+
+#[test]
+fn akg_strategy_computes_what_the_naive_operators_compute() {
+    cc::require_gcc();
+    let dir = cc::scratch("tensor-cli-akg");
+    let programs = suite();
+    assert!(programs.len() >= 15);
+    let mut one_kernel = false;
+    for (name, defines) in &programs {
+        let te = root().join(format!("examples/tensor/{name}.te"));
+        let te = te.to_str().expect("a UTF-8 path");
+        let naive = dir.join(format!("{name}.c"));
+        let optimized = dir.join(format!("{name}.akg.c"));
+        pollen(&["te", te, "-o", naive.to_str().unwrap()]);
+        let report = pollen_explain(&[
+            "opt",
+            "--strategy",
+            "akg",
+            "--explain",
+            te,
+            "-o",
+            optimized.to_str().unwrap(),
+        ]);
+        assert!(
+            report.contains("schedule (conservative clustering of the loop nests)"),
+            "{name}: {report}"
+        );
+        // The bias addition and GELU form one cluster, tiled as one kernel.
+        if name == "bias_gelu_tanh" {
+            one_kernel = report.contains("group 0: output {S0, S1}");
+        }
+        let defines: Vec<&str> = defines.iter().map(String::as_str).collect();
+        let expected = build_and_run(&naive, &defines, false);
+        let got = build_and_run(&optimized, &defines, true);
+        assert!(!expected.is_empty(), "{name}: no output");
+        assert_eq!(
+            expected,
+            got,
+            "{name}: {}",
+            cc::first_difference(&expected, &got)
+        );
+    }
+    assert!(one_kernel);
+}

@@ -140,6 +140,10 @@ impl Generator<'_, '_> {
                 inner.known = inner.known.intersect(&lifted)?;
                 self.node(child, active, &inner)
             }
+            // A subtree whose instances run elsewhere (under an extension node).
+            Node::Mark { name, .. } if name == pollen_scop::marks::SKIPPED => {
+                Ok(Ast::Block(Vec::new()))
+            }
             Node::Mark { name, child } => match (parse_unroll_and_jam(name), &**child) {
                 (Some(requests), Node::Band(band)) => {
                     let mut ast = self.node(child, active, b)?;

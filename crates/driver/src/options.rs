@@ -121,6 +121,12 @@ pub enum Strategy {
     /// [`Options::cores`], at [`Options::estimates`]); given tile sizes
     /// ([`Options::tiling`]) replace the model's.
     Polymage,
+    /// AKG's strategy (`pollen_transform::akg`): the loop nests conservatively
+    /// clustered, each live-out space (writing a tensor of [`Options::live_out`], or
+    /// one no statement reads) tiled and the intermediate spaces its tiles read fused
+    /// into them by the reverse strategy, through fused tiling with per-tile buffers
+    /// (`pollen_transform::fused`, which checks the result).
+    Akg,
 }
 
 impl Strategy {
@@ -130,6 +136,7 @@ impl Strategy {
             Strategy::Pluto => "pluto",
             Strategy::Basteln => "basteln",
             Strategy::Polymage => "polymage",
+            Strategy::Akg => "akg",
         }
     }
 }

@@ -305,7 +305,10 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     }
     let deps = pollen_deps::analyze_with(scop, Analysis::ValueBased, &mut fresh_budget(options))
         .map_err(Error::Dependences)?;
-    if matches!(options.strategy, Strategy::Basteln | Strategy::Polymage) {
+    if matches!(
+        options.strategy,
+        Strategy::Basteln | Strategy::Polymage | Strategy::Akg
+    ) {
         return optimize_scop_fused(scop, deps, options);
     }
     let deps_slice = deps.as_slice();
@@ -376,6 +379,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         tile_sizes,
         schedule: first.schedule,
         schedule_given: false,
+        clustered: false,
         scheduler_fallbacks: first.fallbacks,
         tiled: first.tiled,
         fusion_decision,
@@ -407,8 +411,22 @@ fn optimize_scop_fused(
         budget: options.budget,
         ..Default::default()
     };
-    let outcome = pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
-        .map_err(Error::Scheduling)?;
+    let outcome = if options.strategy == Strategy::Akg {
+        let tree =
+            pollen_transform::akg::cluster(scop, deps.as_slice(), &mut fresh_budget(options))
+                .map_err(|error| Error::Transform {
+                    stage: Stage::Tiling,
+                    error,
+                })?;
+        pollen_sched::Outcome {
+            tree,
+            fallbacks: Vec::new(),
+            injection: None,
+        }
+    } else {
+        pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
+            .map_err(Error::Scheduling)?
+    };
     let given = match &options.tiling {
         Tiling::Sizes(sizes) => Some(sizes.clone()),
         Tiling::Off | Tiling::FromCache => None,
@@ -421,6 +439,9 @@ fn optimize_scop_fused(
         let (groups, plan) = polymage_groups(scop, &deps, &outcome.tree, given.is_none(), options)
             .map_err(transform_error)?;
         (Some(groups), plan)
+    } else if options.strategy == Strategy::Akg {
+        let groups = akg_groups(scop, &outcome.tree, options).map_err(transform_error)?;
+        (Some(groups), None)
     } else {
         (None, None)
     };
@@ -466,6 +487,7 @@ fn optimize_scop_fused(
         tile_sizes,
         schedule: outcome.tree,
         schedule_given: false,
+        clustered: options.strategy == Strategy::Akg,
         scheduler_fallbacks: outcome.fallbacks,
         tiled: Some(fused.tree.clone()),
         fusion_decision: None,
@@ -482,6 +504,28 @@ fn optimize_scop_fused(
         ast,
         report,
     })
+}
+
+/// [`Strategy::Akg`]'s groups: the reverse strategy's, over the clustered tree, with the
+/// live-out tensors of the options or else the tensors no statement reads.
+fn akg_groups(
+    scop: &Scop,
+    tree: &pollen_scop::ScheduleTree,
+    options: &Options,
+) -> std::result::Result<Vec<pollen_transform::fused::GroupSpec>, pollen_transform::Error> {
+    let live_out = options
+        .live_out
+        .clone()
+        .unwrap_or_else(|| pollen_transform::akg::sinks(scop));
+    let spaces = pollen_transform::akg::classify(scop, tree, &live_out)?;
+    let groups = pollen_transform::akg::fusion_groups(scop, &spaces, &mut fresh_budget(options))?;
+    Ok(groups
+        .into_iter()
+        .map(|statements| pollen_transform::fused::GroupSpec {
+            statements,
+            tile_sizes: None,
+        })
+        .collect())
 }
 
 /// [`Strategy::Polymage`]'s groups: the stage graph of the unfused schedule at the
@@ -660,6 +704,7 @@ pub fn optimize_scop_scheduled(
         tile_sizes: tile_sizes(scop, options),
         schedule: scheduled.schedule,
         schedule_given: true,
+        clustered: false,
         scheduler_fallbacks: Vec::new(),
         tiled: scheduled.tiled,
         fusion_decision: None,
@@ -702,8 +747,22 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         constraints: constraint_tree.clone(),
         ..Default::default()
     };
-    let outcome = pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
-        .map_err(Error::Scheduling)?;
+    let outcome = if options.strategy == Strategy::Akg {
+        let tree =
+            pollen_transform::akg::cluster(scop, deps.as_slice(), &mut fresh_budget(options))
+                .map_err(|error| Error::Transform {
+                    stage: Stage::Tiling,
+                    error,
+                })?;
+        pollen_sched::Outcome {
+            tree,
+            fallbacks: Vec::new(),
+            injection: None,
+        }
+    } else {
+        pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
+            .map_err(Error::Scheduling)?
+    };
     let (sizes, tile_sizes) = match &options.tiling {
         Tiling::Off => (None, TileSizes::Off),
         Tiling::Sizes(sizes) => (Some(sizes.clone()), TileSizes::Given(sizes.clone())),
@@ -751,6 +810,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         tile_sizes,
         schedule: outcome.tree,
         schedule_given: false,
+        clustered: false,
         scheduler_fallbacks: outcome.fallbacks,
         tiled,
         fusion_decision: None,

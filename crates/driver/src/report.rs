@@ -63,6 +63,9 @@ pub struct ScopReport {
     /// Whether the schedule was given by the caller
     /// ([`optimize_scop_scheduled`](crate::optimize_scop_scheduled)) rather than computed.
     pub schedule_given: bool,
+    /// Whether the schedule is AKG's conservative clustering of the loop nests
+    /// ([`Strategy::Akg`](crate::Strategy::Akg)) rather than the scheduler's.
+    pub clustered: bool,
     /// The steps of the scheduler's fallback ladder that this tree took (components
     /// cut apart, signed coefficients, dimensions of the original schedule), in order.
     pub scheduler_fallbacks: Vec<pollen_sched::Fallback>,
@@ -389,6 +392,8 @@ impl ScopReport {
         }
         let title = if self.schedule_given {
             "schedule (given)".to_string()
+        } else if self.clustered {
+            "schedule (conservative clustering of the loop nests)".to_string()
         } else {
             format!(
                 "schedule ({}, {} fusion)",

@@ -8,6 +8,16 @@
 //!   `u` times (`2 <= u <= 64`) and jam the copies into the band's innermost loop
 //!   (register tiling). All requests apply together; in the jammed body, the copy
 //!   number of the first request varies slowest.
+//! - `skipped`: the subtree's instances run elsewhere (an extension node adds them
+//!   inside the tiles of their consumers); code generation emits nothing for it.
+//! - `local_UB`: the subtree runs on a vector unit with its data in a unified buffer
+//!   (AKG's intra-tile distribution); code generation scans it as usual.
+
+/// The mark over a subtree that code generation does not scan.
+pub const SKIPPED: &str = "skipped";
+
+/// The mark over a subtree whose statements run on the vector unit, data in UB.
+pub const LOCAL_UB: &str = "local_UB";
 
 /// The prefix of an unroll-and-jam mark's name.
 pub const UNROLL_AND_JAM: &str = "unroll-and-jam";

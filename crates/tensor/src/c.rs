@@ -42,7 +42,7 @@ fn param_c(name: &str) -> String {
     format!("_PB_{name}")
 }
 
-fn affine_c(a: &Affine, program: &Program) -> String {
+pub(crate) fn affine_c(a: &Affine, program: &Program) -> String {
     a.display_with(&|n| {
         if program.params().iter().any(|p| p.name == n) {
             param_c(n)
@@ -57,7 +57,7 @@ fn affine_macro(a: &Affine) -> String {
     a.to_string()
 }
 
-fn c_type(t: DType) -> &'static str {
+pub(crate) fn c_type(t: DType) -> &'static str {
     match t {
         DType::F32 => "DATA_TYPE",
         DType::F64 => "double",

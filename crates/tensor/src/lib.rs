@@ -149,6 +149,7 @@ mod c;
 pub mod error;
 pub mod eval;
 mod expr;
+pub mod img2col;
 mod parser;
 mod program;
 

@@ -32,6 +32,34 @@ pub enum Error {
     Dependences(String),
     /// The stage graph or the grouping search failed (the message says why).
     Grouping(String),
+    /// The schedule tree does not have the shape a transformation expects (the message
+    /// says what is missing).
+    UnsupportedTree(String),
+    /// A tensor's tile does not fit the buffer it is promoted to.
+    CapacityExceeded {
+        /// The buffer (memory level).
+        level: String,
+        /// The tensor promoted.
+        tensor: String,
+        /// The bytes the tile needs (all tiles promoted to the level so far).
+        needed: u64,
+        /// The bytes the level offers to promotion.
+        available: u64,
+    },
+    /// A memory hierarchy names no level that may hold the operand.
+    NoPlacement {
+        /// The tensor.
+        tensor: String,
+        /// The operand's role.
+        role: String,
+    },
+    /// A memory hierarchy is malformed (the message says why).
+    InvalidHierarchy(String),
+    /// A tile's footprint on a tensor has no box of constant extents.
+    UnboundedFootprint {
+        /// The tensor.
+        tensor: String,
+    },
 }
 
 /// The result type of this crate.
@@ -83,6 +111,23 @@ impl fmt::Display for Error {
             }
             Error::Dependences(e) => write!(f, "dependence analysis failed: {e}"),
             Error::Grouping(e) => write!(f, "grouping failed: {e}"),
+            Error::UnsupportedTree(e) => write!(f, "unsupported schedule tree: {e}"),
+            Error::CapacityExceeded {
+                level,
+                tensor,
+                needed,
+                available,
+            } => write!(
+                f,
+                "the tile of {tensor} does not fit {level}: {needed} bytes needed, {available} available"
+            ),
+            Error::NoPlacement { tensor, role } => {
+                write!(f, "no memory level may hold {tensor} ({role})")
+            }
+            Error::InvalidHierarchy(e) => write!(f, "invalid memory hierarchy: {e}"),
+            Error::UnboundedFootprint { tensor } => {
+                write!(f, "the tile's footprint on {tensor} has no constant-size box")
+            }
         }
     }
 }

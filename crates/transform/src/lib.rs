@@ -51,6 +51,7 @@
 //! assert!(pollen_sched::legality::check(deps.as_slice(), &tiled).unwrap().is_legal());
 //! ```
 
+pub mod akg;
 pub mod error;
 pub mod fused;
 pub mod grouping;

@@ -445,7 +445,7 @@ fn within_redundancy(windows: &BTreeMap<String, Vec<Extent>>, (num, den): (i64, 
 }
 
 /// The size of a C element type in bytes (8 when unknown).
-fn element_bytes(element_type: &str) -> u64 {
+pub(crate) fn element_bytes(element_type: &str) -> u64 {
     match element_type.trim() {
         "char" | "signed char" | "unsigned char" => 1,
         "short" | "unsigned short" => 2,
@@ -521,7 +521,7 @@ fn output_windows(
 /// `{ [p] -> [o] : T_k o_k <= p_k <= T_k o_k + T_k - 1 }`: the tiles of a band, written
 /// with inequalities only (no division), so that the extensions composed from it stay
 /// division-free and code generation scans them without guards.
-fn tile_relation(sizes: &[i64]) -> Map {
+pub(crate) fn tile_relation(sizes: &[i64]) -> Map {
     let n = sizes.len();
     let space = Space::map(Vec::new(), Tuple::anonymous(n), Tuple::anonymous(n));
     let mut b = BasicMap::universe(space);
@@ -545,7 +545,7 @@ fn tile_relation(sizes: &[i64]) -> Map {
 /// chain of stencils are a diamond clipped by the domain, many pieces whose
 /// compositions multiply down the chain; the hull recomputes a few more corner points
 /// and stays one piece.
-fn widen(points: &Map, budget: &mut Budget) -> Result<Map> {
+pub(crate) fn widen(points: &Map, budget: &mut Budget) -> Result<Map> {
     let m = points.coalesce_with(budget)?;
     if m.basic_maps().len() <= 1 {
         return Ok(m);
@@ -559,7 +559,7 @@ fn widen(points: &Map, budget: &mut Budget) -> Result<Map> {
 /// `m` with as few pieces as possible: coalesced, and its simple hull when that is
 /// exact (the union of a footprint's shifted pieces is usually a box, which code
 /// generation then scans without guards).
-fn tidy(m: &Map, budget: &mut Budget) -> Result<Map> {
+pub(crate) fn tidy(m: &Map, budget: &mut Budget) -> Result<Map> {
     let m = m.coalesce_with(budget)?;
     if m.basic_maps().len() <= 1 {
         return Ok(m);
@@ -1774,7 +1774,7 @@ fn lift_node(node: &Node, lifts: &BTreeMap<String, (String, Map)>) -> Result<Nod
 
 /// The origin of a window along one dimension, over the tile iterators and the
 /// parameters.
-fn origin(e: &Extent, params: &[String], tiles: &[String]) -> Linear {
+pub(crate) fn origin(e: &Extent, params: &[String], tiles: &[String]) -> Linear {
     let mut terms: Vec<(String, Int)> = Vec::new();
     for (c, t) in e.tile.iter().zip(tiles) {
         if !c.is_zero() {

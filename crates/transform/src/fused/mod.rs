@@ -58,7 +58,7 @@
 
 pub(crate) mod build;
 pub mod check;
-mod window;
+pub(crate) mod window;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
