@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use pollen_presburger::{Int, PwQPolynomial, Set};
 
-use crate::fuzz::status;
+use crate::venv::Venv;
 
 /// The parameter values tried: every integer of `[LOW, HIGH]`.
 const LOW: i64 = -8;
@@ -179,39 +179,14 @@ fn parameter_points(n: usize) -> Vec<Vec<Int>> {
 /// The Python of the private virtual environment with `islpy-barvinok`, created on
 /// first use.
 fn barvinok_python(root: &Path) -> Result<PathBuf> {
-    let venv = root.join("target").join("barvinok-venv");
-    let python = venv.join("bin").join("python");
-    let has_barvinok = |python: &Path| {
-        Command::new(python)
-            .args([
-                "-c",
-                "import islpy; islpy.Set('{ [i] : 0 <= i < 2 }').card()",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if python.exists() && has_barvinok(&python) {
-        return Ok(python);
+    Venv {
+        dir: root.join("target").join("barvinok-venv"),
+        packages: &["islpy-barvinok"],
+        check: "import islpy; islpy.Set('{ [i] : 0 <= i < 2 }').card()",
+        by: "barvinok",
     }
-    println!(
-        "barvinok: installing islpy-barvinok into {}",
-        venv.display()
-    );
-    let mut create = Command::new("python3");
-    create.args(["-m", "venv"]).arg(&venv);
-    status(
-        create,
-        "python3 -m venv (Debian: apt-get install python3-venv)",
-    )?;
-    let mut install = Command::new(&python);
-    install.args(["-m", "pip", "install", "--quiet", "islpy-barvinok"]);
-    status(install, "pip install islpy-barvinok")?;
-    if !has_barvinok(&python) {
-        bail!("islpy-barvinok is still missing from {}", venv.display());
-    }
-    Ok(python)
+    .python(true)
+    .map_err(anyhow::Error::msg)
 }
 
 #[cfg(test)]

@@ -33,7 +33,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::fuzz::{cargo, status};
+use crate::fuzz::cargo;
+use crate::venv::Venv;
 
 /// The memory the whole Pollen corpus run may use.
 const PEAK_MEMORY_TARGET_MIB: u64 = 200;
@@ -303,33 +304,14 @@ fn median(values: &mut [f64]) -> f64 {
 
 /// The Python of the private virtual environment with `islpy`, created on first use.
 fn islpy_python(root: &Path) -> Result<PathBuf> {
-    let venv = root.join("target").join("islpy-venv");
-    let python = venv.join("bin").join("python");
-    let has_islpy = |python: &Path| {
-        Command::new(python)
-            .args(["-c", "import islpy"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if python.exists() && has_islpy(&python) {
-        return Ok(python);
+    Venv {
+        dir: root.join("target").join("islpy-venv"),
+        packages: &["islpy"],
+        check: "import islpy",
+        by: "bench",
     }
-    println!("bench: installing islpy into {}", venv.display());
-    let mut create = Command::new("python3");
-    create.args(["-m", "venv"]).arg(&venv);
-    status(
-        create,
-        "python3 -m venv (Debian: apt-get install python3-venv)",
-    )?;
-    let mut install = Command::new(&python);
-    install.args(["-m", "pip", "install", "--quiet", "islpy"]);
-    status(install, "pip install islpy")?;
-    if !has_islpy(&python) {
-        bail!("islpy is still missing from {}", venv.display());
-    }
-    Ok(python)
+    .python(true)
+    .map_err(anyhow::Error::msg)
 }
 
 /// Runs a command, failing unless it succeeds; returns its standard output.

@@ -43,12 +43,13 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
 use crate::bench_polybench::{build_pollen, compile, flag_list, geomean, run_logged, works};
 use crate::formats::{csv_field, json_number, json_string};
+use crate::venv::Venv;
 
 /// How many timed runs each build makes by default (its time is the fastest).
 const DEFAULT_RUNS: usize = 5;
@@ -686,44 +687,13 @@ fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
 
 /// The Python of the private virtual environment with Halide, created on first use.
 fn halide_python(root: &Path, install: bool) -> std::result::Result<PathBuf, String> {
-    let venv = root.join("target/bench-halide/venv");
-    let python = venv.join("bin/python");
-    let ready = |python: &Path| {
-        Command::new(python)
-            .args(["-c", "import halide, numpy"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if python.exists() && ready(&python) {
-        return Ok(python);
+    Venv {
+        dir: root.join("target/bench-halide/venv"),
+        packages: HALIDE_PACKAGES,
+        check: "import halide, numpy",
+        by: "bench",
     }
-    if !install {
-        return Err(format!(
-            "--no-install given and no Halide in {}",
-            venv.display()
-        ));
-    }
-    println!(
-        "bench: installing {} into {}",
-        HALIDE_PACKAGES.join(" "),
-        venv.display()
-    );
-    let mut create = Command::new("python3");
-    create.args(["-m", "venv"]).arg(&venv);
-    compile(
-        create,
-        "python3 -m venv (Debian: apt-get install python3-venv)",
-    )?;
-    let mut pip = Command::new(&python);
-    pip.args(["-m", "pip", "install", "--quiet"])
-        .args(HALIDE_PACKAGES);
-    compile(pip, &format!("pip install {}", HALIDE_PACKAGES.join(" ")))?;
-    if !ready(&python) {
-        return Err(format!("halide is still missing from {}", venv.display()));
-    }
-    Ok(python)
+    .python(install)
 }
 
 /// Milliseconds, or what became of a cell.

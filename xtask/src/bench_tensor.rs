@@ -52,6 +52,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::bench_polybench::{build_pollen, compile, geomean, run_logged, works};
 use crate::formats::{csv_field, json_number, json_string};
+use crate::venv::Venv;
 
 /// How many timed runs each build makes by default (its time is the fastest).
 const DEFAULT_RUNS: usize = 5;
@@ -773,47 +774,13 @@ fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
 
 /// The Python of the private virtual environment with TVM, created on first use.
 fn tvm_python(root: &Path, install: bool) -> std::result::Result<PathBuf, String> {
-    let venv = root.join("target/bench-tvm/venv");
-    let python = venv.join("bin/python");
-    let ready = |python: &Path| {
-        Command::new(python)
-            .args([
-                "-c",
-                "import tvm, numpy; from tvm.s_tir import meta_schedule",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if python.exists() && ready(&python) {
-        return Ok(python);
+    Venv {
+        dir: root.join("target/bench-tvm/venv"),
+        packages: TVM_PACKAGES,
+        check: "import tvm, numpy; from tvm.s_tir import meta_schedule",
+        by: "bench",
     }
-    if !install {
-        return Err(format!(
-            "--no-install given and no TVM in {}",
-            venv.display()
-        ));
-    }
-    println!(
-        "bench: installing {} into {}",
-        TVM_PACKAGES.join(" "),
-        venv.display()
-    );
-    let mut create = Command::new("python3");
-    create.args(["-m", "venv"]).arg(&venv);
-    compile(
-        create,
-        "python3 -m venv (Debian: apt-get install python3-venv)",
-    )?;
-    let mut pip = Command::new(&python);
-    pip.args(["-m", "pip", "install", "--quiet"])
-        .args(TVM_PACKAGES);
-    compile(pip, &format!("pip install {}", TVM_PACKAGES.join(" ")))?;
-    if !ready(&python) {
-        return Err(format!("tvm is still missing from {}", venv.display()));
-    }
-    Ok(python)
+    .python(install)
 }
 
 /// Milliseconds, or what became of a cell.

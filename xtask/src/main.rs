@@ -48,6 +48,7 @@ mod fuzz;
 mod polybench_suite;
 mod random_programs;
 mod tidy;
+mod venv;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
