@@ -411,22 +411,7 @@ fn optimize_scop_fused(
         budget: options.budget,
         ..Default::default()
     };
-    let outcome = if options.strategy == Strategy::Akg {
-        let tree =
-            pollen_transform::akg::cluster(scop, deps.as_slice(), &mut fresh_budget(options))
-                .map_err(|error| Error::Transform {
-                    stage: Stage::Tiling,
-                    error,
-                })?;
-        pollen_sched::Outcome {
-            tree,
-            fallbacks: Vec::new(),
-            injection: None,
-        }
-    } else {
-        pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
-            .map_err(Error::Scheduling)?
-    };
+    let outcome = strategy_schedule(scop, &deps, &sched_options, options)?;
     let given = match &options.tiling {
         Tiling::Sizes(sizes) => Some(sizes.clone()),
         Tiling::Off | Tiling::FromCache => None,
@@ -504,6 +489,31 @@ fn optimize_scop_fused(
         ast,
         report,
     })
+}
+
+/// The schedule a strategy starts from: AKG's conservative clustering for
+/// [`Strategy::Akg`], the scheduler's with `sched_options` otherwise.
+fn strategy_schedule(
+    scop: &Scop,
+    deps: &pollen_deps::Dependences,
+    sched_options: &pollen_sched::Options,
+    options: &Options,
+) -> Result<pollen_sched::Outcome> {
+    if options.strategy == Strategy::Akg {
+        let tree =
+            pollen_transform::akg::cluster(scop, deps.as_slice(), &mut fresh_budget(options))
+                .map_err(|error| Error::Transform {
+                    stage: Stage::Tiling,
+                    error,
+                })?;
+        return Ok(pollen_sched::Outcome {
+            tree,
+            fallbacks: Vec::new(),
+            injection: None,
+        });
+    }
+    pollen_sched::schedule_with_report(scop, deps.as_slice(), sched_options)
+        .map_err(Error::Scheduling)
 }
 
 /// [`Strategy::Akg`]'s groups: the reverse strategy's, over the clustered tree, with the
@@ -747,22 +757,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         constraints: constraint_tree.clone(),
         ..Default::default()
     };
-    let outcome = if options.strategy == Strategy::Akg {
-        let tree =
-            pollen_transform::akg::cluster(scop, deps.as_slice(), &mut fresh_budget(options))
-                .map_err(|error| Error::Transform {
-                    stage: Stage::Tiling,
-                    error,
-                })?;
-        pollen_sched::Outcome {
-            tree,
-            fallbacks: Vec::new(),
-            injection: None,
-        }
-    } else {
-        pollen_sched::schedule_with_report(scop, deps.as_slice(), &sched_options)
-            .map_err(Error::Scheduling)?
-    };
+    let outcome = strategy_schedule(scop, &deps, &sched_options, options)?;
     let (sizes, tile_sizes) = match &options.tiling {
         Tiling::Off => (None, TileSizes::Off),
         Tiling::Sizes(sizes) => (Some(sizes.clone()), TileSizes::Given(sizes.clone())),
