@@ -23,7 +23,7 @@
 
 use std::collections::BTreeSet;
 
-use pollen_presburger::{Budget, DimKind, Int, Map, UnionMap, UnionSet};
+use pollen_presburger::{Budget, DimKind, Int, Map, Set, UnionMap, UnionSet};
 use pollen_scop::{Access, Band, Node, ScheduleTree, Scop, Statement};
 
 use crate::error::Result;
@@ -263,6 +263,7 @@ fn split_statement(
         let Some(body) = substitute(&s.body, &s.iterators, moduli, &r) else {
             return Ok(None);
         };
+        let body = fold_divisions(&body, &name, &s.iterators, &scop.params, &domain, budget)?;
         taken.insert(name.clone());
         new.push(Statement {
             name: name.clone(),
@@ -430,6 +431,282 @@ fn substitute(body: &str, iterators: &[String], moduli: &[i64], r: &[i64]) -> Op
     Some(out)
 }
 
+/// `body` with every division and remainder of a parenthesised affine integer
+/// expression by a positive integer literal, `(e) / d` or `(e) % d`, replaced by its
+/// value as an affine expression, where the piece's `domain` proves `e >= 0` (so C's
+/// truncating division is the floor) and `d` divides every coefficient of `e`'s
+/// variables: `(2 * (y) + 1) / 2` becomes `(y)`, `((2 * (y) + 1) + 1) / 2` becomes
+/// `(y + 1)` and `(2 * (x) + 1) % 2` becomes `(1)`.
+///
+/// After a residue split these are the divisions the split made exact; a C compiler
+/// folds them only when it can prove `e >= 0` itself, and otherwise vectorizes the
+/// subscripts with gathers. An operand is taken only where C's precedence makes the
+/// parenthesised group the whole left operand (`a * (e) / d` and casts are left alone),
+/// and only when the group holds nothing but the statement's iterators, the parameters,
+/// integer literals, `+`, `-` and products by constants.
+fn fold_divisions(
+    body: &str,
+    piece: &str,
+    iterators: &[String],
+    params: &[String],
+    domain: &Set,
+    budget: &mut Budget,
+) -> Result<String> {
+    let mut body = body.to_string();
+    // Each fold removes a `/` or `%`: at most that many rounds.
+    let mut skip = 0usize;
+    loop {
+        let toks = scan(&body);
+        let text = |k: usize| &body[toks[k].1.clone()];
+        let mut found = None;
+        let mut seen = 0usize;
+        for k in 1..toks.len().saturating_sub(1) {
+            if !matches!(text(k), "/" | "%") {
+                continue;
+            }
+            seen += 1;
+            if seen <= skip {
+                continue;
+            }
+            let Some(d) = integer_literal(text(k + 1)) else {
+                skip += 1;
+                continue;
+            };
+            let Some(open) = group_before(&toks, &body, k) else {
+                skip += 1;
+                continue;
+            };
+            let vars: Vec<&str> = iterators.iter().chain(params).map(String::as_str).collect();
+            let Some(e) = affine_of(&toks[open + 1..k - 1], &body, &vars) else {
+                skip += 1;
+                continue;
+            };
+            found = Some((open, k, d, e));
+            break;
+        }
+        let Some((open, k, d, (coeffs, constant))) = found else {
+            return Ok(body);
+        };
+        let divides = d > 0 && coeffs.iter().all(|c| c % d == 0);
+        if !divides
+            || !non_negative(
+                piece,
+                iterators.len(),
+                params,
+                &coeffs,
+                constant,
+                domain,
+                budget,
+            )?
+        {
+            skip += 1;
+            continue;
+        }
+        let names: Vec<&str> = iterators.iter().chain(params).map(String::as_str).collect();
+        let value = if text(k) == "/" {
+            let quotient: Vec<i64> = coeffs.iter().map(|c| c / d).collect();
+            affine_text(&quotient, constant.div_euclid(d), &names)
+        } else {
+            constant.rem_euclid(d).to_string()
+        };
+        let range = toks[open].1.start..toks[k + 1].1.end;
+        body.replace_range(range, &format!("({value})"));
+    }
+}
+
+/// The value of a decimal integer literal without suffix, when positive.
+fn integer_literal(word: &str) -> Option<i64> {
+    if !word.bytes().all(|b| b.is_ascii_digit()) || word.starts_with('0') {
+        return None;
+    }
+    word.parse().ok().filter(|&d: &i64| d > 0)
+}
+
+/// The index of the `(` opening the parenthesised group that ends just before token
+/// `k` (a `/` or `%`), when that group is the whole left operand of the operator: the
+/// token before it binds more loosely than `/` (an opening bracket, a comma, a binary
+/// `+` or `-`, a comparison, an assignment, `?` or `:`), or there is none.
+fn group_before(toks: &[(Kind, std::ops::Range<usize>)], body: &str, k: usize) -> Option<usize> {
+    let text = |j: usize| &body[toks[j].1.clone()];
+    if text(k - 1) != ")" {
+        return None;
+    }
+    let mut depth = 0i64;
+    let mut j = k - 1;
+    let open = loop {
+        match text(j) {
+            ")" => depth += 1,
+            "(" => {
+                depth -= 1;
+                if depth == 0 {
+                    break j;
+                }
+            }
+            _ => {}
+        }
+        j = j.checked_sub(1)?;
+    };
+    if open == 0 {
+        return Some(open);
+    }
+    let before = text(open - 1);
+    let loose = matches!(
+        before,
+        "[" | "(" | "," | "?" | ":" | "=" | "==" | "!=" | "<" | ">" | "<=" | ">=" | "&&" | "||"
+    );
+    let binary = matches!(before, "+" | "-")
+        && open >= 2
+        && (toks[open - 2].0 != Kind::Punctuator || matches!(text(open - 2), ")" | "]"));
+    (loose || binary).then_some(open)
+}
+
+/// The affine expression the tokens spell over `vars` (coefficients per variable and
+/// the constant), when they hold nothing but `vars`, integer literals, parentheses,
+/// `+`, `-` and products with a constant factor; `None` otherwise or on overflow.
+fn affine_of(
+    toks: &[(Kind, std::ops::Range<usize>)],
+    body: &str,
+    vars: &[&str],
+) -> Option<(Vec<i64>, i64)> {
+    struct P<'a> {
+        toks: &'a [(Kind, std::ops::Range<usize>)],
+        body: &'a str,
+        vars: &'a [&'a str],
+        at: usize,
+    }
+    type Affine = (Vec<i64>, i64);
+    impl P<'_> {
+        fn peek(&self) -> Option<&str> {
+            self.toks.get(self.at).map(|t| &self.body[t.1.clone()])
+        }
+        fn expr(&mut self) -> Option<Affine> {
+            let mut acc = self.term()?;
+            while let Some(op) = self.peek().filter(|t| matches!(*t, "+" | "-")) {
+                let sign = if op == "+" { 1 } else { -1 };
+                self.at += 1;
+                let t = self.term()?;
+                acc = add(&acc, &scale(&t, sign)?)?;
+            }
+            Some(acc)
+        }
+        fn term(&mut self) -> Option<Affine> {
+            let mut acc = self.factor()?;
+            while self.peek() == Some("*") {
+                self.at += 1;
+                let f = self.factor()?;
+                acc = if acc.0.iter().all(|&c| c == 0) {
+                    scale(&f, acc.1)?
+                } else if f.0.iter().all(|&c| c == 0) {
+                    scale(&acc, f.1)?
+                } else {
+                    return None;
+                };
+            }
+            Some(acc)
+        }
+        fn factor(&mut self) -> Option<Affine> {
+            let word = self.peek()?.to_string();
+            self.at += 1;
+            match word.as_str() {
+                "-" => scale(&self.factor()?, -1),
+                "+" => self.factor(),
+                "(" => {
+                    let e = self.expr()?;
+                    (self.peek() == Some(")")).then_some(())?;
+                    self.at += 1;
+                    Some(e)
+                }
+                "0" => Some((vec![0; self.vars.len()], 0)),
+                w => {
+                    if let Some(v) = integer_literal(w) {
+                        return Some((vec![0; self.vars.len()], v));
+                    }
+                    let j = self.vars.iter().position(|v| *v == w)?;
+                    let mut c = vec![0; self.vars.len()];
+                    c[j] = 1;
+                    Some((c, 0))
+                }
+            }
+        }
+    }
+    fn scale(a: &Affine, f: i64) -> Option<Affine> {
+        let c: Option<Vec<i64>> = a.0.iter().map(|x| x.checked_mul(f)).collect();
+        Some((c?, a.1.checked_mul(f)?))
+    }
+    fn add(a: &Affine, b: &Affine) -> Option<Affine> {
+        let c: Option<Vec<i64>> =
+            a.0.iter()
+                .zip(&b.0)
+                .map(|(x, y)| x.checked_add(*y))
+                .collect();
+        Some((c?, a.1.checked_add(b.1)?))
+    }
+    let mut p = P {
+        toks,
+        body,
+        vars,
+        at: 0,
+    };
+    let e = p.expr()?;
+    (p.at == toks.len()).then_some(e)
+}
+
+/// Whether `coeffs · (iterators, params) + constant >= 0` on all of `domain`.
+fn non_negative(
+    piece: &str,
+    n_iterators: usize,
+    params: &[String],
+    coeffs: &[i64],
+    constant: i64,
+    domain: &Set,
+    budget: &mut Budget,
+) -> Result<bool> {
+    let dims: Vec<String> = (0..n_iterators).map(|k| format!("x{k}")).collect();
+    let names: Vec<&str> = dims
+        .iter()
+        .map(String::as_str)
+        .chain(params.iter().map(String::as_str))
+        .collect();
+    let text = format!(
+        "[{}] -> {{ {piece}[{}] : {} < 0 }}",
+        params.join(", "),
+        dims.join(", "),
+        affine_text(coeffs, constant, &names)
+    );
+    let negative = text.parse::<Set>()?.intersect(domain)?;
+    Ok(negative.is_empty_with(budget)?)
+}
+
+/// `coeffs · names + constant` as C (and isl) text: `y + 1`, `2 * x - 3`, `0`.
+fn affine_text(coeffs: &[i64], constant: i64, names: &[&str]) -> String {
+    let mut out = String::new();
+    for (c, name) in coeffs.iter().zip(names) {
+        if *c == 0 {
+            continue;
+        }
+        let magnitude = c.unsigned_abs();
+        let term = if magnitude == 1 {
+            name.to_string()
+        } else {
+            format!("{magnitude} * {name}")
+        };
+        if out.is_empty() {
+            out = if *c < 0 { format!("-{term}") } else { term };
+        } else {
+            out.push_str(if *c < 0 { " - " } else { " + " });
+            out.push_str(&term);
+        }
+    }
+    if out.is_empty() {
+        return constant.to_string();
+    }
+    if constant != 0 {
+        out.push_str(if constant < 0 { " - " } else { " + " });
+        out.push_str(&constant.unsigned_abs().to_string());
+    }
+    out
+}
+
 /// `node` with each split statement's instances replaced by its pieces' in every
 /// domain, filter, band and extension.
 fn rewrite_node(node: &Node, pieces_of: &[(String, Vec<(String, Map)>)]) -> Result<Node> {
@@ -578,5 +855,67 @@ mod tests {
         assert_eq!(fresh_name("S1", &[0, 1], &BTreeSet::new()), "S1_0_1");
         let taken = BTreeSet::from(["S1_0".to_string()]);
         assert_eq!(fresh_name("S1", &[0], &taken), "S1_0r");
+    }
+
+    fn fold(body: &str, domain: &str) -> String {
+        let domain: Set = domain.parse().unwrap();
+        let iterators = ["x".to_string(), "y".to_string()];
+        fold_divisions(
+            body,
+            "S",
+            &iterators,
+            &["n".to_string()],
+            &domain,
+            &mut Budget::unlimited(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn exact_divisions_of_non_negative_groups_are_folded() {
+        let domain = "[n] -> { S[x, y] : 0 <= x < n and 0 <= y < n }";
+        assert_eq!(
+            fold(
+                "a[x] = u[(2 * (y) + 1) / 2] + u[((2 * (y) + 1) + 1) / 2];",
+                domain
+            ),
+            "a[x] = u[(y)] + u[(y + 1)];"
+        );
+        assert_eq!(fold("a[(2 * (x) + 1) % 2] = 0;", domain), "a[(1)] = 0;");
+        assert_eq!(
+            fold("a[(4 * x - 2 * n + 2 * n + 7) / 2] = 0;", domain),
+            "a[(2 * x + 3)] = 0;"
+        );
+        // Nested: the inner division is folded first, then the outer one.
+        assert_eq!(
+            fold("a[((4 * (x) + 2) / 2 + 2 * y) / 2] = 0;", domain),
+            "a[(x + y)] = 0;"
+        );
+    }
+
+    #[test]
+    fn divisions_that_are_not_provably_exact_floors_stay() {
+        let domain = "[n] -> { S[x, y] : -2 <= x < n and 0 <= y < n }";
+        for body in [
+            // The group may be negative: C truncates, the floor would differ.
+            "a[(2 * (x) + 1) / 2] = 0;",
+            // The divisor does not divide the coefficient.
+            "a[(3 * (y) + 1) / 2] = 0;",
+            // `a * (e) / 2` is `(a * (e)) / 2`; a cast binds tighter than `/`.
+            "a[n * (2 * (y) + 1) / 2] = 0;",
+            "b = (float)(2 * (y)) / 2;",
+            "b = -(2 * (y)) / 2;",
+            "b = !(2 * (y)) / 2;",
+            // Not an integer literal, not an affine group.
+            "b = (2 * (y)) / 2.0f;",
+            "b = (2 * (y)) / 2u;",
+            "b = (2 * y * y) / 2;",
+            "b = (2 * c[y]) / 2;",
+            "b = f(2 * y) / 2;",
+        ] {
+            assert_eq!(fold(body, domain), body, "{body}");
+        }
+        // A binary minus before the group is looser than `/`.
+        assert_eq!(fold("b = y - (2 * (y)) / 2;", domain), "b = y - (y);");
     }
 }
