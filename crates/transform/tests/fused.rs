@@ -903,3 +903,197 @@ fn a_stage_of_inputs_read_by_two_groups_is_recomputed_by_both() {
     let copies = statements_running(&f, "S0");
     assert_eq!(copies, 1, "{f}");
 }
+
+/// basteln's T14: `A` (a stencil of `T`, another stage's array) feeds two outputs,
+/// `B` from its first half and `C` from `A` at `OFF` and after. With `OFF = N` the two
+/// read disjoint halves of `A` (Algorithm 4's case (21)); with `OFF = N - 2` they
+/// overlap.
+fn two_outputs(offset: &str) -> String {
+    format!(
+        "\
+for (i = 0; i < 2 * N + 1; i++)
+  T[i] = X[i] + 1;
+for (i = 0; i < 2 * N; i++)
+  A[i] = T[i] + T[i + 1];
+for (i = 0; i < N - 1; i++)
+  B[i] = A[i] + A[i + 1];
+for (i = 0; i < N - 1; i++)
+  C[i] = A[{offset} + i] + A[{offset} + i + 1];"
+    )
+}
+const TWO_OUTPUTS_PARAMS: &str =
+    "int N, double X[2 * N + 1], double T[2 * N + 1], double A[2 * N], double B[N], double C[N]";
+
+/// The groups of `f` that compute instances of statement `s` in their tiles.
+fn groups_computing<'a>(f: &'a Fused, s: &str) -> Vec<&'a Vec<String>> {
+    f.groups
+        .iter()
+        .filter(|g| {
+            g.producers
+                .iter()
+                .any(|p| p.statements.iter().any(|t| t == s))
+        })
+        .map(|g| &g.output)
+        .collect()
+}
+
+#[test]
+fn t14_a_producer_read_in_disjoint_parts_is_computed_by_each_output() {
+    let p = program(&two_outputs("N"), TWO_OUTPUTS_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    // A (S1) is computed by both output groups, in disjoint parts, and never whole.
+    let computing = groups_computing(&f, "S1");
+    assert_eq!(computing.len(), 2, "{f}");
+    assert!(f.groups.iter().all(|g| g.output != ["S1"]), "{f}");
+    assert_eq!(statements_running(&f, "S1"), 2, "{f}");
+    // The instances each group computes, at N = 10: A[0..9] for B (reads A[0..9]) and
+    // A[10..19] for C, without a common one.
+    let mut parts: Vec<Vec<i64>> = f
+        .groups
+        .iter()
+        .filter_map(|g| g.producers.iter().find(|p| p.statements == ["S1"]))
+        .map(|p| {
+            let mut m = p.extension.maps().next().expect("one extension").clone();
+            m = m.fix_val(DimKind::Param, 0, &Int::from(10)).expect("fix");
+            let m = m.project_out(DimKind::Param, 0, 1).expect("project");
+            let mut xs: Vec<i64> = m
+                .points()
+                .expect("points")
+                .into_iter()
+                .map(|p| p[1].to_i64().unwrap())
+                .collect();
+            xs.sort_unstable();
+            xs.dedup();
+            xs
+        })
+        .collect();
+    parts.sort();
+    assert_eq!(
+        parts,
+        [(0..10).collect::<Vec<i64>>(), (10..20).collect()],
+        "{f}"
+    );
+    assert!(
+        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
+        "{f}"
+    );
+}
+
+#[test]
+fn t14_a_producer_read_in_overlapping_parts_is_not_fused() {
+    let p = program(&two_outputs("N - 2"), TWO_OUTPUTS_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    // Case (c): A is computed once, whole, by no output's tiles.
+    assert!(groups_computing(&f, "S1").is_empty(), "{f}");
+    assert_eq!(statements_running(&f, "S1"), 1, "{f}");
+    assert!(
+        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
+        "{f}"
+    );
+    // With A live, it is stored whole, and is not shared either.
+    let p = program(&two_outputs("N"), TWO_OUTPUTS_PARAMS);
+    let f = fused(
+        &p,
+        &FuseOptions {
+            tile_sizes: Some(vec![4]),
+            live_out: None,
+            ..FuseOptions::default()
+        },
+    );
+    assert!(groups_computing(&f, "S1").len() <= 1, "{f}");
+    assert!(verdict(&p, &f, None).is_equivalent(), "{f}");
+}
+
+#[test]
+fn t14_a_shared_producer_one_consumer_cannot_take_is_computed_whole() {
+    // C's loop is a recurrence: no parallel member, no tiles, so it cannot compute its
+    // part of A. B's group then must not compute A either: A runs once, whole.
+    let body = "\
+for (i = 0; i < 2 * N + 1; i++)
+  T[i] = X[i] + 1;
+for (i = 0; i < 2 * N; i++)
+  A[i] = T[i] + T[i + 1];
+for (i = 0; i < N - 1; i++)
+  B[i] = A[i] + A[i + 1];
+for (i = 1; i < N - 1; i++)
+  C[i] = C[i - 1] + A[N + i];";
+    let p = program(body, TWO_OUTPUTS_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    assert!(groups_computing(&f, "S1").is_empty(), "{f}");
+    assert_eq!(statements_running(&f, "S1"), 1, "{f}");
+    assert!(
+        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
+        "{f}"
+    );
+}
+
+/// basteln's T14 (b), the attention pattern in miniature: one producer `T`, then two
+/// outputs reading it identically at each point (the paper's two products of one
+/// elementwise result, here with constant windows).
+const SIBLINGS: &str = "\
+for (i = 0; i < N; i++)
+  for (j = 0; j < M + 1; j++)
+    T[i][j] = X[i][j] * 2;
+for (i = 0; i < N; i++)
+  for (j = 0; j < M; j++)
+    P[i][j] = T[i][j] * U[i][j] + T[i][j + 1];
+for (i = 0; i < N; i++)
+  for (j = 0; j < M; j++)
+    Q[i][j] = T[i][j] - V[i][j] * T[i][j + 1];";
+const SIBLINGS_PARAMS: &str = "int N, int M, double X[N + 1][M + 1], double T[N + 1][M + 1], \
+     double U[N][M], double V[N][M], double P[N][M], double Q[N][M]";
+
+#[test]
+fn t14_sibling_outputs_reading_a_producer_identically_share_one_group() {
+    let p = program(SIBLINGS, SIBLINGS_PARAMS);
+    let options = FuseOptions {
+        tile_sizes: Some(vec![4, 4]),
+        live_out: Some(BTreeSet::from(["P".to_string(), "Q".to_string()])),
+        ..FuseOptions::default()
+    };
+    let f = fused(&p, &options);
+    // Both outputs are the output of one group, which computes T once per tile.
+    let outputs: Vec<&Vec<String>> = f.groups.iter().map(|g| &g.output).collect();
+    assert_eq!(outputs.len(), 1, "{f}");
+    assert_eq!(outputs[0].len(), 2, "{f}");
+    assert_eq!(groups_computing(&f, "S0").len(), 1, "{f}");
+    assert_eq!(statements_running(&f, "S0"), 1, "{f}");
+    assert!(
+        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
+        "{f}"
+    );
+    // Reading T at other points (Q one row down), they stay two groups, and T, computed
+    // from the input alone, is recomputed by both.
+    let shifted = SIBLINGS
+        .replace(
+            "Q[i][j] = T[i][j] - V[i][j] * T[i][j + 1]",
+            "Q[i][j] = T[i + 1][j] - V[i][j]",
+        )
+        .replace(
+            "i < N; i++)\n  for (j = 0; j < M + 1",
+            "i < N + 1; i++)\n  for (j = 0; j < M + 1",
+        );
+    let p = program(&shifted, SIBLINGS_PARAMS);
+    let f = fused(&p, &options);
+    assert_eq!(f.groups.len(), 2, "{f}");
+    assert_eq!(groups_computing(&f, "S0").len(), 2, "{f}");
+    assert!(
+        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
+        "{f}"
+    );
+}

@@ -159,100 +159,209 @@ pub fn fuse(
             duplicable[k] = ok;
         }
     }
-    // Per duplicable stage, its consumers that are in a group recomputing it.
-    let mut recomputed_for: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); stages.len()];
-    let mut elided: BTreeSet<usize> = BTreeSet::new();
-    let mut assigned = vec![false; stages.len()];
-    let mut groups: Vec<Building> = Vec::new();
-    for o in (0..stages.len()).rev() {
-        if assigned[o] {
-            continue;
+    // Stages whose consumers read disjoint parts of what they write, into arrays dead
+    // after the region (basteln's Algorithm 4, the disjoint case (21)): each consumer's
+    // group may compute its own part, without redundancy. Those that end up computed
+    // whole as well, or with overlapping slices, are withdrawn and the grouping redone.
+    let mut shareable = vec![false; stages.len()];
+    if options.groups.is_none() {
+        for (k, stage) in stages.iter().enumerate() {
+            shareable[k] = !duplicable[k]
+                && consumers[k].len() >= 2
+                && disjoint_reads(scop, deps, stage, &stages, &consumers[k], &live, budget)?;
         }
-        // A recomputed stage all of whose consumers recompute it is never run whole.
-        if duplicable[o] && !consumers[o].is_empty() && consumers[o].is_subset(&recomputed_for[o]) {
-            elided.insert(o);
-            continue;
-        }
-        let allowed = given.get(&o);
-        if options.groups.is_some() && allowed.is_none() {
-            continue;
-        }
-        let Some(band) = stages[o].band() else {
-            continue;
-        };
-        // The leading parallel members are tiled: the tiles then run in any order,
-        // each with its own windows; a sequential member stays inside the tiles.
-        let k = band.coincident.iter().take_while(|&&c| c).count();
-        if !band.permutable || k == 0 {
-            continue;
-        }
-        let given_sizes = match allowed.and_then(|(_, sizes)| sizes.as_ref()) {
-            Some(sizes) if sizes.len() >= band.n_members() => {
-                let first = sizes.len() - band.n_members();
-                Some(sizes[first..first + k].to_vec())
-            }
-            Some(sizes) => Some(sizes.clone()),
-            None => options.tile_sizes.clone(),
-        };
-        let context = Context {
-            scop,
-            deps,
-            stages: &stages,
-            consumers: &consumers,
-            writers: &writers,
-            assigned: &assigned,
-            duplicable: &duplicable,
-            allowed: allowed.map(|(group, _)| group),
-            slice_steps,
-            max_stages: if allowed.is_some() {
-                usize::MAX
-            } else {
-                options.max_stages.max(1)
-            },
-            max_redundancy: options.max_redundancy,
-        };
-        let building = match (given_sizes, options.footprint_bytes) {
-            (Some(sizes), _) => context.group(o, k, tile_sizes(&Some(sizes), k)?, budget)?,
-            (None, None) => context.group(o, k, tile_sizes(&None, k)?, budget)?,
-            (None, Some(limit)) => {
-                // The largest tiles whose windows fit the footprint (the innermost member
-                // 128 wide, the one outside it from 64 down, the others 1, or all of a
-                // member with a few constant values: the channels of an image, which
-                // producers without them would otherwise compute once per channel).
-                let extents = member_extents(scop, &stages[o], k, budget)?;
-                let mut chosen = None;
-                for outer in [64, 32, 16, 8, 4, 2, 1] {
-                    let sizes: Vec<i64> = (0..k)
-                        .map(|j| match k - 1 - j {
-                            0 => 128,
-                            1 => outer,
-                            _ => extents[j].filter(|&e| e <= SMALL_EXTENT).unwrap_or(1),
-                        })
-                        .collect();
-                    let b = context.group(o, k, sizes, budget)?;
-                    let fits = b.window_bytes(scop) <= limit;
-                    chosen = Some(b);
-                    if fits || k == 1 {
-                        break;
-                    }
-                }
-                chosen.expect("at least one candidate")
-            }
-        };
-        assigned[o] = true;
-        let mut members: BTreeSet<usize> = building.producers.iter().map(|(p, _, _)| *p).collect();
-        members.insert(o);
-        for (p, _, _) in &building.producers {
-            if building.duplicates.contains(p) {
-                recomputed_for[*p].extend(consumers[*p].intersection(&members));
-            } else {
-                assigned[*p] = true;
-            }
-        }
-        groups.push(building);
     }
-    groups.reverse();
-    rewrite(scop, deps, &stages, groups, &elided, options, budget)
+    loop {
+        // Per duplicable stage, its consumers that are in a group recomputing it.
+        let mut recomputed_for: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); stages.len()];
+        let mut elided: BTreeSet<usize> = BTreeSet::new();
+        let mut assigned = vec![false; stages.len()];
+        let mut groups: Vec<Building> = Vec::new();
+        for o in (0..stages.len()).rev() {
+            if assigned[o] {
+                continue;
+            }
+            // A recomputed stage all of whose consumers recompute it is never run whole.
+            if (duplicable[o] || shareable[o])
+                && !consumers[o].is_empty()
+                && consumers[o].is_subset(&recomputed_for[o])
+            {
+                elided.insert(o);
+                continue;
+            }
+            let allowed = given.get(&o);
+            if options.groups.is_some() && allowed.is_none() {
+                continue;
+            }
+            let Some(band) = stages[o].band() else {
+                continue;
+            };
+            // The leading parallel members are tiled: the tiles then run in any order,
+            // each with its own windows; a sequential member stays inside the tiles.
+            let k = band.coincident.iter().take_while(|&&c| c).count();
+            if !band.permutable || k == 0 {
+                continue;
+            }
+            let given_sizes = match allowed.and_then(|(_, sizes)| sizes.as_ref()) {
+                Some(sizes) if sizes.len() >= band.n_members() => {
+                    let first = sizes.len() - band.n_members();
+                    Some(sizes[first..first + k].to_vec())
+                }
+                Some(sizes) => Some(sizes.clone()),
+                None => options.tile_sizes.clone(),
+            };
+            let context = Context {
+                scop,
+                deps,
+                stages: &stages,
+                consumers: &consumers,
+                writers: &writers,
+                assigned: &assigned,
+                duplicable: &duplicable,
+                shareable: &shareable,
+                allowed: allowed.map(|(group, _)| group),
+                slice_steps,
+                max_stages: if allowed.is_some() {
+                    usize::MAX
+                } else {
+                    options.max_stages.max(1)
+                },
+                max_redundancy: options.max_redundancy,
+            };
+            let building = match (given_sizes, options.footprint_bytes) {
+                (Some(sizes), _) => context.group(o, k, tile_sizes(&Some(sizes), k)?, budget)?,
+                (None, None) => context.group(o, k, tile_sizes(&None, k)?, budget)?,
+                (None, Some(limit)) => {
+                    // The largest tiles whose windows fit the footprint (the innermost member
+                    // 128 wide, the one outside it from 64 down, the others 1, or all of a
+                    // member with a few constant values: the channels of an image, which
+                    // producers without them would otherwise compute once per channel).
+                    let extents = member_extents(scop, &stages[o], k, budget)?;
+                    let mut chosen = None;
+                    for outer in [64, 32, 16, 8, 4, 2, 1] {
+                        let sizes: Vec<i64> = (0..k)
+                            .map(|j| match k - 1 - j {
+                                0 => 128,
+                                1 => outer,
+                                _ => extents[j].filter(|&e| e <= SMALL_EXTENT).unwrap_or(1),
+                            })
+                            .collect();
+                        let b = context.group(o, k, sizes, budget)?;
+                        let fits = b.window_bytes(scop) <= limit;
+                        chosen = Some(b);
+                        if fits || k == 1 {
+                            break;
+                        }
+                    }
+                    chosen.expect("at least one candidate")
+                }
+            };
+            assigned[o] = true;
+            let mut members: BTreeSet<usize> =
+                building.producers.iter().map(|(p, _, _)| *p).collect();
+            members.insert(o);
+            for (p, _, _) in &building.producers {
+                if building.duplicates.contains(p) {
+                    recomputed_for[*p].extend(consumers[*p].intersection(&members));
+                } else {
+                    assigned[*p] = true;
+                }
+            }
+            groups.push(building);
+        }
+        // A shared stage must be computed by its consumers' groups alone, in disjoint
+        // parts; otherwise it is not shared.
+        let mut withdrawn = false;
+        let shared: Vec<usize> = (0..stages.len()).filter(|&p| shareable[p]).collect();
+        for p in shared {
+            let slices: Vec<&BTreeMap<String, Map>> = groups
+                .iter()
+                .flat_map(|g| g.producers.iter())
+                .filter(|(q, _, _)| *q == p)
+                .map(|(_, extension, _)| extension)
+                .collect();
+            if slices.is_empty() {
+                continue;
+            }
+            if !elided.contains(&p) || !pairwise_disjoint(&slices, budget)? {
+                shareable[p] = false;
+                withdrawn = true;
+            }
+        }
+        if !withdrawn {
+            groups.reverse();
+            return rewrite(scop, deps, &stages, groups, &elided, options, budget);
+        }
+    }
+}
+
+/// Whether the consumers of `stage` (at least two) read pairwise disjoint sets of its
+/// instances, and it writes only arrays dead after the region: the precondition of
+/// computing each consumer's part in the consumer's group (basteln's (21)).
+fn disjoint_reads(
+    scop: &Scop,
+    deps: &[Dependence],
+    stage: &Stage,
+    stages: &[Stage],
+    consumers: &BTreeSet<usize>,
+    live: &dyn Fn(&str) -> bool,
+    budget: &mut Budget,
+) -> Result<bool> {
+    for name in &stage.statements {
+        let s = statement(scop, name)?;
+        if s.accesses
+            .iter()
+            .any(|a| a.kind == AccessKind::Write && live(&a.array))
+        {
+            return Ok(false);
+        }
+        // Per consumer, the instances of `s` it reads.
+        let mut read: Vec<Set> = Vec::new();
+        for &c in consumers {
+            let mut set: Option<Set> = None;
+            for d in deps.iter().filter(|d| {
+                d.kind == DepKind::Flow
+                    && d.source == *name
+                    && stages[c].statements.contains(&d.target)
+            }) {
+                let dom = Set::from_map(d.relation.domain())?;
+                set = Some(match set {
+                    Some(x) => x.union(&dom)?,
+                    None => dom,
+                });
+            }
+            if let Some(set) = set {
+                read.push(set);
+            }
+        }
+        for i in 0..read.len() {
+            for j in i + 1..read.len() {
+                if !read[i].intersect(&read[j])?.is_empty_with(budget)? {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Whether the instances the extensions compute (per statement, over all tiles) are
+/// pairwise disjoint.
+fn pairwise_disjoint(slices: &[&BTreeMap<String, Map>], budget: &mut Budget) -> Result<bool> {
+    for i in 0..slices.len() {
+        for j in i + 1..slices.len() {
+            for (name, e) in slices[i] {
+                let Some(f) = slices[j].get(name) else {
+                    continue;
+                };
+                let both = Set::from_map(e.range())?.intersect(&Set::from_map(f.range())?)?;
+                if !both.is_empty_with(budget)? {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// What building one group needs to know of the program.
@@ -265,6 +374,8 @@ struct Context<'a> {
     assigned: &'a [bool],
     /// Stages any group may recompute (see [`fuse`]).
     duplicable: &'a [bool],
+    /// Stages each consumer's group may compute its disjoint part of (see [`fuse`]).
+    shareable: &'a [bool],
     /// The stages a given grouping allows in the group.
     allowed: Option<&'a BTreeSet<usize>>,
     /// The most stages a group may hold.
@@ -339,8 +450,11 @@ impl Context<'_> {
             if self.assigned[p] || consumers.is_empty() {
                 continue;
             }
-            let duplicate = !consumers.is_subset(&members);
-            if duplicate && !self.duplicable[p] {
+            // A producer of a shared member computes for that member's other groups
+            // too: it must be recomputable there as well.
+            let duplicate = !consumers.is_subset(&members)
+                || consumers.iter().any(|c| building.duplicates.contains(c));
+            if duplicate && !self.duplicable[p] && !self.shareable[p] {
                 continue;
             }
             if self.allowed.is_some_and(|group| !group.contains(&p)) {
@@ -350,10 +464,18 @@ impl Context<'_> {
             // either way, and its tiles must not read what the group overwrites (other
             // tiles may have overwritten it already). A recomputed stage reads inputs
             // only and writes windows only: its copy may go anywhere.
+            // A shared stage's flows to its consumers do not count: each consumer's
+            // group computes the part it reads (or the stage is withdrawn).
             let crosses = !self.duplicable[p]
-                && (p + 1..o)
-                    .filter(|q| !members.contains(q))
-                    .any(|q| depends(self.deps, &self.stages[p], &self.stages[q]));
+                && (p + 1..o).filter(|q| !members.contains(q)).any(|q| {
+                    self.deps.iter().any(|d| {
+                        let (a, b) = (&self.stages[p].statements, &self.stages[q].statements);
+                        let forward = a.contains(&d.source) && b.contains(&d.target);
+                        let backward = b.contains(&d.source) && a.contains(&d.target);
+                        let shared_flow = self.shareable[p] && forward && d.kind == DepKind::Flow;
+                        (forward || backward) && !shared_flow
+                    })
+                });
             if crosses || self.reads_group_output(p, &members)? {
                 continue;
             }
@@ -754,7 +876,15 @@ fn merge(
     }
     // Independent stages merge only as pieces of one function: bands of the same width
     // writing a common array (a boundary case and the interior, say).
-    if !related && (ba.n_members() != bb.n_members() || !writes_common_array(scop, a, b)?) {
+    // Independent stages merge only as pieces of one function (bands of the same width
+    // writing a common array: a boundary case and the interior, say), or as sibling
+    // outputs reading a producer identically (basteln's Algorithm 4, the identical
+    // case (22)): one group then computes the producer once for both.
+    if !related
+        && (ba.n_members() != bb.n_members()
+            || !(writes_common_array(scop, a, b)?
+                || sibling_outputs(scop, deps, (a, ba), (b, bb), &phi, budget)?))
+    {
         return Ok(None);
     }
     // The merged band: the first k members of each; below it, each stage's rest.
@@ -796,6 +926,71 @@ fn merge(
             child: Box::new(Node::Sequence(children)),
         }),
     }))
+}
+
+/// Whether independent stages `a` and `b` (bands of the same width) are sibling outputs
+/// of a producer: neither has a consumer in the region, and for every array both read
+/// that the region writes (there is at least one), each band point reads the same
+/// elements of it in both: `{ φ_a(i) -> x : a reads x at i }` equals the same map of
+/// `b`. Tiled together, each tile then needs the same slice of the producer for both.
+fn sibling_outputs(
+    scop: &Scop,
+    deps: &[Dependence],
+    (a, ba): (&Stage, &Band),
+    (b, bb): (&Stage, &Band),
+    phi: &dyn Fn(&Band, &str) -> Result<Option<Map>>,
+    budget: &mut Budget,
+) -> Result<bool> {
+    let consumed = |stage: &Stage| {
+        deps.iter().any(|d| {
+            d.kind == DepKind::Flow
+                && stage.statements.contains(&d.source)
+                && !stage.statements.contains(&d.target)
+        })
+    };
+    if consumed(a) || consumed(b) {
+        return Ok(false);
+    }
+    let written: BTreeSet<&str> = scop
+        .statements
+        .iter()
+        .flat_map(|s| s.accesses.iter())
+        .filter(|x| x.kind == AccessKind::Write)
+        .map(|x| x.array.as_str())
+        .collect();
+    // Per array the region writes, the band points' reads of it.
+    let reads = |stage: &Stage, band: &Band| -> Result<BTreeMap<String, Map>> {
+        let mut out: BTreeMap<String, Map> = BTreeMap::new();
+        for name in &stage.statements {
+            let Some(p) = phi(band, name)? else {
+                continue;
+            };
+            for x in &statement(scop, name)?.accesses {
+                if x.kind != AccessKind::Read || !written.contains(x.array.as_str()) {
+                    continue;
+                }
+                let r = p.reverse().apply_range(&x.relation)?;
+                let r = match out.remove(&x.array) {
+                    Some(before) => before.union(&r)?,
+                    None => r,
+                };
+                out.insert(x.array.clone(), r);
+            }
+        }
+        Ok(out)
+    };
+    let (ra, rb) = (reads(a, ba)?, reads(b, bb)?);
+    let mut common = 0;
+    for (array, ma) in &ra {
+        let Some(mb) = rb.get(array) else {
+            continue;
+        };
+        if ma.is_empty_with(budget)? || !ma.is_equal(mb)? {
+            return Ok(false);
+        }
+        common += 1;
+    }
+    Ok(common > 0)
 }
 
 /// The stages of an unfused schedule: the filters of its top-level sequence (or the
