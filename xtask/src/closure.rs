@@ -1,5 +1,5 @@
-//! `cargo xtask closure [--corpus FILE] [--no-kernels] [--budget STEPS]`: Pollen's
-//! transitive closures (`Map::transitive_closure`) against isl's, map by map.
+//! `cargo xtask closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`:
+//! Pollen's transitive closures (`Map::transitive_closure`) against isl's, map by map.
 //!
 //! # The corpus
 //! Three sources, joined into `target/closure/corpus.txt` (one isl map per line):
@@ -10,10 +10,16 @@
 //! - generated unions of one to three translations in one to three dimensions, on boxes
 //!   with constant or parametric bounds, some restricted on both sides (see
 //!   [`translations`]);
+//! - random maps from a space to itself (`--random N` of them, default
+//!   [`RANDOM_MAPS`]): one or two dimensions, up to one parameter, up to two disjuncts
+//!   of affine and modulo constraints, from fixed seeds (see [`random_maps`]);
 //! - the dependence relations of the kernels of `examples/kernels` (skipped with
-//!   `--no-kernels`): each kernel's value-based flow dependences, computed by
-//!   `pollen-frontend` and `pollen-deps`, from a statement to itself, one map per array
-//!   and, when a statement depends on itself through several arrays, their union.
+//!   `--no-kernels`): each kernel's flow dependences, value-based and memory-based,
+//!   computed by `pollen-frontend` and `pollen-deps`, from a statement to itself, one
+//!   map per array and, when a statement depends on itself through several arrays,
+//!   their union.
+//!
+//! Maps that print alike are compared once.
 //!
 //! # The comparison
 //! isl computes every closure through `xtask/closure/closure.py` (the `islpy` package,
@@ -58,6 +64,9 @@ use pollen_presburger::text::parse_map;
 use pollen_presburger::{Budget, Error, Map};
 
 use crate::venv::Venv;
+
+/// The default number of random maps.
+pub const RANDOM_MAPS: usize = 60;
 
 /// Pollen's default budget for one closure, in solver steps.
 pub const POLLEN_STEPS: u64 = 50_000_000;
@@ -193,40 +202,55 @@ impl Class {
 /// The outcome of one entry: its class, or a failure (a requirement that does not hold).
 pub type Verdict = std::result::Result<Class, String>;
 
-/// Runs `cargo xtask closure [--corpus FILE] [--no-kernels] [--budget STEPS]`.
-pub fn run(root: &Path, args: &[String]) -> Result<()> {
-    let mut corpus = root.join("xtask/closure/corpus.txt");
-    let mut kernels = true;
-    let mut steps = POLLEN_STEPS;
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        match flag.as_str() {
-            "--corpus" => match rest.next() {
-                Some(file) => corpus = PathBuf::from(file),
-                None => bail!("`--corpus` needs a file"),
-            },
-            "--no-kernels" => kernels = false,
-            "--budget" => match rest.next().map(|s| s.parse()) {
-                Some(Ok(n)) => steps = n,
-                _ => bail!("`--budget` needs a number of steps"),
-            },
-            other => {
-                bail!(
-                    "unknown option `{other}` (known: --corpus FILE, --no-kernels, --budget STEPS)"
-                )
+/// The command's options.
+struct Options {
+    corpus: PathBuf,
+    kernels: bool,
+    random: usize,
+    steps: u64,
+}
+
+impl Options {
+    fn parse(root: &Path, args: &[String]) -> Result<Options> {
+        let mut options = Options {
+            corpus: root.join("xtask/closure/corpus.txt"),
+            kernels: true,
+            random: RANDOM_MAPS,
+            steps: POLLEN_STEPS,
+        };
+        let mut rest = args.iter();
+        while let Some(flag) = rest.next() {
+            match flag.as_str() {
+                "--corpus" => match rest.next() {
+                    Some(file) => options.corpus = PathBuf::from(file),
+                    None => bail!("`--corpus` needs a file"),
+                },
+                "--no-kernels" => options.kernels = false,
+                "--budget" => match rest.next().map(|s| s.parse()) {
+                    Some(Ok(n)) => options.steps = n,
+                    _ => bail!("`--budget` needs a number of steps"),
+                },
+                "--random" => match rest.next().map(|s| s.parse()) {
+                    Some(Ok(n)) => options.random = n,
+                    _ => bail!("`--random` needs a number of maps"),
+                },
+                other => bail!(
+                    "unknown option `{other}` (known: --corpus FILE, --no-kernels, --random N, \
+                     --budget STEPS)"
+                ),
             }
         }
+        Ok(options)
     }
-    let text = std::fs::read_to_string(&corpus)
-        .with_context(|| format!("cannot read {}", corpus.display()))?;
-    let mut entries = read_corpus(&text);
-    entries.extend(translations());
-    if kernels {
-        entries.extend(kernel_dependences(&root.join("examples/kernels"))?);
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    entries.retain(|e| seen.insert(e.map.clone()));
+}
 
+/// The rows of the table: per class, the number of maps and the isl/Pollen time ratios.
+type Rows = BTreeMap<Class, (usize, Vec<f64>)>;
+
+/// Runs `cargo xtask closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`.
+pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    let options = Options::parse(root, args)?;
+    let entries = corpus(root, &options)?;
     let dir = root.join("target/closure");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let joined = dir.join("corpus.txt");
@@ -260,34 +284,32 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
              `cargo run --release -p xtask -- closure` gives release timings"
         );
     }
+    let steps = options.steps;
     println!("closure: closures by Pollen (budget {steps} steps each)");
-    let mut rows: BTreeMap<Class, (usize, Vec<f64>)> = BTreeMap::new();
+    let mut rows = Rows::new();
     let mut failures = Vec::new();
     for (k, (entry, isl)) in entries.iter().zip(theirs).enumerate() {
         let ours = pollen_closure(&entry.map, steps);
-        let verdict = classify(&ours, &isl);
-        let times = match (&ours, &isl) {
+        let ratio = match (&ours, &isl) {
             (Answer::Closure { seconds: p, .. }, Answer::Closure { seconds: i, .. }) => {
-                format!("Pollen {} isl {}", seconds(*p), seconds(*i))
+                Some((*p, *i))
             }
-            _ => [ours.reason(), isl.reason()]
+            _ => None,
+        };
+        let detail = match ratio {
+            Some((p, i)) => format!("Pollen {} isl {}", seconds(p), seconds(i)),
+            None => [ours.reason(), isl.reason()]
                 .into_iter()
                 .flatten()
                 .collect::<Vec<_>>()
                 .join("; "),
         };
-        match verdict {
+        match classify(&ours, &isl) {
             Ok(class) => {
-                println!("{k:3} {:<44} {times:<30} [{}]", class.name(), entry.label);
-                let ratio = match (&ours, &isl) {
-                    (Answer::Closure { seconds: p, .. }, Answer::Closure { seconds: i, .. }) => {
-                        Some(i / p)
-                    }
-                    _ => None,
-                };
+                println!("{k:3} {:<44} {detail:<30} [{}]", class.name(), entry.label);
                 let row = rows.entry(class).or_default();
                 row.0 += 1;
-                row.1.extend(ratio);
+                row.1.extend(ratio.map(|(p, i)| i / p));
             }
             Err(why) => {
                 println!("{k:3} FAIL {why} [{}]\n    map: {}", entry.label, entry.map);
@@ -295,26 +317,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             }
         }
     }
-
-    println!();
-    println!(
-        "{:<44} {:>7} {:>13} {:>13}",
-        "class", "maps", "median isl/P", "worst isl/P"
-    );
-    for (class, (count, ratios)) in &rows {
-        let (median, worst) = summary(ratios);
-        println!("{:<44} {count:>7} {median:>13} {worst:>13}", class.name());
-    }
-    let all: Vec<f64> = rows.values().flat_map(|r| &r.1).copied().collect();
-    let (median, worst) = summary(&all);
-    println!(
-        "{:<44} {:>7} {:>13} {:>13}",
-        "all compared",
-        all.len(),
-        median,
-        worst
-    );
-    println!("{:<44} {:>7}", "FAIL", failures.len());
+    print_table(&rows, failures.len());
     if !failures.is_empty() {
         bail!(
             "{} closures violate a requirement (entries {:?})",
@@ -323,6 +326,46 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The whole corpus: the hand-written maps, the generated ones and the kernels'
+/// dependences, each map once.
+fn corpus(root: &Path, options: &Options) -> Result<Vec<Entry>> {
+    let text = std::fs::read_to_string(&options.corpus)
+        .with_context(|| format!("cannot read {}", options.corpus.display()))?;
+    let mut entries = read_corpus(&text);
+    entries.extend(translations());
+    entries.extend(random_maps(options.random));
+    if options.kernels {
+        entries.extend(kernel_dependences(&root.join("examples/kernels"))?);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    entries.retain(|e| seen.insert(e.map.clone()));
+    Ok(entries)
+}
+
+/// Prints the table: per class the number of maps, the median and the smallest
+/// isl/Pollen time ratio; then all classes together and the number of failures.
+fn print_table(rows: &Rows, failures: usize) {
+    println!();
+    println!(
+        "{:<44} {:>7} {:>13} {:>13}",
+        "class", "maps", "median isl/P", "worst isl/P"
+    );
+    for (class, (count, ratios)) in rows {
+        let (median, worst) = summary(ratios);
+        println!("{:<44} {count:>7} {median:>13} {worst:>13}", class.name());
+    }
+    let all: Vec<f64> = rows.values().flat_map(|r| &r.1).copied().collect();
+    let (median, worst) = summary(&all);
+    println!(
+        "{:<44} {:>7} {:>13} {:>13}",
+        "all with two closures",
+        all.len(),
+        median,
+        worst
+    );
+    println!("{:<44} {failures:>7}", "FAIL");
 }
 
 /// The median and the smallest ratio, printed, or dashes when there is none.
@@ -504,13 +547,8 @@ pub fn classify(ours: &Answer<Map>, theirs: &Answer<String>) -> Verdict {
 /// sides (domain and range in the box, as dependences are). Deterministic.
 pub fn translations() -> Vec<Entry> {
     let names = ["i", "j", "k"];
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n) as i64
-    };
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    let mut next = |n: u64| rng.below(n) as i64;
     let mut out = Vec::new();
     for dims in 1..=3 {
         for pieces in 1..=3 {
@@ -571,9 +609,96 @@ pub fn translations() -> Vec<Entry> {
     out
 }
 
-/// The value-based flow dependences of the kernels of `dir` from a statement to itself:
-/// one entry per relation and, for a statement that depends on itself through several
-/// arrays, one for their union.
+/// Random maps from a space to itself, seeded with `0..n`: one or two dimensions, no
+/// parameter or one, one or two disjuncts of two to four affine constraints over the
+/// input, output and parameter (small coefficients, some equalities), sometimes a
+/// modulo constraint or a step `y = x + d` with a bounded `d`. Empty maps are skipped.
+pub fn random_maps(n: usize) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for seed in 0..n as u64 {
+        let mut rng = XorShift(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let dims = 1 + rng.below(2) as usize;
+        let param = rng.below(2) == 1;
+        let xs: Vec<String> = (0..dims).map(|j| format!("x{j}")).collect();
+        let ys: Vec<String> = (0..dims).map(|j| format!("y{j}")).collect();
+        let mut vars: Vec<&str> = xs.iter().chain(&ys).map(String::as_str).collect();
+        if param {
+            vars.push("p");
+        }
+        let mut parts = Vec::new();
+        for _ in 0..1 + rng.below(2) {
+            let mut constraints = Vec::new();
+            if rng.below(2) == 1 {
+                for (x, y) in xs.iter().zip(&ys) {
+                    let d = rng.range(-2, 3);
+                    constraints.push(format!("{y} = {x} + {d}"));
+                }
+            }
+            for _ in 0..2 + rng.below(3) {
+                let terms: Vec<String> = vars
+                    .iter()
+                    .filter_map(|v| match rng.range(-2, 2) {
+                        0 => None,
+                        c => Some(format!("{c}{v}")),
+                    })
+                    .collect();
+                let lhs = if terms.is_empty() {
+                    "0".to_string()
+                } else {
+                    terms.join(" + ")
+                };
+                let c = rng.range(-5, 5);
+                constraints.push(match rng.below(6) {
+                    0 => format!("{lhs} + {c} = 0"),
+                    1 => format!("({lhs}) mod {} = 0", 2 + rng.below(2)),
+                    _ => format!("{lhs} + {c} >= 0"),
+                });
+            }
+            parts.push(format!(
+                "[{}] -> [{}] : {}",
+                xs.join(", "),
+                ys.join(", "),
+                constraints.join(" and ")
+            ));
+        }
+        let text = format!(
+            "{}{{ {} }}",
+            if param { "[p] -> " } else { "" },
+            parts.join("; ")
+        );
+        let Ok(map) = parse_map(&text) else { continue };
+        if map.is_empty().unwrap_or(true) {
+            continue;
+        }
+        out.push(Entry {
+            label: format!("random {seed}"),
+            map: map.to_string(),
+        });
+    }
+    out
+}
+
+/// A small deterministic generator (xorshift64).
+struct XorShift(u64);
+
+impl XorShift {
+    /// A number in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    /// A number in `low..=high`.
+    fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + self.below((high - low + 1) as u64) as i64
+    }
+}
+
+/// The flow dependences of the kernels of `dir` from a statement to itself, value-based
+/// and memory-based: one entry per relation and, for a statement that depends on itself
+/// through several arrays, one for their union.
 pub fn kernel_dependences(dir: &Path) -> Result<Vec<Entry>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
@@ -591,34 +716,39 @@ pub fn kernel_dependences(dir: &Path) -> Result<Vec<Entry>> {
             .with_context(|| format!("cannot read {}", file.display()))?;
         let extracted = pollen_frontend::extract(&source)
             .with_context(|| format!("cannot extract {}", file.display()))?;
-        let deps = pollen_deps::analyze(&extracted.scop, Analysis::ValueBased)
-            .with_context(|| format!("cannot analyze {}", file.display()))?;
-        let mut per_statement: BTreeMap<&str, Vec<&Map>> = BTreeMap::new();
-        for dep in deps.of_kind(DepKind::Flow) {
-            if dep.source != dep.target {
-                continue;
+        for (analysis, kind) in [
+            (Analysis::ValueBased, "value"),
+            (Analysis::MemoryBased, "memory"),
+        ] {
+            let deps = pollen_deps::analyze(&extracted.scop, analysis)
+                .with_context(|| format!("cannot analyze {}", file.display()))?;
+            let mut per_statement: BTreeMap<&str, Vec<&Map>> = BTreeMap::new();
+            for dep in deps.of_kind(DepKind::Flow) {
+                if dep.source != dep.target {
+                    continue;
+                }
+                out.push(Entry {
+                    label: format!("kernel {name} {kind} {} {}", dep.source, dep.array),
+                    map: dep.relation.to_string(),
+                });
+                per_statement
+                    .entry(&dep.source)
+                    .or_default()
+                    .push(&dep.relation);
             }
-            out.push(Entry {
-                label: format!("kernel {name} {} {}", dep.source, dep.array),
-                map: dep.relation.to_string(),
-            });
-            per_statement
-                .entry(&dep.source)
-                .or_default()
-                .push(&dep.relation);
-        }
-        for (statement, relations) in per_statement {
-            if relations.len() < 2 {
-                continue;
+            for (statement, relations) in per_statement {
+                if relations.len() < 2 {
+                    continue;
+                }
+                let mut union = relations[0].clone();
+                for r in &relations[1..] {
+                    union = union.union(r)?;
+                }
+                out.push(Entry {
+                    label: format!("kernel {name} {kind} {statement} all arrays"),
+                    map: union.coalesce()?.to_string(),
+                });
             }
-            let mut union = relations[0].clone();
-            for r in &relations[1..] {
-                union = union.union(r)?;
-            }
-            out.push(Entry {
-                label: format!("kernel {name} {statement} all arrays"),
-                map: union.coalesce()?.to_string(),
-            });
         }
     }
     Ok(out)
@@ -738,7 +868,9 @@ mod tests {
         );
         let generated = translations();
         assert_eq!(generated.len(), 36);
-        for e in &generated {
+        let random = random_maps(20);
+        assert!(random.len() >= 10, "{random:?}");
+        for e in generated.iter().chain(&random) {
             let m = parse_map(&e.map).unwrap_or_else(|err| panic!("{}: {err}", e.map));
             assert!(!m.is_empty().unwrap(), "{}", e.map);
         }

@@ -9,7 +9,7 @@
 //!   and in isl, side by side (see [`mod@bench`]);
 //! - `barvinok [--corpus FILE]`: Pollen's parametric counts against barvinok's, by
 //!   evaluation at many parameter values (see [`barvinok`]);
-//! - `closure [--corpus FILE] [--no-kernels] [--budget STEPS]`: Pollen's transitive
+//! - `closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`: Pollen's transitive
 //!   closures against isl's, exactness claims and containment checked, both timed (see
 //!   [`closure`]);
 //! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
@@ -76,10 +76,11 @@ commands:
                             benches/presburger/counts.txt (or FILE) with barvinok's
                             (islpy-barvinok, installed into target/barvinok-venv on
                             first use) at every parameter point of a box
-  closure [--corpus FILE] [--no-kernels] [--budget STEPS]
+  closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]
                             transitive closures of the maps of xtask/closure/corpus.txt
-                            (or FILE), of generated unions of translations and of the
-                            example kernels' flow dependences, by Pollen and by isl
+                            (or FILE), of generated unions of translations, of N random
+                            maps (default 60) and of the example kernels' flow
+                            dependences, by Pollen and by isl
                             (islpy, installed into target/islpy-venv on first use): equal
                             where both claim exactness, Pollen's containing isl's where
                             isl's is exact; counts per class and isl/Pollen time ratios
