@@ -9,6 +9,9 @@
 //!   and in isl, side by side (see [`mod@bench`]);
 //! - `barvinok [--corpus FILE]`: Pollen's parametric counts against barvinok's, by
 //!   evaluation at many parameter values (see [`barvinok`]);
+//! - `closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`: Pollen's transitive
+//!   closures against isl's, exactness claims and containment checked, both timed (see
+//!   [`closure`]);
 //! - `bench deps`, `bench sched`: time extraction and dependence analysis, and
 //!   scheduling, of the example kernels (see [`bench_pipeline`]);
 //! - `bench polybench [--polybench DIR] [kernel...]`: the example kernels, or PolyBench/C
@@ -42,6 +45,7 @@ mod bench_pipelines;
 mod bench_polybench;
 mod bench_search;
 mod bench_tensor;
+mod closure;
 mod explain_shots;
 mod formats;
 mod fuzz;
@@ -72,6 +76,14 @@ commands:
                             benches/presburger/counts.txt (or FILE) with barvinok's
                             (islpy-barvinok, installed into target/barvinok-venv on
                             first use) at every parameter point of a box
+  closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]
+                            transitive closures of the maps of xtask/closure/corpus.txt
+                            (or FILE), of generated unions of translations, of N random
+                            maps (default 60) and of the example kernels' flow
+                            dependences, by Pollen and by isl
+                            (islpy, installed into target/islpy-venv on first use): equal
+                            where both claim exactness, Pollen's containing isl's where
+                            isl's is exact; counts per class and isl/Pollen time ratios
   bench deps                time extraction and dependence analysis of the 30 kernels of
                             examples/kernels on one core
   bench sched               time Pluto scheduling of the 30 kernels on one core
@@ -164,6 +176,7 @@ fn run(args: &[String]) -> Result<()> {
             fuzz::smoke(&root, seconds)
         }
         Some("barvinok") => barvinok::run(&root, &args[1..]),
+        Some("closure") => closure::run(&root, &args[1..]),
         Some("bench") => bench::run(&root, &args[1..]),
         Some("random-programs") => random_programs::run(&root, &args[1..]),
         Some("explain-shots") => explain_shots::run(&root, &args[1..]),

@@ -144,6 +144,76 @@ fn non_translations_are_over_approximated_soundly() {
     check_bounded("{ [i] -> [i + 2] : i mod 4 = 0 and 0 <= i < 12; [i] -> [i + 2] : i = 2 }");
 }
 
+/// The closure of `input` contains `exact_closure` (the true `A^+`) and equals it when
+/// it claims exactness. Returns the flag.
+fn check_contains(input: &str, exact_closure: &str) -> bool {
+    let (closure, exact) = map(input).transitive_closure().unwrap();
+    let truth = map(exact_closure);
+    assert!(
+        truth.is_subset(&closure).unwrap(),
+        "closure of {input} misses paths: {closure} vs {truth}"
+    );
+    if exact {
+        assert!(
+            closure.is_subset(&truth).unwrap(),
+            "closure of {input} claimed exact: {closure} vs {truth}"
+        );
+    }
+    exact
+}
+
+/// Beletska, Barthou, Bielecki and Cohen, "Computing the transitive closure of a union of
+/// affine integer tuple relations" (COCOA 2009): examples 1 and 2 and figures 1 and 2,
+/// with the closures the paper gives.
+#[test]
+fn cocoa_examples() {
+    assert!(check_contains(
+        "[n] -> { [i, j] -> [i + 1, j + 1] : 1 <= i < n and 1 <= j < n; \
+                  [i, j] -> [i + 1, j - 1] : 1 <= i < n and 2 <= j <= n }",
+        "[n] -> { [i, j] -> [a, b] : exists (k1, k2 : 1 <= i < n and 1 <= j <= n and \
+                  2 <= a <= n and 1 <= b <= n and a = i + k1 + k2 and b = j + k1 - k2 and \
+                  k1 >= 0 and k2 >= 0 and k1 + k2 >= 1) }",
+    ));
+    assert!(check_contains(
+        "[n] -> { [i, j] -> [i + 2, j + 2] : 1 <= i < n - 1 and 1 <= j < n - 1; \
+                  [i, j] -> [i + 2, j - 2] : 1 <= i < n - 1 and 3 <= j <= n }",
+        "[n] -> { [i, j] -> [a, b] : exists (k1, k2 : 1 <= i < n - 1 and 1 <= j <= n and \
+                  3 <= a <= n and 1 <= b <= n and a = i + 2k1 + 2k2 and \
+                  b = j + 2k1 - 2k2 and k1 >= 0 and k2 >= 0 and k1 + k2 >= 1) }",
+    ));
+    // Figure 2, right: three translations on a cone.
+    check_contains(
+        "[n] -> { [i, j] -> [i + 3, j] : i <= 2j - 4 and i <= n - 3 and j <= 2i - 1 and j <= n; \
+                  [i, j] -> [i, j + 3] : i <= 2j - 1 and i <= n and j <= 2i - 4 and j <= n - 3; \
+                  [i, j] -> [i + 1, j + 1] : i <= 2j - 1 and i <= n - 1 and j <= 2i - 1 and \
+                  j <= n - 1 }",
+        "[n] -> { [i, j] -> [a, b] : exists (k1, k2, k3 : i <= 2j - 1 and i <= n and \
+                  j <= 2i - 1 and j <= n and 3 + i + 2j <= 3n and 3 + 2i + j <= 3n and \
+                  a <= 2b - 1 and a <= n and a <= 3b - 4 and b <= 2a - 1 and b <= n and \
+                  13 + 4b <= 11a and a = i + 3k1 + k3 and b = j + 3k2 + k3 and k1 >= 0 and \
+                  k2 >= 0 and k3 >= 0 and k1 + k2 + k3 >= 1) }",
+    );
+    // Figure 1, right: unit steps right and up in a thin polygon, a finite graph.
+    check_contains(
+        "{ [x, y] -> [x + 1, y] : 0 <= x <= 2 and 2x + 2 <= 3y <= 2x + 3; \
+           [x, y] -> [x, y + 1] : 0 <= x <= 3 and 3y = 2x }",
+        "{ [0, 0] -> [0, 1]; [0, 0] -> [1, 1]; [0, 1] -> [1, 1]; [2, 2] -> [3, 2]; \
+           [2, 2] -> [3, 3]; [3, 2] -> [3, 3] }",
+    );
+}
+
+/// Kelly, Pugh, Rosser and Shpeisman, "Transitive closure of infinite graphs and its
+/// applications" (1996), figure 12: a row-major walk through an `n x n` square.
+#[test]
+fn omega_row_major_walk() {
+    check_contains(
+        "[n] -> { [i, j] -> [i, j + 1] : 1 <= i <= n and 1 <= j < n; \
+                  [i, j] -> [i + 1, 1] : j = n and 1 <= i < n }",
+        "[n] -> { [i, j] -> [i, b] : 1 <= j < b <= n and 1 <= i <= n; \
+                  [i, j] -> [a, b] : 1 <= i < a <= n and 1 <= j <= n and 1 <= b <= n }",
+    );
+}
+
 #[test]
 fn easy_cases_are_the_map_itself() {
     check("{ [i] -> [i + 1] : i = 0 }", "{ [0] -> [1] }", true);
