@@ -26,7 +26,8 @@
 //!   loads, in the same guard) and is stored back after it. A reduction `C[i][j] +=
 //!   ... A[i][k] ...` over `k` then runs in registers, and the jammed copies of it
 //!   (`C[i][j]`, `C[i + 1][j]`, ...) are independent chains. Not in the loop that is
-//!   itself `omp parallel for`, nor in a loop declaring scratch arrays.
+//!   itself `omp parallel for`, nor in a vectorisable one, nor in a loop declaring
+//!   scratch arrays.
 //! - The instances that use a temporary are printed inline: the statement's text with
 //!   the iterators replaced by their parenthesised values (what the macro expansion
 //!   gives) and the references by the temporaries. The others keep the macro call.
@@ -180,7 +181,9 @@ pub(crate) fn plan(
     }
     let written = written_arrays(&instances);
     let occurrences = occurrences(scop, &instances, &written);
-    let accumulated = if hoist {
+    // A vectorisable loop carries no dependence, so it accumulates nothing; under
+    // `omp simd` a variable updated by every iteration would need a reduction clause.
+    let accumulated = if hoist && !l.vectorizable {
         accumulated(scop, &instances, &written, &l.iterator)
     } else {
         Vec::new()
