@@ -54,7 +54,8 @@
 //! # Scalar replacement
 //! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each
 //! innermost loop whose body is statement instances only are loaded into `const`
-//! temporaries where that saves loads (module `scalar`): gcc cannot do it itself inside
+//! temporaries where that saves loads, and the elements a reduction accumulates live in
+//! variables across the loop (module `scalar`): gcc cannot do it itself inside
 //! an outlined `omp parallel for` region, where it must assume that the arrays may
 //! alias, and the polyhedral model already assumes that they do not.
 //! ```c

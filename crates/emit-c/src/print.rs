@@ -175,7 +175,9 @@ impl<'a> AstPrinter<'a> {
         brace: bool,
     ) -> Result<()> {
         let plan = self.plan(l, in_parallel)?;
-        let hoists = plan.as_ref().is_some_and(|p| !p.hoisted.is_empty());
+        let hoists = plan
+            .as_ref()
+            .is_some_and(|p| !p.hoisted.is_empty() || !p.accumulators.is_empty());
         let open = hoists && self.certainly_runs(l)?;
         if brace || open || self.has_pragma(l, in_parallel) {
             self.line(depth, &format!("{header} {{"));
@@ -212,8 +214,15 @@ impl<'a> AstPrinter<'a> {
         let upper = self.exprs.expr(&l.upper)?;
         let name = self.iterator_name(&l.iterator);
         let parallel = self.is_omp_parallel(l, in_parallel);
+        let declarations = self.declarations.remove(&loop_key(l));
+        // A loop declaring scratch arrays prints its body without the plan, so its
+        // elements stay in memory.
+        let accumulators = match (plan, &declarations) {
+            (Some(p), None) => &p.accumulators[..],
+            _ => &[][..],
+        };
         let hoisted = plan.map_or(&[][..], |p| &p.hoisted[..]);
-        let blocked = own_block && !hoisted.is_empty();
+        let blocked = own_block && (!hoisted.is_empty() || !accumulators.is_empty());
         if blocked {
             let cond = self.exprs.cond(&runs(l))?;
             let guard = if cond == "1" {
@@ -227,6 +236,9 @@ impl<'a> AstPrinter<'a> {
         for load in hoisted {
             self.line(depth_of_loop, &load.declaration());
         }
+        for load in accumulators {
+            self.line(depth_of_loop, &load.variable_declaration());
+        }
         self.pragma(l, parallel, depth_of_loop);
         let step = if l.stride.is_one() {
             format!("{name}++")
@@ -235,7 +247,6 @@ impl<'a> AstPrinter<'a> {
         };
         let header = format!("for ({name} = {lower}; {name} <= {upper}; {step})");
         self.exprs.enter(&l.iterator, &name);
-        let declarations = self.declarations.remove(&loop_key(l));
         let result = match (plan, declarations) {
             (_, Some(declarations)) => {
                 self.line(depth_of_loop, &format!("{header} {{"));
@@ -259,6 +270,9 @@ impl<'a> AstPrinter<'a> {
         };
         self.exprs.leave();
         result?;
+        for load in accumulators {
+            self.line(depth_of_loop, &load.store());
+        }
         if blocked {
             self.line(depth, "}");
         }

@@ -18,15 +18,26 @@
 //!   that is itself `omp parallel for` hoists nothing.
 //! - A reference that depends on the iterator but occurs at least twice in the body is
 //!   loaded once at the start of the body.
+//! - An array of `W` whose every reference in the body is a plain element reference
+//!   (subscripts of one token: iterators, parameters, literals) that does not depend on
+//!   the iterator, any two different texts being provably different elements (a
+//!   subscript differs by a non-zero constant), is touched by `L` only through those
+//!   elements: each lives in a variable declared and loaded before `L` (with the hoisted
+//!   loads, in the same guard) and is stored back after it. A reduction `C[i][j] +=
+//!   ... A[i][k] ...` over `k` then runs in registers, and the jammed copies of it
+//!   (`C[i][j]`, `C[i + 1][j]`, ...) are independent chains. Not in the loop that is
+//!   itself `omp parallel for`, nor in a vectorisable one, nor in a loop declaring
+//!   scratch arrays.
 //! - The instances that use a temporary are printed inline: the statement's text with
 //!   the iterators replaced by their parenthesised values (what the macro expansion
 //!   gives) and the references by the temporaries. The others keep the macro call.
 //!
-//! Only loads move: every arithmetic expression is evaluated as before, in the same
-//! order, so results are bit for bit the same. Temporaries are declared in the innermost
+//! Only loads and stores move: every arithmetic expression is evaluated as before, in
+//! the same order, so results are bit for bit the same. Temporaries are declared in the innermost
 //! block around their uses (private to each OpenMP thread) and each is used.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use pollen_codegen::{Ast, Expr, Loop};
 use pollen_scop::{AccessKind, Scop, Statement};
@@ -62,11 +73,26 @@ impl Load {
     }
 }
 
+impl Load {
+    /// The declaration of a variable holding the element across the loop, with its `;`.
+    pub fn variable_declaration(&self) -> String {
+        format!("{} {} = {};", self.element_type, self.name, self.reference)
+    }
+
+    /// The store of the variable back into its element, with its `;`.
+    pub fn store(&self) -> String {
+        format!("{} = {};", self.reference, self.name)
+    }
+}
+
 /// How one innermost loop is printed with scalar replacement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Plan {
     /// The loads before the loop, in the guard.
     pub hoisted: Vec<Load>,
+    /// The elements of written arrays held in variables across the loop: loaded before
+    /// it with the hoisted loads, stored back after it.
+    pub accumulators: Vec<Load>,
     /// The loads at the start of the body.
     pub shared: Vec<Load>,
     /// One entry per statement instance of the body, in order: the inline C statement
@@ -155,6 +181,13 @@ pub(crate) fn plan(
     }
     let written = written_arrays(&instances);
     let occurrences = occurrences(scop, &instances, &written);
+    // A vectorisable loop carries no dependence, so it accumulates nothing; under
+    // `omp simd` a variable updated by every iteration would need a reduction clause.
+    let accumulated = if hoist && !l.vectorizable {
+        accumulated(scop, &instances, &written, &l.iterator)
+    } else {
+        Vec::new()
+    };
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &occurrences {
         *counts.entry(&o.key).or_default() += 1;
@@ -174,11 +207,12 @@ pub(crate) fn plan(
             elements.push((&o.key, invariant, o));
         }
     }
-    if elements.is_empty() {
+    if elements.is_empty() && accumulated.is_empty() {
         return Ok(None);
     }
     let mut plan = Plan {
         hoisted: Vec::new(),
+        accumulators: Vec::new(),
         shared: Vec::new(),
         instances: vec![None; instances.len()],
     };
@@ -200,11 +234,43 @@ pub(crate) fn plan(
             }
         }
     }
-    let mut replacements: Vec<Vec<(usize, String)>> = vec![Vec::new(); instances.len()];
+    let mut replacements: Vec<Vec<(Range<usize>, String)>> = vec![Vec::new(); instances.len()];
     for o in &occurrences {
         if let Some(name) = names.get(o.key.as_str()) {
-            replacements[o.instance].push((o.reference, name.clone()));
+            let (_, references) = instances[o.instance]
+                .scanned
+                .as_ref()
+                .expect("occurrences are scanned");
+            replacements[o.instance].push((references[o.reference].tokens.clone(), name.clone()));
         }
+    }
+    // The accumulated elements, in order of first occurrence.
+    let mut variables: BTreeMap<String, String> = BTreeMap::new();
+    for a in &accumulated {
+        let name = match variables.get(&a.key) {
+            Some(name) => name.clone(),
+            None => {
+                let inst = &instances[a.instance];
+                let (tokens, _) = inst.scanned.as_ref().expect("accumulated are scanned");
+                let load = Load {
+                    name: temporaries.fresh(),
+                    element_type: element_type(scop, &a.array).to_string(),
+                    reference: scan::substitute(
+                        &inst.text,
+                        tokens,
+                        a.tokens.clone(),
+                        &inst.statement.iterators,
+                        &inst.values,
+                        &[],
+                    ),
+                };
+                variables.insert(a.key.clone(), load.name.clone());
+                let name = load.name.clone();
+                plan.accumulators.push(load);
+                name
+            }
+        };
+        replacements[a.instance].push((a.tokens.clone(), name));
     }
     for (k, inst) in instances.iter().enumerate() {
         if !replacements[k].is_empty() {
@@ -212,6 +278,145 @@ pub(crate) fn plan(
         }
     }
     Ok(Some(plan))
+}
+
+/// An element reference of an accumulated array: its instance, array, token range and
+/// element (the instantiated text).
+struct Accumulated {
+    instance: usize,
+    array: String,
+    tokens: Range<usize>,
+    key: String,
+}
+
+/// The references to the elements of written arrays that can live in variables across
+/// loop `iterator`: every reference to such an array in the body is an element
+/// reference ([`scan::element_references`]) whose subscripts (iterators, parameters and
+/// literals) do not depend on the loop, and any two distinct texts are provably distinct
+/// elements (some subscript differs by a non-zero constant). Such an array is touched
+/// in the loop only through these elements, and distinct arrays never alias (the
+/// model's assumption), so loading them before the loop and storing them after it
+/// changes no value: the loop's reduction chains then run in registers.
+fn accumulated(
+    scop: &Scop,
+    instances: &[Instance],
+    written: &BTreeSet<&str>,
+    iterator: &str,
+) -> Vec<Accumulated> {
+    if instances.iter().any(|i| i.scanned.is_none()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    'arrays: for array in written {
+        let Some(decl) = scop.array(array) else {
+            continue;
+        };
+        let dimensions = decl.extents.len();
+        if dimensions == 0 || !declarable(&decl.element_type) || decl.element_type.contains("const")
+        {
+            continue;
+        }
+        let mut found = Vec::new();
+        let mut elements: Vec<(String, Vec<Expr>)> = Vec::new();
+        for (k, inst) in instances.iter().enumerate() {
+            let (tokens, _) = inst.scanned.as_ref().expect("checked above");
+            let Some(ranges) = scan::element_references(&inst.text, tokens, array, dimensions)
+            else {
+                continue 'arrays;
+            };
+            let accessed = inst.statement.accesses.iter().any(|a| a.array == **array);
+            if accessed && ranges.is_empty() {
+                continue 'arrays;
+            }
+            for range in ranges {
+                let Some(element) = subscripts(inst, tokens, &range, dimensions) else {
+                    continue 'arrays;
+                };
+                if element.iter().any(|e| e.mentions(iterator)) {
+                    continue 'arrays;
+                }
+                let key = scan::key(
+                    &inst.text,
+                    tokens,
+                    range.clone(),
+                    &inst.statement.iterators,
+                    &inst.values,
+                );
+                if !elements.iter().any(|(other, _)| *other == key) {
+                    if elements.iter().any(|(_, e)| !distinct(e, &element)) {
+                        continue 'arrays;
+                    }
+                    elements.push((key.clone(), element));
+                }
+                found.push(Accumulated {
+                    instance: k,
+                    array: array.to_string(),
+                    tokens: range,
+                    key,
+                });
+            }
+        }
+        out.extend(found);
+    }
+    out
+}
+
+/// The subscripts of the element reference `range` (`name [ s ] [ s ] ...`, one token
+/// each) as expressions: an iterator's value in the instance, a parameter, a literal.
+fn subscripts(
+    inst: &Instance,
+    tokens: &[Token],
+    range: &Range<usize>,
+    dimensions: usize,
+) -> Option<Vec<Expr>> {
+    (0..dimensions)
+        .map(|d| {
+            let s = &inst.text[tokens[range.start + 2 + 3 * d].range.clone()];
+            if let Some(i) = inst.statement.iterators.iter().position(|it| it == s) {
+                Some(inst.args[i].clone())
+            } else if let Ok(v) = s.parse::<i64>() {
+                Some(Expr::Int(pollen_arith::Int::from(v)))
+            } else if is_identifier(s) {
+                // A parameter or a constant: the same value in every instance.
+                Some(Expr::Var(s.to_string()))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Whether two elements certainly differ: some subscript differs by a non-zero constant.
+fn distinct(a: &[Expr], b: &[Expr]) -> bool {
+    a.iter().zip(b).any(|(x, y)| match (affine(x), affine(y)) {
+        (Some((cx, tx)), Some((cy, ty))) => tx == ty && cx != cy,
+        _ => false,
+    })
+}
+
+/// The affine form of an expression, `(constant, coefficients)`, when it is one.
+fn affine(e: &Expr) -> Option<(i128, BTreeMap<String, i128>)> {
+    let mut terms = BTreeMap::new();
+    let constant = affine_into(e, 1, &mut terms)?;
+    terms.retain(|_, c| *c != 0);
+    Some((constant, terms))
+}
+
+fn affine_into(e: &Expr, factor: i128, terms: &mut BTreeMap<String, i128>) -> Option<i128> {
+    let int = |c: &pollen_arith::Int| c.to_string().parse::<i128>().ok();
+    match e {
+        Expr::Int(c) => factor.checked_mul(int(c)?),
+        Expr::Var(v) => {
+            let t = terms.entry(v.clone()).or_insert(0);
+            *t = t.checked_add(factor)?;
+            Some(0)
+        }
+        Expr::Add(es) => es.iter().try_fold(0i128, |acc, x| {
+            acc.checked_add(affine_into(x, factor, terms)?)
+        }),
+        Expr::Mul(c, x) => affine_into(x, factor.checked_mul(int(c)?)?, terms),
+        _ => None,
+    }
 }
 
 /// The load of an instance's reference (its index among the instance's references)
@@ -393,16 +598,13 @@ fn depends_on(inst: &Instance, tokens: &[Token], r: &Reference, iterator: &str) 
 }
 
 /// The instance's C statement with its iterators replaced by their values and the given
-/// references (index among its references, temporary) by temporaries.
-fn inline(inst: &Instance, replacements: &[(usize, String)]) -> String {
-    let (tokens, references) = inst
+/// references (token range, temporary) by temporaries.
+fn inline(inst: &Instance, replacements: &[(Range<usize>, String)]) -> String {
+    let (tokens, _) = inst
         .scanned
         .as_ref()
         .expect("replaced instances are scanned");
-    let mut replaced: Vec<(std::ops::Range<usize>, String)> = replacements
-        .iter()
-        .map(|(j, name)| (references[*j].tokens.clone(), name.clone()))
-        .collect();
+    let mut replaced: Vec<(Range<usize>, String)> = replacements.to_vec();
     replaced.sort_by_key(|(r, _)| r.start);
     let text = scan::substitute(
         &inst.text,
@@ -453,6 +655,36 @@ mod tests {
         assert!(!declarable("volatile double"));
         assert!(!declarable("double *"));
         assert!(!declarable(""));
+    }
+
+    #[test]
+    fn elements_are_distinct_when_a_subscript_differs_by_a_constant() {
+        let v = |n: &str| Expr::Var(n.to_string());
+        let plus = |n: &str, k: i64| Expr::Add(vec![v(n), Expr::Int(pollen_arith::Int::from(k))]);
+        // C[c3][c4] and C[c3 + 1][c4], C[c3][c4 + 1]: distinct.
+        assert!(distinct(&[v("c3"), v("c4")], &[plus("c3", 1), v("c4")]));
+        assert!(distinct(&[v("c3"), v("c4")], &[v("c3"), plus("c4", 1)]));
+        // C[c3][c4] and C[c4][c3] may be the same element; so may C[c3][0] and C[c3][N].
+        assert!(!distinct(&[v("c3"), v("c4")], &[v("c4"), v("c3")]));
+        assert!(!distinct(
+            &[v("c3"), Expr::Int(pollen_arith::Int::from(0))],
+            &[v("c3"), v("N")]
+        ));
+        assert!(!distinct(&[v("c3")], &[v("c3")]));
+    }
+
+    #[test]
+    fn accumulators_declare_and_store_back() {
+        let load = Load {
+            name: "t3".into(),
+            element_type: "DATA_TYPE".into(),
+            reference: "C[c3][(c4 + 1)]".into(),
+        };
+        assert_eq!(
+            load.variable_declaration(),
+            "DATA_TYPE t3 = C[c3][(c4 + 1)];"
+        );
+        assert_eq!(load.store(), "C[c3][(c4 + 1)] = t3;");
     }
 
     #[test]

@@ -99,6 +99,66 @@ pub(crate) fn references(text: &str, tokens: &[Token], names: Names) -> Option<V
     (calls.is_empty() && brackets == 0).then_some(out)
 }
 
+/// The token ranges of every occurrence of `array` (with `dimensions >= 1` dimensions)
+/// in the tokenised `text`, or `None` unless each is a plain element reference whose
+/// value a variable of the element type can stand for: not a member name, its address
+/// not taken, not inside the arguments of a call (a function-like macro may take it),
+/// followed by exactly `dimensions` subscripts of one token each (an identifier or an
+/// integer literal) and by no further subscript, call or member access. Unlike
+/// [`references`], assignment targets are included.
+pub(crate) fn element_references(
+    text: &str,
+    tokens: &[Token],
+    array: &str,
+    dimensions: usize,
+) -> Option<Vec<Range<usize>>> {
+    let spelling = |k: usize| &text[tokens[k].range.clone()];
+    let mut out = Vec::new();
+    let mut calls: Vec<bool> = Vec::new();
+    let mut k = 0;
+    while k < tokens.len() {
+        match spelling(k) {
+            "(" => calls.push(k > 0 && tokens[k - 1].kind == TokenKind::Identifier),
+            ")" => {
+                calls.pop()?;
+            }
+            _ => {}
+        }
+        if tokens[k].kind != TokenKind::Identifier || spelling(k) != array {
+            k += 1;
+            continue;
+        }
+        if dimensions == 0
+            || calls.contains(&true)
+            || (k > 0
+                && (tokens[k - 1].kind != TokenKind::Punctuator
+                    || matches!(spelling(k - 1), "." | "->" | "&")))
+        {
+            return None;
+        }
+        let end = k + 1 + 3 * dimensions;
+        if end > tokens.len() {
+            return None;
+        }
+        for d in 0..dimensions {
+            let at = k + 1 + 3 * d;
+            let subscript = &tokens[at + 1];
+            if spelling(at) != "["
+                || spelling(at + 2) != "]"
+                || !matches!(subscript.kind, TokenKind::Identifier | TokenKind::Number)
+            {
+                return None;
+            }
+        }
+        if end < tokens.len() && matches!(spelling(end), "[" | "(" | "." | "->") {
+            return None;
+        }
+        out.push(k..end);
+        k = end;
+    }
+    Some(out)
+}
+
 /// The token index after the replaceable reference whose name is token `k`, if it is
 /// one.
 fn reference_end(text: &str, tokens: &[Token], k: usize, names: Names) -> Option<usize> {
@@ -260,6 +320,29 @@ mod tests {
                 text[ts[r.tokens.start].range.start..ts[r.tokens.end - 1].range.end].to_string()
             })
             .collect()
+    }
+
+    #[test]
+    fn element_references_include_targets_and_refuse_other_uses() {
+        let texts = |text: &str, array: &str, dims: usize| {
+            let ts = tokens(text).expect("tokenises");
+            element_references(text, &ts, array, dims).map(|v| {
+                v.iter()
+                    .map(|r| text[ts[r.start].range.start..ts[r.end - 1].range.end].to_string())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(
+            texts("C[i][j] += alpha * A[i][k] * C[i][j]", "C", 2),
+            Some(vec!["C[i][j]".to_string(), "C[i][j]".to_string()])
+        );
+        assert_eq!(texts("x = A[i][0]", "C", 2), Some(Vec::new()));
+        // Compound subscripts, an address, a call's argument, a pointer use.
+        assert_eq!(texts("C[i + 1][j] = 0", "C", 2), None);
+        assert_eq!(texts("f(&C[i][j])", "C", 2), None);
+        assert_eq!(texts("C[i][j] = g(C[i][j])", "C", 2), None);
+        assert_eq!(texts("p = C", "C", 2), None);
+        assert_eq!(texts("C[i][j][k] = 0", "C", 2), None);
     }
 
     #[test]

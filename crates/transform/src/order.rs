@@ -256,10 +256,17 @@ pub fn point_order(scores: &[i64], strided: &[i64], coincident: &[bool]) -> Vec<
 /// does not move along `m` but does move along the innermost member (in a matrix
 /// product `C[i][j] += A[i][k] * B[k][j]` with `j` innermost: `B[k][j]` along `i`,
 /// `C[i][j]` along `k`); an access invariant along the innermost member is loaded once
-/// per innermost loop anyway. The innermost member must be coincident (the jammed loop
-/// is the vector loop). The members with such shared accesses are jammed, the outermost
-/// four times and the next one twice (eight copies at most), which keeps the innermost
-/// loop's working set within the registers of common vector units.
+/// per innermost loop anyway. When the innermost member is coincident, the jammed loop
+/// is the vector loop; when it is not (a reduction, `C[i][j] += A[i][k] * A[j][k]` with
+/// `k` innermost), the copies are independent chains of the reduction that run side by
+/// side instead of one latency-bound chain. Those chains need their accumulators in
+/// registers, so such a band is jammed only when every access to an array its
+/// statements write is invariant along the innermost member (the accumulated element is
+/// then the only one of its array the innermost loop touches; Cholesky's `A[i][j] -=
+/// A[i][k] * A[j][k]` reads its own array along `k` and is not jammed). The members
+/// with such shared accesses are jammed, the outermost four times and the next one twice
+/// (eight copies at most), which keeps the innermost loop's working set within the
+/// registers of common vector units.
 pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
     register_tiling_with(scop, band, &mut Budget::unlimited())
 }
@@ -281,12 +288,30 @@ pub fn register_tiling_in(
     budget: &mut Budget,
 ) -> Result<Vec<(usize, u32)>> {
     let n = band.n_members();
-    if n < 2 || !band.coincident[n - 1] {
+    if n < 2 {
         return Ok(Vec::new());
     }
     let innermost = n - 1;
+    let placed = placed(scop, band, prefix)?;
+    if !band.coincident[innermost] {
+        let written: Vec<&str> = placed
+            .iter()
+            .flat_map(|p| &p.statement.accesses)
+            .filter(|a| a.kind == AccessKind::Write)
+            .map(|a| a.array.as_str())
+            .collect();
+        for p in &placed {
+            for access in &p.statement.accesses {
+                if written.contains(&access.array.as_str())
+                    && p.step(access, innermost, budget)? != Step::Invariant
+                {
+                    return Ok(Vec::new());
+                }
+            }
+        }
+    }
     let mut shared = vec![0usize; innermost];
-    for p in placed(scop, band, prefix)? {
+    for p in placed {
         for access in &p.statement.accesses {
             if p.step(access, innermost, budget)? == Step::Invariant {
                 continue;

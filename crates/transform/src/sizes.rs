@@ -104,9 +104,9 @@ pub fn default_tile_sizes(cache: &CacheInfo, element_bytes: u64, depth: usize) -
 /// Square tile sizes for one level of tiling of a triangular band (the range of a member
 /// depends on another, [`crate::order::is_triangular_in`]): the footprint fits in an
 /// eighth of L2, a quarter of a rectangular band's target. The tiles a triangle's
-/// diagonal cuts do partial work, and the unroll-and-jam that keeps a rectangular tile's
-/// reuse in registers needs rectangular chains, so a triangular tile's reuse must come
-/// from the caches nearer the core.
+/// diagonal cuts do partial work, and the copies of a jammed triangle share only part of
+/// their inner loops (the rest runs copy by copy), so more of a triangular tile's reuse
+/// must come from the caches nearer the core.
 pub fn default_triangular_tile_sizes(
     cache: &CacheInfo,
     element_bytes: u64,

@@ -99,3 +99,109 @@ fn two_level_tiled_kernels_execute_every_instance_once_in_schedule_order() {
     };
     check_all(&options, "two levels 2 x 2");
 }
+
+/// The points of `set` at the parameter values `values` (in the set's parameter order).
+fn points_at(set: &pollen_presburger::Set, values: &[(String, i64)]) -> Vec<Vec<i64>> {
+    use pollen_presburger::DimKind;
+    let mut s = set.clone();
+    let names: Vec<String> = s.space().param_names().to_vec();
+    for (k, name) in names.iter().enumerate() {
+        let v = values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .expect("parameter value");
+        s = s.fix_val(DimKind::Param, k, &Int::from(v)).expect("fix");
+    }
+    let s = s
+        .project_out(DimKind::Param, 0, names.len())
+        .expect("projection");
+    s.points()
+        .expect("points")
+        .iter()
+        .map(|p| p.iter().map(|x| x.to_i64().expect("small")).collect())
+        .collect()
+}
+
+/// The number of loops of `ast` whose body is exactly `copies` statement instances (no
+/// guard, no loop): the jammed, guard-free innermost loops.
+fn guard_free_jammed_loops(ast: &pollen_codegen::Ast, copies: usize) -> usize {
+    use pollen_codegen::Ast;
+    match ast {
+        Ast::Block(v) => v.iter().map(|c| guard_free_jammed_loops(c, copies)).sum(),
+        Ast::For(l) => {
+            let own = match &*l.body {
+                Ast::Block(v) => {
+                    v.len() == copies && v.iter().all(|c| matches!(c, Ast::User { .. }))
+                }
+                _ => false,
+            };
+            usize::from(own) + guard_free_jammed_loops(&l.body, copies)
+        }
+        Ast::If {
+            then, otherwise, ..
+        } => {
+            guard_free_jammed_loops(then, copies)
+                + otherwise
+                    .as_deref()
+                    .map_or(0, |o| guard_free_jammed_loops(o, copies))
+        }
+        Ast::User { .. } => 0,
+    }
+}
+
+#[test]
+fn triangular_bands_are_jammed_guard_free_and_keep_every_dependence() {
+    // syrk and syr2k: reductions over k inside the triangle j <= i; trmm and covariance:
+    // triangles whose innermost loop is the vector loop.
+    for (name, copies) in [("syrk", 8), ("syr2k", 8), ("trmm", 8), ("covariance", 8)] {
+        let k = kernel(name);
+        let options = TileOptions {
+            sizes: Some(vec![8]),
+            unroll_and_jam: true,
+            ..TileOptions::default()
+        };
+        let tree = tiled(name, &k, &options);
+        assert!(crate::common::is_legal(&tree, &k.deps), "{name}");
+        let memory =
+            pollen_deps::analyze(&k.scop, pollen_deps::Analysis::MemoryBased).expect("dependences");
+        assert!(crate::common::is_legal(&tree, memory.as_slice()), "{name}");
+        let ast = generate(&k.scop, &tree, &Options::default()).expect("codegen");
+        assert!(
+            guard_free_jammed_loops(&ast, copies) > 0,
+            "{name}: no guard-free loop of {copies} copies\n{ast}"
+        );
+        // Sizes that leave full groups of copies, remainders and diagonal tiles.
+        for n in [9, 13, 18] {
+            let values: Vec<(String, i64)> = k.scop.params.iter().map(|p| (p.clone(), n)).collect();
+            let trace = interp::interpret(&ast, &values).expect("interpreter");
+            let mut position: BTreeMap<(String, Vec<i64>), usize> = BTreeMap::new();
+            for (at, instance) in trace.iter().enumerate() {
+                assert!(
+                    position.insert(instance.clone(), at).is_none(),
+                    "{name}: {instance:?} twice"
+                );
+            }
+            let expected: usize = k
+                .scop
+                .statements
+                .iter()
+                .map(|s| points_at(&s.domain, &values).len())
+                .sum();
+            assert_eq!(trace.len(), expected, "{name} at {n}");
+            for d in memory.as_slice() {
+                let n_in = d.relation.space().n_in();
+                let pairs = pollen_presburger::Set::from_map(d.relation.wrap()).expect("wrap");
+                for p in points_at(&pairs, &values) {
+                    let source = (d.source.clone(), p[..n_in].to_vec());
+                    let target = (d.target.clone(), p[n_in..].to_vec());
+                    assert!(
+                        position[&source] < position[&target],
+                        "{name} at {n}: {:?} dependence from {source:?} to {target:?} runs backwards",
+                        d.kind
+                    );
+                }
+            }
+        }
+    }
+}

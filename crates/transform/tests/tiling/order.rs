@@ -230,6 +230,12 @@ fn matrix_products_get_register_tiles_and_copies_get_none() {
     };
     // gemm's point band (i, k, j): `B[k][j]` is shared along i, `C[i][j]` along k.
     assert_eq!(with_jam("gemm"), vec!["unroll-and-jam 0:4 1:2".to_string()]);
+    // syrk's triangular point band (i, j, k) with the reduction over k innermost: the
+    // copies along i share `A[j][k]`, those along j `A[i][k]`, and `C[i][j]` is the only
+    // element of the written array the k loop touches.
+    assert_eq!(with_jam("syrk"), vec!["unroll-and-jam 0:4 1:2".to_string()]);
+    // Cholesky's reduction reads the array it writes along k: no chains in registers.
+    assert_eq!(with_jam("cholesky"), Vec::<String>::new());
     // jacobi-2d's skewed band shares nothing along its outer members.
     assert_eq!(with_jam("jacobi-2d"), Vec::<String>::new());
     // Off by default.
