@@ -924,6 +924,27 @@ for (i = 0; i < N - 1; i++)
 const TWO_OUTPUTS_PARAMS: &str =
     "int N, double X[2 * N + 1], double T[2 * N + 1], double A[2 * N], double B[N], double C[N]";
 
+/// Tiles of 4, `B` and `C` live after the region.
+fn outputs_live() -> FuseOptions {
+    FuseOptions {
+        tile_sizes: Some(vec![4]),
+        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
+        ..FuseOptions::default()
+    }
+}
+
+/// `A` (`S1`) is computed by no group's tiles, once, whole, and `f` is equivalent to
+/// the original.
+fn computed_once_whole(
+    p: &(Scop, Vec<Dependence>, ScheduleTree),
+    f: &Fused,
+    live: Option<&BTreeSet<String>>,
+) {
+    assert!(groups_computing(f, "S1").is_empty(), "{f}");
+    assert_eq!(statements_running(f, "S1"), 1, "{f}");
+    assert!(verdict(p, f, live).is_equivalent(), "{f}");
+}
+
 /// The groups of `f` that compute instances of statement `s` in their tiles.
 fn groups_computing<'a>(f: &'a Fused, s: &str) -> Vec<&'a Vec<String>> {
     f.groups
@@ -940,11 +961,7 @@ fn groups_computing<'a>(f: &'a Fused, s: &str) -> Vec<&'a Vec<String>> {
 #[test]
 fn t14_a_producer_read_in_disjoint_parts_is_computed_by_each_output() {
     let p = program(&two_outputs("N"), TWO_OUTPUTS_PARAMS);
-    let options = FuseOptions {
-        tile_sizes: Some(vec![4]),
-        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
-        ..FuseOptions::default()
-    };
+    let options = outputs_live();
     let f = fused(&p, &options);
     // A (S1) is computed by both output groups, in disjoint parts, and never whole.
     let computing = groups_computing(&f, "S1");
@@ -987,19 +1004,10 @@ fn t14_a_producer_read_in_disjoint_parts_is_computed_by_each_output() {
 #[test]
 fn t14_a_producer_read_in_overlapping_parts_is_not_fused() {
     let p = program(&two_outputs("N - 2"), TWO_OUTPUTS_PARAMS);
-    let options = FuseOptions {
-        tile_sizes: Some(vec![4]),
-        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
-        ..FuseOptions::default()
-    };
+    let options = outputs_live();
     let f = fused(&p, &options);
     // Case (c): A is computed once, whole, by no output's tiles.
-    assert!(groups_computing(&f, "S1").is_empty(), "{f}");
-    assert_eq!(statements_running(&f, "S1"), 1, "{f}");
-    assert!(
-        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
-        "{f}"
-    );
+    computed_once_whole(&p, &f, options.live_out.as_ref());
     // With A live, it is stored whole, and is not shared either.
     let p = program(&two_outputs("N"), TWO_OUTPUTS_PARAMS);
     let f = fused(
@@ -1010,8 +1018,7 @@ fn t14_a_producer_read_in_overlapping_parts_is_not_fused() {
             ..FuseOptions::default()
         },
     );
-    assert!(groups_computing(&f, "S1").len() <= 1, "{f}");
-    assert!(verdict(&p, &f, None).is_equivalent(), "{f}");
+    computed_once_whole(&p, &f, None);
 }
 
 #[test]
@@ -1028,18 +1035,9 @@ for (i = 0; i < N - 1; i++)
 for (i = 1; i < N - 1; i++)
   C[i] = C[i - 1] + A[N + i];";
     let p = program(body, TWO_OUTPUTS_PARAMS);
-    let options = FuseOptions {
-        tile_sizes: Some(vec![4]),
-        live_out: Some(BTreeSet::from(["B".to_string(), "C".to_string()])),
-        ..FuseOptions::default()
-    };
+    let options = outputs_live();
     let f = fused(&p, &options);
-    assert!(groups_computing(&f, "S1").is_empty(), "{f}");
-    assert_eq!(statements_running(&f, "S1"), 1, "{f}");
-    assert!(
-        verdict(&p, &f, options.live_out.as_ref()).is_equivalent(),
-        "{f}"
-    );
+    computed_once_whole(&p, &f, options.live_out.as_ref());
 }
 
 /// basteln's T14 (b), the attention pattern in miniature: one producer `T`, then two
