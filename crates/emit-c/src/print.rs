@@ -331,7 +331,7 @@ impl<'a> AstPrinter<'a> {
     fn planned_body(&mut self, header: &str, body: &Ast, plan: &Plan, depth: usize) -> Result<()> {
         let mut users = Vec::new();
         collect_users(body, &mut users);
-        let braced = !plan.shared.is_empty() || users.len() != 1;
+        let braced = !plan.shared.is_empty() || !plan.held.is_empty() || users.len() != 1;
         self.line(
             depth,
             &if braced {
@@ -343,12 +343,20 @@ impl<'a> AstPrinter<'a> {
         for load in &plan.shared {
             self.line(depth + 1, &load.declaration());
         }
+        for (load, _) in &plan.held {
+            self.line(depth + 1, &load.variable_declaration());
+        }
         for ((statement, args), inline) in users.into_iter().zip(&plan.instances) {
             let text = match inline {
                 Some(text) => text.clone(),
                 None => self.call(statement, args)?,
             };
             self.line(depth + 1, &text);
+        }
+        for (load, written) in &plan.held {
+            if *written {
+                self.line(depth + 1, &load.store());
+            }
         }
         if braced {
             self.line(depth, "}");

@@ -18,16 +18,27 @@
 //!   that is itself `omp parallel for` hoists nothing.
 //! - A reference that depends on the iterator but occurs at least twice in the body is
 //!   loaded once at the start of the body.
-//! - An array of `W` whose every reference in the body is a plain element reference
-//!   (subscripts of one token: iterators, parameters, literals) that does not depend on
-//!   the iterator, any two different texts being provably different elements (a
-//!   subscript differs by a non-zero constant), is touched by `L` only through those
-//!   elements: each lives in a variable declared and loaded before `L` (with the hoisted
-//!   loads, in the same guard) and is stored back after it. A reduction `C[i][j] +=
+//! - Take an array of `W` whose every reference in the body is a plain element
+//!   reference (subscripts of one token: iterators, parameters, literals). Its references
+//!   that do not depend on the iterator are its held elements, any two different texts
+//!   being provably different elements (a subscript differs by a non-zero constant).
+//!   Each of its references that depends on the iterator must be proved never to be a
+//!   held element: the Presburger library finds no iteration, within the statements'
+//!   domains, where all subscripts agree (`x[c1]` against `x[c0]` when `c1 < c0`). The
+//!   held elements are then touched by `L` only through the invariant references: each
+//!   lives in a variable declared and loaded before `L` (with the hoisted loads, in the
+//!   same guard) and is stored back after it; one that `L` only reads is a hoisted
+//!   constant. A reduction `C[i][j] +=
 //!   ... A[i][k] ...` over `k` then runs in registers, and the jammed copies of it
 //!   (`C[i][j]`, `C[i + 1][j]`, ...) are independent chains. Not in the loop that is
 //!   itself `omp parallel for`, nor in a vectorisable one, nor in a loop declaring
 //!   scratch arrays.
+//! - An element of an array of `W` that the body assigns and references at least twice,
+//!   in a body that also reads elements of that array it never assigns, provably other
+//!   elements (as above), is held in a variable through one iteration: loaded at the
+//!   start of the body, stored at its end. The compiler can then keep the reads in
+//!   registers across the stores (trmm's `B[i][j] += A[k][i] * B[k][j]` jammed over
+//!   `k`).
 //! - The instances that use a temporary are printed inline: the statement's text with
 //!   the iterators replaced by their parenthesised values (what the macro expansion
 //!   gives) and the references by the temporaries. The others keep the macro call.
@@ -40,6 +51,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use pollen_codegen::{Ast, Expr, Loop};
+use pollen_presburger::Set;
 use pollen_scop::{AccessKind, Scop, Statement};
 
 use pollen_emit_text::{is_identifier, statement_text, ExprPrinter};
@@ -95,6 +107,10 @@ pub(crate) struct Plan {
     pub accumulators: Vec<Load>,
     /// The loads at the start of the body.
     pub shared: Vec<Load>,
+    /// The elements of written arrays held in variables through one iteration of the
+    /// body: declared and loaded at its start (after the shared loads) and, when the
+    /// body writes them, stored back at its end.
+    pub held: Vec<(Load, bool)>,
     /// One entry per statement instance of the body, in order: the inline C statement
     /// (with its `;`), or `None` for the macro call.
     pub instances: Vec<Option<String>>,
@@ -188,6 +204,8 @@ pub(crate) fn plan(
     } else {
         Vec::new()
     };
+    let skip: BTreeSet<&str> = accumulated.iter().map(|a| a.array.as_str()).collect();
+    let held = held(scop, &instances, &written, &skip);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &occurrences {
         *counts.entry(&o.key).or_default() += 1;
@@ -207,13 +225,14 @@ pub(crate) fn plan(
             elements.push((&o.key, invariant, o));
         }
     }
-    if elements.is_empty() && accumulated.is_empty() {
+    if elements.is_empty() && accumulated.is_empty() && held.is_empty() {
         return Ok(None);
     }
     let mut plan = Plan {
         hoisted: Vec::new(),
         accumulators: Vec::new(),
         shared: Vec::new(),
+        held: Vec::new(),
         instances: vec![None; instances.len()],
     };
     // Hoisted loads first, then shared ones, each in order of first occurrence.
@@ -244,9 +263,21 @@ pub(crate) fn plan(
             replacements[o.instance].push((references[o.reference].tokens.clone(), name.clone()));
         }
     }
-    // The accumulated elements, in order of first occurrence.
+    // The accumulated elements, then the held ones, in order of first occurrence.
     let mut variables: BTreeMap<String, String> = BTreeMap::new();
-    for a in &accumulated {
+    let held_written: BTreeSet<&str> = held
+        .iter()
+        .filter(|(_, written)| *written)
+        .map(|(a, _)| a.key.as_str())
+        .collect();
+    // An invariant element the loop never assigns is only read: a constant before it.
+    let assigned: BTreeSet<&str> = accumulated
+        .iter()
+        .filter(|a| a.assigned)
+        .map(|a| a.key.as_str())
+        .collect();
+    let accumulated = accumulated.iter().map(|a| (a, false));
+    for (a, is_held) in accumulated.chain(held.iter().map(|(a, _)| (a, true))) {
         let name = match variables.get(&a.key) {
             Some(name) => name.clone(),
             None => {
@@ -266,7 +297,14 @@ pub(crate) fn plan(
                 };
                 variables.insert(a.key.clone(), load.name.clone());
                 let name = load.name.clone();
-                plan.accumulators.push(load);
+                if is_held {
+                    let written = held_written.contains(a.key.as_str());
+                    plan.held.push((load, written));
+                } else if !assigned.contains(a.key.as_str()) {
+                    plan.hoisted.push(load);
+                } else {
+                    plan.accumulators.push(load);
+                }
                 name
             }
         };
@@ -287,6 +325,8 @@ struct Accumulated {
     array: String,
     tokens: Range<usize>,
     key: String,
+    /// Whether this reference is assigned.
+    assigned: bool,
 }
 
 /// The references to the elements of written arrays that can live in variables across
@@ -317,7 +357,9 @@ fn accumulated(
             continue;
         }
         let mut found = Vec::new();
-        let mut elements: Vec<(String, Vec<Expr>)> = Vec::new();
+        let mut elements: Vec<(String, Vec<Expr>, usize)> = Vec::new();
+        // The references that move with the loop: instance and subscripts.
+        let mut moving: Vec<(usize, Vec<Expr>)> = Vec::new();
         for (k, inst) in instances.iter().enumerate() {
             let (tokens, _) = inst.scanned.as_ref().expect("checked above");
             let Some(ranges) = scan::element_references(&inst.text, tokens, array, dimensions)
@@ -333,7 +375,8 @@ fn accumulated(
                     continue 'arrays;
                 };
                 if element.iter().any(|e| e.mentions(iterator)) {
-                    continue 'arrays;
+                    moving.push((k, element));
+                    continue;
                 }
                 let key = scan::key(
                     &inst.text,
@@ -342,23 +385,260 @@ fn accumulated(
                     &inst.statement.iterators,
                     &inst.values,
                 );
-                if !elements.iter().any(|(other, _)| *other == key) {
-                    if elements.iter().any(|(_, e)| !distinct(e, &element)) {
+                if !elements.iter().any(|(other, _, _)| *other == key) {
+                    if elements.iter().any(|(_, e, _)| !distinct(e, &element)) {
                         continue 'arrays;
                     }
-                    elements.push((key.clone(), element));
+                    elements.push((key.clone(), element, k));
                 }
+                let assigned = assigned(&inst.text, tokens, &range);
                 found.push(Accumulated {
                     instance: k,
                     array: array.to_string(),
                     tokens: range,
                     key,
+                    assigned,
                 });
+            }
+        }
+        if found.is_empty() {
+            continue;
+        }
+        // Every moving reference must miss every held element, in every iteration.
+        for (k, m) in &moving {
+            for (_, e, at) in &elements {
+                let a = (&instances[*at], &e[..]);
+                if !never_equal(scop, (&instances[*k], m), a) {
+                    continue 'arrays;
+                }
             }
         }
         out.extend(found);
     }
     out
+}
+
+/// The references to elements of written arrays (not in `skip`) that can live in a
+/// variable through one iteration of the body, with whether the body writes the
+/// element: every reference to such an array in the body is an element reference
+/// ([`scan::element_references`]) with subscripts of one token; an element it assigns and
+/// references at least twice is held when every other element it references in the body is provably
+/// a different one in every iteration ([`distinct`], [`never_equal`]). The references to
+/// the held elements are then the only accesses to them in an iteration, so loading
+/// them at its start and storing them at its end changes no value:
+/// `sum[c5] += ...` four times in a jammed body becomes one load, four additions in a
+/// register and one store.
+fn held(
+    scop: &Scop,
+    instances: &[Instance],
+    written: &BTreeSet<&str>,
+    skip: &BTreeSet<&str>,
+) -> Vec<(Accumulated, bool)> {
+    if instances.iter().any(|i| i.scanned.is_none()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    'arrays: for array in written {
+        if skip.contains(array) {
+            continue;
+        }
+        let Some(decl) = scop.array(array) else {
+            continue;
+        };
+        let dimensions = decl.extents.len();
+        if dimensions == 0 || !declarable(&decl.element_type) || decl.element_type.contains("const")
+        {
+            continue;
+        }
+        // Every reference: (instance, tokens, key, subscripts, whether it is assigned).
+        let mut references = Vec::new();
+        for (k, inst) in instances.iter().enumerate() {
+            let (tokens, _) = inst.scanned.as_ref().expect("checked above");
+            let Some(ranges) = scan::element_references(&inst.text, tokens, array, dimensions)
+            else {
+                continue 'arrays;
+            };
+            let accessed = inst.statement.accesses.iter().any(|a| a.array == **array);
+            if accessed && ranges.is_empty() {
+                continue 'arrays;
+            }
+            for range in ranges {
+                let Some(element) = subscripts(inst, tokens, &range, dimensions) else {
+                    continue 'arrays;
+                };
+                let key = scan::key(
+                    &inst.text,
+                    tokens,
+                    range.clone(),
+                    &inst.statement.iterators,
+                    &inst.values,
+                );
+                let assigned = assigned(&inst.text, tokens, &range);
+                references.push((k, range, key, element, assigned));
+            }
+        }
+        // The distinct elements, each with its first reference.
+        let mut elements: Vec<(&str, usize, &[Expr], usize)> = Vec::new();
+        for (k, _, key, element, _) in &references {
+            match elements.iter_mut().find(|e| e.0 == key.as_str()) {
+                Some(e) => e.3 += 1,
+                None => elements.push((key, *k, element, 1)),
+            }
+        }
+        // Without an element that the body reads and never assigns, the compiler already
+        // keeps the assigned ones in registers through an iteration (measured: holding
+        // them in variables then only slows jammed vector loops down).
+        let assigns = |key: &str| references.iter().any(|r| r.2.as_str() == key && r.4);
+        if elements.iter().all(|e| assigns(e.0)) {
+            continue;
+        }
+        for (key, k, element, count) in &elements {
+            if *count < 2 {
+                continue;
+            }
+            let apart = elements.iter().all(|(other, j, e, _)| {
+                other == key
+                    || distinct(element, e)
+                    || never_equal(scop, (&instances[*k], element), (&instances[*j], e))
+            });
+            if !apart {
+                continue;
+            }
+            // An element the body only reads may be read under a condition only (and
+            // need not exist otherwise); one it assigns is accessed in every iteration.
+            let written = references.iter().any(|r| r.2.as_str() == *key && r.4);
+            if !written {
+                continue;
+            }
+            for (j, range, other, _, _) in &references {
+                if other.as_str() == *key {
+                    out.push((
+                        Accumulated {
+                            instance: *j,
+                            array: array.to_string(),
+                            tokens: range.clone(),
+                            key: other.clone(),
+                            assigned: written,
+                        },
+                        written,
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the element reference `range` is assigned: followed by an assignment
+/// operator or `++`/`--`, or preceded by `++`/`--`.
+fn assigned(text: &str, tokens: &[Token], range: &Range<usize>) -> bool {
+    const ASSIGNMENTS: [&str; 13] = [
+        "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=", "++", "--",
+    ];
+    let after = tokens.get(range.end).map(|t| &text[t.range.clone()]);
+    let before = range
+        .start
+        .checked_sub(1)
+        .map(|k| &text[tokens[k].range.clone()]);
+    after.is_some_and(|s| ASSIGNMENTS.contains(&s)) || matches!(before, Some("++" | "--"))
+}
+
+/// Whether the element `a.1` referenced by instance `a.0` and the element `b.1`
+/// referenced by instance `b.0` are never the same in any iteration in which both
+/// instances run: the points of the loop nest (the iterators their arguments mention)
+/// at which both arguments lie in their statements' domains and every subscript is equal
+/// form an empty set. Every instance of an innermost body of instances runs in each of
+/// the loop's iterations, so this covers the loop; identifiers that are neither
+/// iterators nor parameters are free variables (any value). `false` when it cannot be
+/// decided (a subscript that is not affine, a budget exceeded).
+fn never_equal(scop: &Scop, a: (&Instance, &[Expr]), b: (&Instance, &[Expr])) -> bool {
+    never_equal_checked(scop, a, b).unwrap_or(false)
+}
+
+fn never_equal_checked(
+    scop: &Scop,
+    (ia, sa): (&Instance, &[Expr]),
+    (ib, sb): (&Instance, &[Expr]),
+) -> Option<bool> {
+    use pollen_presburger::text::{parse_map, parse_set};
+    let forms = |es: &[Expr]| -> Option<Vec<(i128, BTreeMap<String, i128>)>> {
+        es.iter().map(affine).collect()
+    };
+    let (args_a, args_b) = (forms(ia.args)?, forms(ib.args)?);
+    let (subs_a, subs_b) = (forms(sa)?, forms(sb)?);
+    let mut variables: BTreeSet<&str> = BTreeSet::new();
+    for (_, terms) in args_a.iter().chain(&args_b).chain(&subs_a).chain(&subs_b) {
+        for v in terms.keys() {
+            if !scop.params.contains(v) {
+                variables.insert(v);
+            }
+        }
+    }
+    if variables
+        .iter()
+        .chain(
+            scop.params
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .any(|v| !is_identifier(v) || v.starts_with("pollen_o"))
+    {
+        return None;
+    }
+    let params = scop.params.join(", ");
+    let tuple = variables.iter().copied().collect::<Vec<_>>().join(", ");
+    let text = |(c, terms): &(i128, BTreeMap<String, i128>)| {
+        let mut out = c.to_string();
+        for (v, k) in terms {
+            out.push_str(&format!(" + {k}*{v}"));
+        }
+        out
+    };
+    let mut budget = pollen_presburger::Budget::new(200_000);
+    let mut points = parse_set(&format!("[{params}] -> {{ [{tuple}] }}")).ok()?;
+    for (inst, args) in [(ia, &args_a), (ib, &args_b)] {
+        let outs: Vec<String> = (0..args.len()).map(|d| format!("pollen_o{d}")).collect();
+        let equalities: Vec<String> = outs
+            .iter()
+            .zip(args.iter())
+            .map(|(o, e)| format!("{o} = {}", text(e)))
+            .collect();
+        let constraints = if equalities.is_empty() {
+            String::new()
+        } else {
+            format!(" : {}", equalities.join(" and "))
+        };
+        let map = parse_map(&format!(
+            "[{params}] -> {{ [{tuple}] -> {}[{}]{constraints} }}",
+            inst.statement.name,
+            outs.join(", ")
+        ))
+        .ok()?;
+        let domain = inst
+            .statement
+            .domain
+            .as_map()
+            .align_params(&scop.params)
+            .ok()?;
+        let inside = Set::from_map(map.intersect_range(&domain).ok()?.domain()).ok()?;
+        points = points.intersect(&inside).ok()?;
+    }
+    let equal: Vec<String> = subs_a
+        .iter()
+        .zip(&subs_b)
+        .map(|(x, y)| format!("{} = {}", text(x), text(y)))
+        .collect();
+    if !equal.is_empty() {
+        let same = parse_set(&format!(
+            "[{params}] -> {{ [{tuple}] : {} }}",
+            equal.join(" and ")
+        ))
+        .ok()?;
+        points = points.intersect(&same).ok()?;
+    }
+    points.is_empty_with(&mut budget).ok()
 }
 
 /// The subscripts of the element reference `range` (`name [ s ] [ s ] ...`, one token

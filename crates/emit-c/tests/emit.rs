@@ -910,3 +910,100 @@ fn scalars_declared_in_the_region_are_declared_at_the_start_of_the_block() {
 #undef S1",
     );
 }
+
+/// Forward substitution: `x[i] -= L[i][j] * x[j]` for `j < i`, or for `j <= i` when
+/// `reach` is `"<="`.
+fn substitution(reach: &str) -> String {
+    format!(
+        "void f(int n, double L[50][50], double x[50], double b[50])\n{{\n  int i, j;\n#pragma scop\n  for (i = 0; i < n; i++) {{\n    x[i] = b[i];\n    for (j = 0; j {reach} i; j++)\n      x[i] -= L[i][j] * x[j];\n    x[i] = x[i] / L[i][i];\n  }}\n#pragma endscop\n}}\n"
+    )
+}
+
+/// The original order of [`substitution`], the inner loop's last iteration `c0 + last`.
+fn substitution_ast(last: i64) -> Ast {
+    upto(
+        "c0",
+        "n",
+        Ast::Block(vec![
+            user("S0", vec![var("c0")]),
+            for_loop(
+                "c1",
+                int(0),
+                add(vec![var("c0"), int(last)]),
+                user("S1", vec![var("c0"), var("c1")]),
+            ),
+            user("S2", vec![var("c0")]),
+        ]),
+    )
+}
+
+#[test]
+fn an_element_is_held_across_the_loop_when_the_moving_reads_provably_miss_it() {
+    // x[c1] with c1 < c0 is never x[c0]: the loop's chain runs in a variable.
+    let out = generated(&substitution("<"), &substitution_ast(-1), &no_banner());
+    assert!(
+        out.contains(
+            "        double t0 = x[c0];
+        for (c1 = 0; c1 <= c0 - 1; c1++)
+          t0 -= L[c0][c1] * x[c1];
+        x[c0] = t0;"
+        ),
+        "{out}"
+    );
+    // With j <= i the last iteration reads x[c0] itself: it stays in memory.
+    let out = generated(&substitution("<="), &substitution_ast(0), &no_banner());
+    assert!(!out.contains("t0"), "{out}");
+    assert!(out.contains("S1(c0, c1);"), "{out}");
+}
+
+const TRMM: &str = "void f(int n, double A[50][50], double B[50][50])\n{\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (k = i + 1; k < n; k++)\n      for (j = 0; j < n; j++)\n        B[i][j] += A[k][i] * B[k][j];\n#pragma endscop\n}\n";
+
+/// [`TRMM`] with `k` jammed by two, from `k = i + first` (the remainder left out).
+fn trmm_jammed(first: i64) -> Ast {
+    upto(
+        "c0",
+        "n",
+        strided(
+            for_loop(
+                "c1",
+                add(vec![var("c0"), int(first)]),
+                add(vec![var("n"), int(-2)]),
+                upto(
+                    "c2",
+                    "n",
+                    Ast::Block(vec![
+                        user("S0", vec![var("c0"), var("c1"), var("c2")]),
+                        user(
+                            "S0",
+                            vec![var("c0"), add(vec![var("c1"), int(1)]), var("c2")],
+                        ),
+                    ]),
+                ),
+            ),
+            2,
+        ),
+    )
+}
+
+#[test]
+fn an_element_assigned_twice_is_held_through_the_body_when_the_reads_miss_it() {
+    // B[c1][c2] and B[c1 + 1][c2] are rows below i: B[c0][c2] is held, so the compiler
+    // need not reload the rows after each store.
+    let out = generated(TRMM, &trmm_jammed(1), &no_banner());
+    for line in [
+        "double t2 = B[c0][c2];",
+        "t2 += t0 * B[c1][c2];",
+        "t2 += t1 * B[(c1 + 1)][c2];",
+        "B[c0][c2] = t2;",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+    // From k = i - 1 (beyond the domain the statement runs in, so the test can tell)
+    // nothing is proved and every store stays in place.
+    let out = generated(
+        &TRMM.replace("k = i + 1", "k = i - 1"),
+        &trmm_jammed(-1),
+        &no_banner(),
+    );
+    assert!(out.contains("B[c0][c2] += t0 * B[c1][c2];"), "{out}");
+}
