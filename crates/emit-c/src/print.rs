@@ -239,7 +239,8 @@ impl<'a> AstPrinter<'a> {
         for load in accumulators {
             self.line(depth_of_loop, &load.variable_declaration());
         }
-        self.pragma(l, parallel, depth_of_loop);
+        let collapse = parallel && declarations.is_none() && collapsible(l);
+        self.pragma(l, parallel, collapse, depth_of_loop);
         let step = if l.stride.is_one() {
             format!("{name}++")
         } else {
@@ -305,11 +306,15 @@ impl<'a> AstPrinter<'a> {
         plan
     }
 
-    /// The pragma line of a loop, if it has one.
-    fn pragma(&mut self, l: &Loop, parallel: bool, depth: usize) {
+    /// The pragma line of a loop, if it has one; `collapse` joins the parallel loop
+    /// directly inside it ([`collapsible`]).
+    fn pragma(&mut self, l: &Loop, parallel: bool, collapse: bool, depth: usize) {
         if parallel {
             let private = self.inner_iterators(&l.body);
             let mut pragma = "#pragma omp parallel for".to_string();
+            if collapse {
+                pragma.push_str(" collapse(2)");
+            }
             if has_uneven_iterations(&l.body, &l.iterator) {
                 pragma.push_str(" schedule(dynamic)");
             }
@@ -402,6 +407,36 @@ impl<'a> AstPrinter<'a> {
 /// The default static schedule would hand one thread the long iterations; a dynamic
 /// one balances them. A loop both of whose bounds move (a tile's points,
 /// `144 * c0 .. 144 * c0 + 143`) runs as many iterations each time.
+/// Whether the parallel loop `l` shares its iterations with the loop that is its whole
+/// body (`collapse(2)`): that loop is parallel too, has no pragma of its own, a unit
+/// stride and bounds that do not depend on `l`'s iterator (the iteration space is a
+/// rectangle), and holds loops itself (so nothing is printed between the two headers: no
+/// hoisted loads or their guard). A few tile rows then still keep every thread busy:
+/// 7 rows of tiles over 2 threads run as 4 and 3, 7 × 8 tiles as 28 and 28.
+fn collapsible(l: &Loop) -> bool {
+    let Ast::For(inner) = unwrap(&l.body) else {
+        return false;
+    };
+    inner.parallel
+        && !inner.vectorizable
+        && inner.stride.is_one()
+        && !inner.lower.mentions(&l.iterator)
+        && !inner.upper.mentions(&l.iterator)
+        && holds_loops(&inner.body)
+}
+
+/// Whether `ast` is or contains a loop.
+fn holds_loops(ast: &Ast) -> bool {
+    match ast {
+        Ast::For(_) => true,
+        Ast::Block(children) => children.iter().any(holds_loops),
+        Ast::If {
+            then, otherwise, ..
+        } => holds_loops(then) || otherwise.as_deref().is_some_and(holds_loops),
+        Ast::User { .. } => false,
+    }
+}
+
 fn has_uneven_iterations(body: &Ast, iterator: &str) -> bool {
     match body {
         Ast::Block(children) => children.iter().any(|c| has_uneven_iterations(c, iterator)),

@@ -1007,3 +1007,45 @@ fn an_element_assigned_twice_is_held_through_the_body_when_the_reads_miss_it() {
     );
     assert!(out.contains("B[c0][c2] += t0 * B[c1][c2];"), "{out}");
 }
+
+/// gemm's update with parallel `i` and `j` loops outside the `k` loop; `j` from `i` when
+/// `triangular`.
+fn gemm_parallel_outer(triangular: bool) -> Ast {
+    let inner = for_loop(
+        "c1",
+        if triangular { var("c0") } else { int(0) },
+        add(vec![var("nj"), int(-1)]),
+        upto(
+            "c2",
+            "nk",
+            user("S1", vec![var("c0"), var("c2"), var("c1")]),
+        ),
+    );
+    parallel(upto("c0", "ni", parallel(inner)))
+}
+
+#[test]
+fn two_parallel_loops_of_a_rectangle_share_their_iterations() {
+    let out = generated(GEMM, &gemm_parallel_outer(false), &no_banner());
+    assert!(
+        out.contains(
+            "    #pragma omp parallel for collapse(2) private(c1, c2)
+    for (c0 = 0; c0 <= ni - 1; c0++)
+      for (c1 = 0; c1 <= nj - 1; c1++)"
+        ),
+        "{out}"
+    );
+    // A triangle is left to the outer loop alone.
+    let out = generated(GEMM, &gemm_parallel_outer(true), &no_banner());
+    assert!(!out.contains("collapse"), "{out}");
+    assert!(out.contains("#pragma omp parallel for"), "{out}");
+    // So is an inner loop that is not parallel.
+    let Ast::For(mut outer) = gemm_parallel_outer(false) else {
+        unreachable!()
+    };
+    if let Ast::For(inner) = outer.body.as_mut() {
+        inner.parallel = false;
+    }
+    let out = generated(GEMM, &Ast::For(outer), &no_banner());
+    assert!(!out.contains("collapse"), "{out}");
+}
