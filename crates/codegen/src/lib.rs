@@ -19,6 +19,7 @@
 //! [`interp::interpret`] runs an AST for given parameter values and returns the executed
 //! statement instances, which is how the tests check generated code.
 
+pub mod apart;
 pub mod ast;
 mod bounds;
 mod build;

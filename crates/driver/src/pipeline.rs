@@ -248,12 +248,13 @@ fn emit(
             };
             // A fused program executes its own statements (copies of the region's).
             let executed = optimized.report.fused.as_ref().map_or(scop, |f| &f.scop);
-            let replacement = pollen_emit_c::replacement(
+            let replacement = pollen_emit_c::replacement_with(
                 source,
                 region.clone(),
                 executed,
                 &optimized.ast,
                 &emit_options,
+                &pollen_codegen::apart::ByDomains::default(),
             )
             .map_err(Error::Emission)?;
             Ok(RegionCode {

@@ -96,6 +96,7 @@ pub use pollen_emit_text::Helper;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
+use pollen_codegen::apart::{Apart, NeverProved};
 use pollen_codegen::Ast;
 use pollen_emit_text::{fresh_prefix, indentation, is_identifier, words, ExprPrinter};
 use pollen_scop::Scop;
@@ -271,7 +272,23 @@ pub fn emit(
     ast: &Ast,
     options: &EmitOptions,
 ) -> Result<String> {
-    let generated = replacement(source, region.clone(), scop, ast, options)?;
+    emit_with(source, region, scop, ast, options, &NeverProved)
+}
+
+/// [`emit`], with scalar replacement asking `apart` which element references never meet
+/// (`pollen_codegen::apart::ByDomains` proves it from the statements' domains; [`emit`]
+/// uses `NeverProved`).
+///
+/// Errors as [`emit`].
+pub fn emit_with(
+    source: &str,
+    region: Range<usize>,
+    scop: &Scop,
+    ast: &Ast,
+    options: &EmitOptions,
+    apart: &dyn Apart,
+) -> Result<String> {
+    let generated = replacement_with(source, region.clone(), scop, ast, options, apart)?;
     let mut out = String::with_capacity(source.len() + generated.len());
     out.push_str(&source[..region.start]);
     out.push_str(&generated);
@@ -291,10 +308,24 @@ pub fn replacement(
     ast: &Ast,
     options: &EmitOptions,
 ) -> Result<String> {
+    replacement_with(source, region, scop, ast, options, &NeverProved)
+}
+
+/// [`replacement`], with the oracle of [`emit_with`].
+///
+/// Errors as [`emit`].
+pub fn replacement_with(
+    source: &str,
+    region: Range<usize>,
+    scop: &Scop,
+    ast: &Ast,
+    options: &EmitOptions,
+    apart: &dyn Apart,
+) -> Result<String> {
     let Some(original) = source.get(region.clone()) else {
         return Err(Error::InvalidRegion(region));
     };
-    generate(source, original, scop, ast, options)
+    generate(source, original, scop, ast, options, apart)
 }
 
 /// The code that replaces the region: banner, statement macros, helpers, the block of
@@ -305,6 +336,7 @@ fn generate(
     scop: &Scop,
     ast: &Ast,
     options: &EmitOptions,
+    apart: &dyn Apart,
 ) -> Result<String> {
     if !is_identifier(&options.iterator_type.replace(' ', "_")) {
         return Err(Error::NotAnIdentifier(options.iterator_type.clone()));
@@ -354,6 +386,7 @@ fn generate(
         &base,
         temporaries,
     );
+    printer.apart = apart;
     printer.line(0, "{");
     if !iterators.is_empty() {
         let declared: Vec<String> = iterators

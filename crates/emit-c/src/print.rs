@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use pollen_arith::Int;
+use pollen_codegen::apart::{Apart, NeverProved};
 use pollen_codegen::{Ast, Cond, Expr, Loop};
 use pollen_scop::Scop;
 
@@ -39,6 +40,8 @@ pub(crate) struct AstPrinter<'a> {
     base: &'a str,
     /// The names of scalar replacement's temporaries.
     temporaries: Temporaries,
+    /// Which element references scalar replacement may take as apart (none unless set).
+    pub apart: &'a dyn Apart,
     /// Declarations printed at the start of a loop's body, by the loop's address
     /// ([`enclosing_loop`]).
     pub declarations: BTreeMap<usize, Vec<String>>,
@@ -64,6 +67,7 @@ impl<'a> AstPrinter<'a> {
             macros,
             base,
             temporaries,
+            apart: &NeverProved,
             declarations: BTreeMap::new(),
             out: String::new(),
         }
@@ -301,6 +305,7 @@ impl<'a> AstPrinter<'a> {
             &mut self.exprs,
             !parallel,
             &mut self.temporaries,
+            self.apart,
         );
         self.exprs.leave();
         plan

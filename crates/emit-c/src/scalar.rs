@@ -23,8 +23,9 @@
 //!   that do not depend on the iterator are its held elements, any two different texts
 //!   being provably different elements (a subscript differs by a non-zero constant).
 //!   Each of its references that depends on the iterator must be proved never to be a
-//!   held element: the Presburger library finds no iteration, within the statements'
-//!   domains, where all subscripts agree (`x[c1]` against `x[c0]` when `c1 < c0`). The
+//!   held element by the caller's oracle ([`pollen_codegen::apart`]: with
+//!   `ByDomains`, no iteration within the statements' domains has all subscripts
+//!   agree, `x[c1]` against `x[c0]` when `c1 < c0`). The
 //!   held elements are then touched by `L` only through the invariant references: each
 //!   lives in a variable declared and loaded before `L` (with the hoisted loads, in the
 //!   same guard) and is stored back after it; one that `L` only reads is a hoisted
@@ -35,7 +36,7 @@
 //!   scratch arrays.
 //! - An element of an array of `W` that the body assigns and references at least twice,
 //!   in a body that also reads elements of that array it never assigns, provably other
-//!   elements (as above), is held in a variable through one iteration: loaded at the
+//!   elements (as above, or by the oracle), is held in a variable through one iteration: loaded at the
 //!   start of the body, stored at its end. The compiler can then keep the reads in
 //!   registers across the stores (trmm's `B[i][j] += A[k][i] * B[k][j]` jammed over
 //!   `k`).
@@ -50,8 +51,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
+use pollen_codegen::apart::{affine, Apart, Element};
 use pollen_codegen::{Ast, Expr, Loop};
-use pollen_presburger::Set;
 use pollen_scop::{AccessKind, Scop, Statement};
 
 use pollen_emit_text::{is_identifier, statement_text, ExprPrinter};
@@ -181,6 +182,7 @@ pub(crate) fn plan(
     exprs: &mut ExprPrinter,
     hoist: bool,
     temporaries: &mut Temporaries,
+    apart: &dyn Apart,
 ) -> Result<Option<Plan>> {
     let mut users = Vec::new();
     if !instances_only(&l.body, &mut users) || users.is_empty() {
@@ -200,12 +202,12 @@ pub(crate) fn plan(
     // A vectorisable loop carries no dependence, so it accumulates nothing; under
     // `omp simd` a variable updated by every iteration would need a reduction clause.
     let accumulated = if hoist && !l.vectorizable {
-        accumulated(scop, &instances, &written, &l.iterator)
+        accumulated(scop, &instances, &written, &l.iterator, apart)
     } else {
         Vec::new()
     };
     let skip: BTreeSet<&str> = accumulated.iter().map(|a| a.array.as_str()).collect();
-    let held = held(scop, &instances, &written, &skip);
+    let held = held(scop, &instances, &written, &skip, apart);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &occurrences {
         *counts.entry(&o.key).or_default() += 1;
@@ -342,6 +344,7 @@ fn accumulated(
     instances: &[Instance],
     written: &BTreeSet<&str>,
     iterator: &str,
+    apart: &dyn Apart,
 ) -> Vec<Accumulated> {
     if instances.iter().any(|i| i.scanned.is_none()) {
         return Vec::new();
@@ -408,7 +411,7 @@ fn accumulated(
         for (k, m) in &moving {
             for (_, e, at) in &elements {
                 let a = (&instances[*at], &e[..]);
-                if !never_equal(scop, (&instances[*k], m), a) {
+                if !never_equal(apart, scop, (&instances[*k], m), a) {
                     continue 'arrays;
                 }
             }
@@ -433,6 +436,7 @@ fn held(
     instances: &[Instance],
     written: &BTreeSet<&str>,
     skip: &BTreeSet<&str>,
+    apart: &dyn Apart,
 ) -> Vec<(Accumulated, bool)> {
     if instances.iter().any(|i| i.scanned.is_none()) {
         return Vec::new();
@@ -499,7 +503,7 @@ fn held(
             let apart = elements.iter().all(|(other, j, e, _)| {
                 other == key
                     || distinct(element, e)
-                    || never_equal(scop, (&instances[*k], element), (&instances[*j], e))
+                    || never_equal(apart, scop, (&instances[*k], element), (&instances[*j], e))
             });
             if !apart {
                 continue;
@@ -543,102 +547,24 @@ fn assigned(text: &str, tokens: &[Token], range: &Range<usize>) -> bool {
     after.is_some_and(|s| ASSIGNMENTS.contains(&s)) || matches!(before, Some("++" | "--"))
 }
 
-/// Whether the element `a.1` referenced by instance `a.0` and the element `b.1`
-/// referenced by instance `b.0` are never the same in any iteration in which both
-/// instances run: the points of the loop nest (the iterators their arguments mention)
-/// at which both arguments lie in their statements' domains and every subscript is equal
-/// form an empty set. Every instance of an innermost body of instances runs in each of
-/// the loop's iterations, so this covers the loop; identifiers that are neither
-/// iterators nor parameters are free variables (any value). `false` when it cannot be
-/// decided (a subscript that is not affine, a budget exceeded).
-fn never_equal(scop: &Scop, a: (&Instance, &[Expr]), b: (&Instance, &[Expr])) -> bool {
-    never_equal_checked(scop, a, b).unwrap_or(false)
-}
-
-fn never_equal_checked(
+/// Whether the oracle proves two element references of instances apart.
+fn never_equal(
+    apart: &dyn Apart,
     scop: &Scop,
     (ia, sa): (&Instance, &[Expr]),
     (ib, sb): (&Instance, &[Expr]),
-) -> Option<bool> {
-    use pollen_presburger::text::{parse_map, parse_set};
-    let forms = |es: &[Expr]| -> Option<Vec<(i128, BTreeMap<String, i128>)>> {
-        es.iter().map(affine).collect()
+) -> bool {
+    let a = Element {
+        statement: ia.statement,
+        args: ia.args,
+        subscripts: sa,
     };
-    let (args_a, args_b) = (forms(ia.args)?, forms(ib.args)?);
-    let (subs_a, subs_b) = (forms(sa)?, forms(sb)?);
-    let mut variables: BTreeSet<&str> = BTreeSet::new();
-    for (_, terms) in args_a.iter().chain(&args_b).chain(&subs_a).chain(&subs_b) {
-        for v in terms.keys() {
-            if !scop.params.contains(v) {
-                variables.insert(v);
-            }
-        }
-    }
-    if variables
-        .iter()
-        .chain(
-            scop.params
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .any(|v| !is_identifier(v) || v.starts_with("pollen_o"))
-    {
-        return None;
-    }
-    let params = scop.params.join(", ");
-    let tuple = variables.iter().copied().collect::<Vec<_>>().join(", ");
-    let text = |(c, terms): &(i128, BTreeMap<String, i128>)| {
-        let mut out = c.to_string();
-        for (v, k) in terms {
-            out.push_str(&format!(" + {k}*{v}"));
-        }
-        out
+    let b = Element {
+        statement: ib.statement,
+        args: ib.args,
+        subscripts: sb,
     };
-    let mut budget = pollen_presburger::Budget::new(200_000);
-    let mut points = parse_set(&format!("[{params}] -> {{ [{tuple}] }}")).ok()?;
-    for (inst, args) in [(ia, &args_a), (ib, &args_b)] {
-        let outs: Vec<String> = (0..args.len()).map(|d| format!("pollen_o{d}")).collect();
-        let equalities: Vec<String> = outs
-            .iter()
-            .zip(args.iter())
-            .map(|(o, e)| format!("{o} = {}", text(e)))
-            .collect();
-        let constraints = if equalities.is_empty() {
-            String::new()
-        } else {
-            format!(" : {}", equalities.join(" and "))
-        };
-        let map = parse_map(&format!(
-            "[{params}] -> {{ [{tuple}] -> {}[{}]{constraints} }}",
-            inst.statement.name,
-            outs.join(", ")
-        ))
-        .ok()?;
-        let domain = inst
-            .statement
-            .domain
-            .as_map()
-            .align_params(&scop.params)
-            .ok()?;
-        let inside = Set::from_map(map.intersect_range(&domain).ok()?.domain()).ok()?;
-        points = points.intersect(&inside).ok()?;
-    }
-    let equal: Vec<String> = subs_a
-        .iter()
-        .zip(&subs_b)
-        .map(|(x, y)| format!("{} = {}", text(x), text(y)))
-        .collect();
-    if !equal.is_empty() {
-        let same = parse_set(&format!(
-            "[{params}] -> {{ [{tuple}] : {} }}",
-            equal.join(" and ")
-        ))
-        .ok()?;
-        points = points.intersect(&same).ok()?;
-    }
-    points.is_empty_with(&mut budget).ok()
+    apart.apart(scop, a, b)
 }
 
 /// The subscripts of the element reference `range` (`name [ s ] [ s ] ...`, one token
@@ -672,31 +598,6 @@ fn distinct(a: &[Expr], b: &[Expr]) -> bool {
         (Some((cx, tx)), Some((cy, ty))) => tx == ty && cx != cy,
         _ => false,
     })
-}
-
-/// The affine form of an expression, `(constant, coefficients)`, when it is one.
-fn affine(e: &Expr) -> Option<(i128, BTreeMap<String, i128>)> {
-    let mut terms = BTreeMap::new();
-    let constant = affine_into(e, 1, &mut terms)?;
-    terms.retain(|_, c| *c != 0);
-    Some((constant, terms))
-}
-
-fn affine_into(e: &Expr, factor: i128, terms: &mut BTreeMap<String, i128>) -> Option<i128> {
-    let int = |c: &pollen_arith::Int| c.to_string().parse::<i128>().ok();
-    match e {
-        Expr::Int(c) => factor.checked_mul(int(c)?),
-        Expr::Var(v) => {
-            let t = terms.entry(v.clone()).or_insert(0);
-            *t = t.checked_add(factor)?;
-            Some(0)
-        }
-        Expr::Add(es) => es.iter().try_fold(0i128, |acc, x| {
-            acc.checked_add(affine_into(x, factor, terms)?)
-        }),
-        Expr::Mul(c, x) => affine_into(x, factor.checked_mul(int(c)?)?, terms),
-        _ => None,
-    }
 }
 
 /// The load of an instance's reference (its index among the instance's references)
