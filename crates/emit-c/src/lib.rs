@@ -387,6 +387,7 @@ fn generate(
         temporaries,
     );
     printer.apart = apart;
+    printer.plain_macros = scan::plain_macros(source);
     printer.line(0, "{");
     if !iterators.is_empty() {
         let declared: Vec<String> = iterators

@@ -11,7 +11,7 @@
 //! the guard of its hoisted loads (the pragma stays right before its `for`), with its
 //! shared loads first in its body and its instances inline or as macro calls.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use pollen_arith::Int;
 use pollen_codegen::apart::{Apart, NeverProved};
@@ -42,6 +42,8 @@ pub(crate) struct AstPrinter<'a> {
     temporaries: Temporaries,
     /// Which element references scalar replacement may take as apart (none unless set).
     pub apart: &'a dyn Apart,
+    /// The macros of the file whose arguments are plain values ([`crate::scan::plain_macros`]).
+    pub plain_macros: BTreeSet<String>,
     /// Declarations printed at the start of a loop's body, by the loop's address
     /// ([`enclosing_loop`]).
     pub declarations: BTreeMap<usize, Vec<String>>,
@@ -68,6 +70,7 @@ impl<'a> AstPrinter<'a> {
             base,
             temporaries,
             apart: &NeverProved,
+            plain_macros: BTreeSet::new(),
             declarations: BTreeMap::new(),
             out: String::new(),
         }
@@ -306,6 +309,7 @@ impl<'a> AstPrinter<'a> {
             !parallel,
             &mut self.temporaries,
             self.apart,
+            &self.plain_macros,
         );
         self.exprs.leave();
         plan

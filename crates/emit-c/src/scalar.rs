@@ -34,7 +34,7 @@
 //!   (`C[i][j]`, `C[i + 1][j]`, ...) are independent chains. Not in the loop that is
 //!   itself `omp parallel for`, nor in a vectorisable one, nor in a loop declaring
 //!   scratch arrays.
-//! - An element of an array of `W` that the body assigns and references at least twice,
+//! - An element of an array of `W` that the body assigns and references in two instances,
 //!   in a body that also reads elements of that array it never assigns, provably other
 //!   elements (as above, or by the oracle), is held in a variable through one iteration: loaded at the
 //!   start of the body, stored at its end. The compiler can then keep the reads in
@@ -183,6 +183,7 @@ pub(crate) fn plan(
     hoist: bool,
     temporaries: &mut Temporaries,
     apart: &dyn Apart,
+    plain: &BTreeSet<String>,
 ) -> Result<Option<Plan>> {
     let mut users = Vec::new();
     if !instances_only(&l.body, &mut users) || users.is_empty() {
@@ -202,12 +203,12 @@ pub(crate) fn plan(
     // A vectorisable loop carries no dependence, so it accumulates nothing; under
     // `omp simd` a variable updated by every iteration would need a reduction clause.
     let accumulated = if hoist && !l.vectorizable {
-        accumulated(scop, &instances, &written, &l.iterator, apart)
+        accumulated(scop, &instances, &written, &l.iterator, apart, plain)
     } else {
         Vec::new()
     };
     let skip: BTreeSet<&str> = accumulated.iter().map(|a| a.array.as_str()).collect();
-    let held = held(scop, &instances, &written, &skip, apart);
+    let held = held(scop, &instances, &written, &skip, apart, plain);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &occurrences {
         *counts.entry(&o.key).or_default() += 1;
@@ -345,6 +346,7 @@ fn accumulated(
     written: &BTreeSet<&str>,
     iterator: &str,
     apart: &dyn Apart,
+    plain: &BTreeSet<String>,
 ) -> Vec<Accumulated> {
     if instances.iter().any(|i| i.scanned.is_none()) {
         return Vec::new();
@@ -363,17 +365,21 @@ fn accumulated(
         let mut elements: Vec<(String, Vec<Expr>, usize)> = Vec::new();
         // The references that move with the loop: instance and subscripts.
         let mut moving: Vec<(usize, Vec<Expr>)> = Vec::new();
+        // The elements referenced where the reference is certainly evaluated.
+        let mut certain: BTreeSet<String> = BTreeSet::new();
         for (k, inst) in instances.iter().enumerate() {
             let (tokens, _) = inst.scanned.as_ref().expect("checked above");
-            let Some(ranges) = scan::element_references(&inst.text, tokens, array, dimensions)
+            let Some(found_here) =
+                scan::element_references(&inst.text, tokens, array, dimensions, plain)
             else {
                 continue 'arrays;
             };
             let accessed = inst.statement.accesses.iter().any(|a| a.array == **array);
-            if accessed && ranges.is_empty() {
+            if accessed && found_here.is_empty() {
                 continue 'arrays;
             }
-            for range in ranges {
+            for reference in found_here {
+                let range = reference.tokens;
                 let Some(element) = subscripts(inst, tokens, &range, dimensions) else {
                     continue 'arrays;
                 };
@@ -394,6 +400,9 @@ fn accumulated(
                     }
                     elements.push((key.clone(), element, k));
                 }
+                if !reference.conditional {
+                    certain.insert(key.clone());
+                }
                 let assigned = assigned(&inst.text, tokens, &range);
                 found.push(Accumulated {
                     instance: k,
@@ -404,7 +413,8 @@ fn accumulated(
                 });
             }
         }
-        if found.is_empty() {
+        // An element is loaded before the loop only when the loop certainly accesses it.
+        if found.is_empty() || elements.iter().any(|(key, _, _)| !certain.contains(key)) {
             continue;
         }
         // Every moving reference must miss every held element, in every iteration.
@@ -424,8 +434,8 @@ fn accumulated(
 /// The references to elements of written arrays (not in `skip`) that can live in a
 /// variable through one iteration of the body, with whether the body writes the
 /// element: every reference to such an array in the body is an element reference
-/// ([`scan::element_references`]) with subscripts of one token; an element it assigns and
-/// references at least twice is held when every other element it references in the body is provably
+/// ([`scan::element_references`]) with linear subscripts; an element it assigns and
+/// references in at least two statement instances is held when every other element it references in the body is provably
 /// a different one in every iteration ([`distinct`], [`never_equal`]). The references to
 /// the held elements are then the only accesses to them in an iteration, so loading
 /// them at its start and storing them at its end changes no value:
@@ -437,6 +447,7 @@ fn held(
     written: &BTreeSet<&str>,
     skip: &BTreeSet<&str>,
     apart: &dyn Apart,
+    plain: &BTreeSet<String>,
 ) -> Vec<(Accumulated, bool)> {
     if instances.iter().any(|i| i.scanned.is_none()) {
         return Vec::new();
@@ -456,17 +467,20 @@ fn held(
         }
         // Every reference: (instance, tokens, key, subscripts, whether it is assigned).
         let mut references = Vec::new();
+        let mut certain: BTreeSet<String> = BTreeSet::new();
         for (k, inst) in instances.iter().enumerate() {
             let (tokens, _) = inst.scanned.as_ref().expect("checked above");
-            let Some(ranges) = scan::element_references(&inst.text, tokens, array, dimensions)
+            let Some(found_here) =
+                scan::element_references(&inst.text, tokens, array, dimensions, plain)
             else {
                 continue 'arrays;
             };
             let accessed = inst.statement.accesses.iter().any(|a| a.array == **array);
-            if accessed && ranges.is_empty() {
+            if accessed && found_here.is_empty() {
                 continue 'arrays;
             }
-            for range in ranges {
+            for reference in found_here {
+                let range = reference.tokens;
                 let Some(element) = subscripts(inst, tokens, &range, dimensions) else {
                     continue 'arrays;
                 };
@@ -477,16 +491,18 @@ fn held(
                     &inst.statement.iterators,
                     &inst.values,
                 );
+                if !reference.conditional {
+                    certain.insert(key.clone());
+                }
                 let assigned = assigned(&inst.text, tokens, &range);
                 references.push((k, range, key, element, assigned));
             }
         }
         // The distinct elements, each with its first reference.
-        let mut elements: Vec<(&str, usize, &[Expr], usize)> = Vec::new();
+        let mut elements: Vec<(&str, usize, &[Expr])> = Vec::new();
         for (k, _, key, element, _) in &references {
-            match elements.iter_mut().find(|e| e.0 == key.as_str()) {
-                Some(e) => e.3 += 1,
-                None => elements.push((key, *k, element, 1)),
+            if !elements.iter().any(|e| e.0 == key.as_str()) {
+                elements.push((key, *k, element));
             }
         }
         // Without an element that the body reads and never assigns, the compiler already
@@ -496,11 +512,17 @@ fn held(
         if elements.iter().all(|e| assigns(e.0)) {
             continue;
         }
-        for (key, k, element, count) in &elements {
-            if *count < 2 {
+        for (key, k, element) in &elements {
+            // Within one statement the compiler keeps the element in a register itself.
+            let statements: BTreeSet<usize> = references
+                .iter()
+                .filter(|r| r.2.as_str() == *key)
+                .map(|r| r.0)
+                .collect();
+            if statements.len() < 2 {
                 continue;
             }
-            let apart = elements.iter().all(|(other, j, e, _)| {
+            let apart = elements.iter().all(|(other, j, e)| {
                 other == key
                     || distinct(element, e)
                     || never_equal(apart, scop, (&instances[*k], element), (&instances[*j], e))
@@ -511,7 +533,7 @@ fn held(
             // An element the body only reads may be read under a condition only (and
             // need not exist otherwise); one it assigns is accessed in every iteration.
             let written = references.iter().any(|r| r.2.as_str() == *key && r.4);
-            if !written {
+            if !written || !certain.contains(*key) {
                 continue;
             }
             for (j, range, other, _, _) in &references {
@@ -567,27 +589,31 @@ fn never_equal(
     apart.apart(scop, a, b)
 }
 
-/// The subscripts of the element reference `range` (`name [ s ] [ s ] ...`, one token
-/// each) as expressions: an iterator's value in the instance, a parameter, a literal.
+/// The subscripts of the element reference `range` (`name [ s ] [ s ] ...`, each linear:
+/// [`scan::linear_subscripts`]) as expressions over the instance's iterator values, the
+/// parameters and literals.
 fn subscripts(
     inst: &Instance,
     tokens: &[Token],
     range: &Range<usize>,
     dimensions: usize,
 ) -> Option<Vec<Expr>> {
-    (0..dimensions)
-        .map(|d| {
-            let s = &inst.text[tokens[range.start + 2 + 3 * d].range.clone()];
-            if let Some(i) = inst.statement.iterators.iter().position(|it| it == s) {
-                Some(inst.args[i].clone())
-            } else if let Ok(v) = s.parse::<i64>() {
-                Some(Expr::Int(pollen_arith::Int::from(v)))
-            } else if is_identifier(s) {
-                // A parameter or a constant: the same value in every instance.
-                Some(Expr::Var(s.to_string()))
-            } else {
-                None
+    let (linear, _) = scan::linear_subscripts(&inst.text, tokens, range.start, dimensions)?;
+    linear
+        .into_iter()
+        .map(|(constant, terms)| {
+            let mut sum = vec![Expr::Int(pollen_arith::Int::from(constant))];
+            for (name, k) in terms {
+                // An iterator's value in the instance, or a parameter or constant: the
+                // same value in every instance.
+                let value = match inst.statement.iterators.iter().position(|it| *it == name) {
+                    Some(i) => inst.args[i].clone(),
+                    None if is_identifier(&name) => Expr::Var(name),
+                    None => return None,
+                };
+                sum.push(Expr::Mul(pollen_arith::Int::from(k), Box::new(value)));
             }
+            Some(Expr::Add(sum))
         })
         .collect()
 }

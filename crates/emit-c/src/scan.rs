@@ -27,7 +27,7 @@
 //! iterator replaced by its (parenthesised) value, exactly what the statement macro's
 //! expansion produces, and chosen references replaced by names.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 pub(crate) use pollen_emit_text::{matching_bracket, tokens, Token, TokenKind};
@@ -99,26 +99,159 @@ pub(crate) fn references(text: &str, tokens: &[Token], names: Names) -> Option<V
     (calls.is_empty() && brackets == 0).then_some(out)
 }
 
+/// A linear expression of a subscript: the constant and the coefficient of each name.
+pub(crate) type Linear = (i128, BTreeMap<String, i128>);
+
+/// The subscripts of the reference whose name is token `k`, with `dimensions`
+/// subscripts, each linear in names and integer literals (`+`, `-`, multiplication by a
+/// literal, parentheses), and the token index after the last `]`; `None` for anything
+/// else (a division, a call, another reference, a name times a name).
+pub(crate) fn linear_subscripts(
+    text: &str,
+    tokens: &[Token],
+    k: usize,
+    dimensions: usize,
+) -> Option<(Vec<Linear>, usize)> {
+    let mut out = Vec::new();
+    let mut at = k + 1;
+    for _ in 0..dimensions {
+        if tokens.get(at).map(|t| &text[t.range.clone()]) != Some("[") {
+            return None;
+        }
+        let close = matching_bracket(text, tokens, at, tokens.len())?;
+        let mut parser = LinearParser {
+            text,
+            tokens: &tokens[at + 1..close],
+            at: 0,
+        };
+        let value = parser.sum()?;
+        if parser.at != parser.tokens.len() {
+            return None;
+        }
+        out.push(value);
+        at = close + 1;
+    }
+    Some((out, at))
+}
+
+/// A recursive-descent reader of linear expressions over tokens.
+struct LinearParser<'a> {
+    text: &'a str,
+    tokens: &'a [Token],
+    at: usize,
+}
+
+impl LinearParser<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.tokens
+            .get(self.at)
+            .map(|t| &self.text[t.range.clone()])
+    }
+
+    /// `term (('+' | '-') term)*`.
+    fn sum(&mut self) -> Option<Linear> {
+        let mut value = self.term()?;
+        while let Some(op @ ("+" | "-")) = self.peek() {
+            let sign = if op == "+" { 1 } else { -1 };
+            self.at += 1;
+            value = add(value, scale(self.term()?, sign)?)?;
+        }
+        Some(value)
+    }
+
+    /// `factor ('*' factor)*`, one side of each product a constant.
+    fn term(&mut self) -> Option<Linear> {
+        let mut value = self.factor()?;
+        while self.peek() == Some("*") {
+            self.at += 1;
+            let other = self.factor()?;
+            value = match (value.1.is_empty(), other.1.is_empty()) {
+                (true, _) => scale(other, value.0)?,
+                (_, true) => scale(value, other.0)?,
+                _ => return None,
+            };
+        }
+        Some(value)
+    }
+
+    /// A literal, a name, `-factor` or `(sum)`.
+    fn factor(&mut self) -> Option<Linear> {
+        let token = self.tokens.get(self.at)?;
+        let s = &self.text[token.range.clone()];
+        self.at += 1;
+        match token.kind {
+            TokenKind::Number => Some((s.parse::<i128>().ok()?, BTreeMap::new())),
+            TokenKind::Identifier => Some((0, BTreeMap::from([(s.to_string(), 1)]))),
+            TokenKind::Punctuator if s == "-" => scale(self.factor()?, -1),
+            TokenKind::Punctuator if s == "(" => {
+                let value = self.sum()?;
+                (self.peek() == Some(")")).then_some(())?;
+                self.at += 1;
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn scale((c, terms): Linear, k: i128) -> Option<Linear> {
+    let mut out = BTreeMap::new();
+    for (name, v) in terms {
+        out.insert(name, v.checked_mul(k)?);
+    }
+    Some((c.checked_mul(k)?, out))
+}
+
+fn add((c, mut terms): Linear, (d, others): Linear) -> Option<Linear> {
+    for (name, v) in others {
+        let t = terms.entry(name).or_insert(0);
+        *t = t.checked_add(v)?;
+    }
+    terms.retain(|_, v| *v != 0);
+    Some((c.checked_add(d)?, terms))
+}
+
+/// One plain element reference found by [`element_references`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ElementReference {
+    /// The token indices of the reference.
+    pub tokens: Range<usize>,
+    /// Whether it may not be evaluated: after an operator of conditional evaluation, or
+    /// inside the arguments of a plain macro (which may evaluate them conditionally).
+    pub conditional: bool,
+}
+
 /// The token ranges of every occurrence of `array` (with `dimensions >= 1` dimensions)
 /// in the tokenised `text`, or `None` unless each is a plain element reference whose
 /// value a variable of the element type can stand for: not a member name, its address
-/// not taken, not inside the arguments of a call (a function-like macro may take it),
-/// followed by exactly `dimensions` subscripts of one token each (an identifier or an
-/// integer literal) and by no further subscript, call or member access. Unlike
-/// [`references`], assignment targets are included.
+/// not taken, not inside the arguments of a call (a function-like macro may take it)
+/// other than a call of one of the `plain` macros ([`plain_macros`]), followed by exactly
+/// `dimensions` linear subscripts ([`linear_subscripts`]) and by no further subscript,
+/// call or member access. Unlike [`references`], assignment
+/// targets are included.
 pub(crate) fn element_references(
     text: &str,
     tokens: &[Token],
     array: &str,
     dimensions: usize,
-) -> Option<Vec<Range<usize>>> {
+    plain: &BTreeSet<String>,
+) -> Option<Vec<ElementReference>> {
     let spelling = |k: usize| &text[tokens[k].range.clone()];
+    let first_conditional = (0..tokens.len())
+        .find(|&k| matches!(spelling(k), "?" | "&&" | "||"))
+        .unwrap_or(tokens.len());
     let mut out = Vec::new();
-    let mut calls: Vec<bool> = Vec::new();
+    // One entry per open parenthesis: whether it opens a call's arguments, and whether
+    // that call is of a plain macro.
+    let mut calls: Vec<(bool, bool)> = Vec::new();
     let mut k = 0;
     while k < tokens.len() {
         match spelling(k) {
-            "(" => calls.push(k > 0 && tokens[k - 1].kind == TokenKind::Identifier),
+            "(" => {
+                let call = k > 0 && tokens[k - 1].kind == TokenKind::Identifier;
+                let plain_call = call && plain.contains(spelling(k - 1));
+                calls.push((call && !plain_call, plain_call));
+            }
             ")" => {
                 calls.pop()?;
             }
@@ -129,34 +262,118 @@ pub(crate) fn element_references(
             continue;
         }
         if dimensions == 0
-            || calls.contains(&true)
+            || calls.iter().any(|c| c.0)
             || (k > 0
                 && (tokens[k - 1].kind != TokenKind::Punctuator
                     || matches!(spelling(k - 1), "." | "->" | "&")))
         {
             return None;
         }
-        let end = k + 1 + 3 * dimensions;
-        if end > tokens.len() {
-            return None;
-        }
-        for d in 0..dimensions {
-            let at = k + 1 + 3 * d;
-            let subscript = &tokens[at + 1];
-            if spelling(at) != "["
-                || spelling(at + 2) != "]"
-                || !matches!(subscript.kind, TokenKind::Identifier | TokenKind::Number)
-            {
-                return None;
-            }
-        }
+        let (_, end) = linear_subscripts(text, tokens, k, dimensions)?;
         if end < tokens.len() && matches!(spelling(end), "[" | "(" | "." | "->") {
             return None;
         }
-        out.push(k..end);
+        out.push(ElementReference {
+            tokens: k..end,
+            conditional: k > first_conditional || calls.iter().any(|c| c.1),
+        });
         k = end;
     }
     Some(out)
+}
+
+/// The function-like macros `#define` in `source` whose arguments are plain values:
+/// each parameter appears in the body only where a value is read (never after `&`,
+/// `++`, `--`, `.` or `->`, never before an assignment operator, `++`, `--`, `[`, `(`,
+/// `.` or `->`, parentheses around it skipped), and the body has no `#` or `##` and no `sizeof`. An element reference
+/// among such a macro's arguments can stand for a variable holding its value
+/// (`max_score(table[i][j], ...)`). A name defined twice is left out.
+pub(crate) fn plain_macros(source: &str) -> BTreeSet<String> {
+    let mut plain = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
+        let mut text = line.to_string();
+        while text.ends_with('\\') {
+            text.pop();
+            match lines.next() {
+                Some(next) => text.push_str(next),
+                None => break,
+            }
+        }
+        let Some(rest) = text.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let Some((name, params, body)) = function_like(rest) else {
+            continue;
+        };
+        if !seen.insert(name.clone()) {
+            plain.remove(&name);
+            continue;
+        }
+        if plain_body(&params, body) {
+            plain.insert(name);
+        }
+    }
+    plain
+}
+
+/// `NAME(p1, ..., pn) body` after `#define` (a blank first): the name, the parameters
+/// and the body; `None` for an object-like macro or a variadic one.
+fn function_like(rest: &str) -> Option<(String, Vec<String>, &str)> {
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let (name, after) = rest.split_at(name_end);
+    let after = after.strip_prefix('(')?;
+    let close = after.find(')')?;
+    let params: Vec<String> = after[..close]
+        .split(',')
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if name.is_empty() || params.iter().any(|p| !pollen_emit_text::is_identifier(p)) {
+        return None;
+    }
+    Some((name.to_string(), params, &after[close + 1..]))
+}
+
+/// Whether every use of a parameter in a macro body reads its value (see
+/// [`plain_macros`]).
+fn plain_body(params: &[String], body: &str) -> bool {
+    let Some(ts) = tokens(body) else {
+        return false;
+    };
+    let spelling = |k: usize| &body[ts[k].range.clone()];
+    for k in 0..ts.len() {
+        let s = spelling(k);
+        if s == "sizeof" || s.starts_with('#') {
+            return false;
+        }
+        if ts[k].kind != TokenKind::Identifier || !params.iter().any(|p| p == s) {
+            continue;
+        }
+        // Parentheses around the parameter do not change what is done to it.
+        let before = (0..k).rev().find(|&b| spelling(b) != "(");
+        if before.is_some_and(|b| matches!(spelling(b), "&" | "++" | "--" | "." | "->")) {
+            return false;
+        }
+        if let Some(after) = (k + 1..ts.len()).find(|&a| spelling(a) != ")") {
+            let after = spelling(after);
+            if ASSIGNMENTS.contains(&after) || matches!(after, "++" | "--" | "[" | "(" | "." | "->")
+            {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// The token index after the replaceable reference whose name is token `k`, if it is
@@ -324,10 +541,12 @@ mod tests {
 
     #[test]
     fn element_references_include_targets_and_refuse_other_uses() {
+        let none = BTreeSet::new();
         let texts = |text: &str, array: &str, dims: usize| {
             let ts = tokens(text).expect("tokenises");
-            element_references(text, &ts, array, dims).map(|v| {
+            element_references(text, &ts, array, dims, &none).map(|v| {
                 v.iter()
+                    .map(|r| r.tokens.clone())
                     .map(|r| text[ts[r.start].range.start..ts[r.end - 1].range.end].to_string())
                     .collect::<Vec<_>>()
             })
@@ -337,12 +556,49 @@ mod tests {
             Some(vec!["C[i][j]".to_string(), "C[i][j]".to_string()])
         );
         assert_eq!(texts("x = A[i][0]", "C", 2), Some(Vec::new()));
-        // Compound subscripts, an address, a call's argument, a pointer use.
-        assert_eq!(texts("C[i + 1][j] = 0", "C", 2), None);
+        // Linear subscripts are read; a division, a product of names, an address, a
+        // call's argument, a pointer use are refused.
+        assert_eq!(
+            texts("C[i + 1][2 * (j - 1)] = C[-i][j * 3]", "C", 2),
+            Some(vec![
+                "C[i + 1][2 * (j - 1)]".to_string(),
+                "C[-i][j * 3]".to_string()
+            ])
+        );
+        assert_eq!(texts("C[i / 2][j] = 0", "C", 2), None);
+        assert_eq!(texts("C[i * j][j] = 0", "C", 2), None);
+        assert_eq!(texts("C[B[i]][j] = 0", "C", 2), None);
         assert_eq!(texts("f(&C[i][j])", "C", 2), None);
         assert_eq!(texts("C[i][j] = g(C[i][j])", "C", 2), None);
         assert_eq!(texts("p = C", "C", 2), None);
         assert_eq!(texts("C[i][j][k] = 0", "C", 2), None);
+    }
+
+    #[test]
+    fn plain_macros_take_their_arguments_as_values() {
+        let source = "#define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)\n\
+                      # define match(b1, b2) (((b1)+(b2)) == 3 ? 1 : 0)\n\
+                      #define ADDR(x) (&(x))\n#define SET(x, v) x = v\n\
+                      #define STR(x) #x\n#define INC(x) (x)++\n#define SIZE(x) sizeof(x)\n\
+                      #define N 10\n#define LONG(a, \\\n b) (a + b)\n\
+                      #define TWICE(a) a\n#define TWICE(a) &a\n";
+        let plain: Vec<String> = plain_macros(source).into_iter().collect();
+        assert_eq!(plain, ["LONG", "match", "max_score"]);
+        // An element among a plain macro's arguments is a reference that may not be
+        // evaluated; among another call's arguments it is none.
+        let text = "table[i][j] = max_score(table[i][j], table[i][k] + f(table[k][j]))";
+        let ts = tokens(text).expect("tokenises");
+        let with = plain_macros(source);
+        assert_eq!(element_references(text, &ts, "table", 2, &with), None);
+        let text = "table[i][j] = max_score(table[i][j], table[i][k] + table[k][j])";
+        let ts = tokens(text).expect("tokenises");
+        let found = element_references(text, &ts, "table", 2, &with).expect("plain");
+        let conditional: Vec<bool> = found.iter().map(|r| r.conditional).collect();
+        assert_eq!(conditional, [false, true, true, true]);
+        assert_eq!(
+            element_references(text, &ts, "table", 2, &BTreeSet::new()),
+            None
+        );
     }
 
     #[test]

@@ -1053,3 +1053,50 @@ fn two_parallel_loops_of_a_rectangle_share_their_iterations() {
     let out = generated(GEMM, &Ast::For(outer), &no_banner());
     assert!(!out.contains("collapse"), "{out}");
 }
+
+/// nussinov's innermost update, through the file's macro `max_score` (defined by
+/// `definition`).
+fn nussinov(definition: &str) -> String {
+    format!(
+        "#define max_score(s1, s2) {definition}\nvoid f(int n, int table[50][50])\n{{\n  int i, j, k;\n#pragma scop\n  for (i = 0; i < n; i++)\n    for (j = i + 1; j < n; j++)\n      for (k = i + 1; k < j; k++)\n        table[i][j] = max_score(table[i][j], table[i][k] + table[k+1][j]);\n#pragma endscop\n}}\n"
+    )
+}
+
+fn nussinov_ast() -> Ast {
+    upto(
+        "c0",
+        "n",
+        for_loop(
+            "c1",
+            add(vec![var("c0"), int(1)]),
+            add(vec![var("n"), int(-1)]),
+            for_loop(
+                "c2",
+                add(vec![var("c0"), int(1)]),
+                add(vec![var("c1"), int(-1)]),
+                user("S0", vec![var("c0"), var("c1"), var("c2")]),
+            ),
+        ),
+    )
+}
+
+#[test]
+fn an_accumulator_may_pass_through_a_macro_that_reads_its_arguments() {
+    let out = generated(
+        &nussinov("((s1 >= s2) ? s1 : s2)"),
+        &nussinov_ast(),
+        &no_banner(),
+    );
+    assert!(
+        out.contains("t0 = max_score(t0, table[c0][c2] + table[c2+1][c1]);"),
+        "{out}"
+    );
+    assert!(out.contains("table[c0][c1] = t0;"), "{out}");
+    // A macro that takes its argument's address keeps the element in memory.
+    let out = generated(
+        &nussinov("(*&(s1) >= s2 ? s1 : s2)"),
+        &nussinov_ast(),
+        &no_banner(),
+    );
+    assert!(!out.contains("t0"), "{out}");
+}
