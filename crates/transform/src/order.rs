@@ -264,9 +264,11 @@ pub fn point_order(scores: &[i64], strided: &[i64], coincident: &[bool]) -> Vec<
 /// statements write is invariant along the innermost member (the accumulated element is
 /// then the only one of its array the innermost loop touches; Cholesky's `A[i][j] -=
 /// A[i][k] * A[j][k]` reads its own array along `k` and is not jammed). The members
-/// with such shared accesses are jammed, the outermost four times and the next one twice
-/// (eight copies at most), which keeps the innermost loop's working set within the
-/// registers of common vector units.
+/// with such shared accesses are jammed, the outermost four times and the next one four
+/// times below a vector loop, twice below a reduction (sixteen vectors or eight scalar
+/// chains at most), which keeps the innermost loop's working set within the registers
+/// of common vector units (32 with AVX-512: the 16 copies' 4 written vectors, 4 shared
+/// loads and 16 broadcast factors).
 pub fn register_tiling(scop: &Scop, band: &Band) -> Result<Vec<(usize, u32)>> {
     register_tiling_with(scop, band, &mut Budget::unlimited())
 }
@@ -323,9 +325,16 @@ pub fn register_tiling_in(
             }
         }
     }
+    // A vector loop's copies keep 4 x 4 vectors of the written array in registers (and
+    // the loads each shares); a reduction's copies are chains of scalars, 4 x 2 of them.
+    let factors = if band.coincident[innermost] {
+        [4, 4]
+    } else {
+        [4, 2]
+    };
     Ok((0..innermost)
         .filter(|&m| shared[m] > 0)
-        .zip([4, 2])
+        .zip(factors)
         .collect())
 }
 

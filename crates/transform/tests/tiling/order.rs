@@ -228,8 +228,9 @@ fn matrix_products_get_register_tiles_and_copies_get_none() {
         };
         jam_marks(&crate::common::tiled(name, &k, &options).root)
     };
-    // gemm's point band (i, k, j): `B[k][j]` is shared along i, `C[i][j]` along k.
-    assert_eq!(with_jam("gemm"), vec!["unroll-and-jam 0:4 1:2".to_string()]);
+    // gemm's point band (i, k, j): `B[k][j]` is shared along i, `C[i][j]` along k; the
+    // vector loop j is jammed 4 x 4.
+    assert_eq!(with_jam("gemm"), vec!["unroll-and-jam 0:4 1:4".to_string()]);
     // syrk's triangular point band (i, j, k) with the reduction over k innermost: the
     // copies along i share `A[j][k]`, those along j `A[i][k]`, and `C[i][j]` is the only
     // element of the written array the k loop touches.
