@@ -143,6 +143,11 @@ pub struct OptArgs {
     /// iterator, with affine subscripts).
     #[arg(long)]
     pub no_residue_split: bool,
+    /// Keep scalars as they are (by default a scalar that every iteration of an outer
+    /// loop sets before using it, and that no code outside the region uses, becomes an
+    /// array indexed by that loop's iterator, so that the loop can run in parallel).
+    #[arg(long)]
+    pub no_scalar_expansion: bool,
     /// Keep the optimized schedule even where the cost model expects the original loop
     /// order (with its parallel loops marked) to run faster.
     #[arg(long)]
@@ -286,6 +291,7 @@ fn options(args: &OptArgs) -> Options {
         },
         scalar_replacement: !args.no_scalar_replacement,
         residue_split: !args.no_residue_split,
+        scalar_expansion: !args.no_scalar_expansion,
         target: match args.target {
             TargetChoice::C => Target::C,
             TargetChoice::Opencl => Target::OpenCl,

@@ -14,6 +14,8 @@ pub enum Stage {
     /// Splitting statements by the residues of their iterators
     /// (`pollen_transform::residues`).
     ResidueSplit,
+    /// Scalar expansion (`pollen_transform::expand`).
+    ScalarExpansion,
     /// Value-based dependence analysis (`pollen-deps`).
     Dependences,
     /// Scheduling (`pollen-sched`).
@@ -36,6 +38,7 @@ impl Stage {
         match self {
             Stage::Extraction => "extraction",
             Stage::ResidueSplit => "residue splitting",
+            Stage::ScalarExpansion => "scalar expansion",
             Stage::Dependences => "dependence analysis",
             Stage::Scheduling => "scheduling",
             Stage::Tiling => "tiling",

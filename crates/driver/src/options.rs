@@ -56,6 +56,13 @@ pub struct Options {
     /// [`optimize_scop`](crate::optimize_scop) splits the scop itself).
     /// `pollen opt --no-residue-split` turns it off.
     pub residue_split: bool,
+    /// Scalars that every iteration of an outer loop sets before using them, and whose
+    /// values no code outside the region uses, become arrays indexed by that loop's
+    /// iterator (`pollen_transform::expand`), so that they no longer keep the loop
+    /// sequential; applies to the regions of [`optimize_source`](crate::optimize_source)
+    /// under [`Strategy::Pluto`] and the C target. `pollen opt --no-scalar-expansion`
+    /// turns it off.
+    pub scalar_expansion: bool,
     /// The language the generated code is printed in.
     pub target: Target,
     /// The choices of the GPU targets (ignored for C).
@@ -93,6 +100,7 @@ impl Default for Options {
             vectorize: Vectorize::OmpSimd,
             scalar_replacement: true,
             residue_split: true,
+            scalar_expansion: true,
             target: Target::C,
             gpu: GpuOptions::default(),
             cache: CacheInfo::default(),

@@ -99,13 +99,32 @@ pub fn optimize_source_scheduled(
         } else {
             (region.scop.clone(), Vec::new())
         };
-        let scop = &split;
+        let (expanded, expansions) = if options.scalar_expansion
+            && options.strategy == Strategy::Pluto
+            && options.target == Target::C
+        {
+            pollen_transform::expand::expand_scalars(
+                &split,
+                &region.dead_after,
+                &mut fresh_budget(options),
+            )
+            .map_err(|error| {
+                in_region(Error::Transform {
+                    stage: Stage::ScalarExpansion,
+                    error,
+                })
+            })?
+        } else {
+            (split, Vec::new())
+        };
+        let scop = &expanded;
         let mut optimized = match schedule(index, scop) {
             Some((tree, coincidence)) => optimize_scop_scheduled(scop, &tree, coincidence, options),
             None => optimize_scop(scop, options),
         }
         .map_err(in_region)?;
         optimized.report.residues = residues;
+        optimized.report.expansions = expansions;
         if several {
             // Kernels of different regions must not share a name (CUDA defines them all
             // at file scope).
@@ -391,6 +410,7 @@ pub fn optimize_scop(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fused: None,
         grouping: None,
         residues: Vec::new(),
+        expansions: Vec::new(),
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -484,6 +504,7 @@ fn optimize_scop_fused(
         fused: Some(fused.clone()),
         grouping: plan,
         residues: Vec::new(),
+        expansions: Vec::new(),
     };
     Ok(OptimizedScop {
         tree: fused.tree,
@@ -726,6 +747,7 @@ pub fn optimize_scop_scheduled(
         fused: None,
         grouping: None,
         residues: Vec::new(),
+        expansions: Vec::new(),
     };
     Ok(OptimizedScop { tree, ast, report })
 }
@@ -816,6 +838,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         fused: None,
         grouping: None,
         residues: Vec::new(),
+        expansions: Vec::new(),
         gpu: Some(GpuReport {
             target: options.target,
             scenarios,

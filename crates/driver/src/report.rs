@@ -92,6 +92,9 @@ pub struct ScopReport {
     /// The statements split by residues before optimization
     /// ([`Options::residue_split`](crate::Options::residue_split)).
     pub residues: Vec<pollen_transform::residues::Split>,
+    /// The scalars made into arrays before optimization
+    /// ([`Options::scalar_expansion`](crate::Options::scalar_expansion)).
+    pub expansions: Vec<pollen_transform::expand::Expansion>,
 }
 
 /// The statements, parameters and arrays of a scop.
@@ -352,6 +355,16 @@ impl ScopReport {
                 split.statement,
                 by.join(", "),
                 pieces.join(", ")
+            )?;
+        }
+        for e in &self.expansions {
+            writeln!(
+                f,
+                "expansion: {} in {} became {}[{}]",
+                e.scalar,
+                e.statements.join(", "),
+                e.array,
+                e.extent
             )?;
         }
         self.explain_deps(f)?;

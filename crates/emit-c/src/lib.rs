@@ -400,7 +400,8 @@ fn generate(
         );
     }
     for a in scop.arrays.iter().filter(|a| a.local) {
-        printer.line(1, &format!("{} {};", a.element_type, a.name));
+        let extents: String = a.extents.iter().map(|e| format!("[{e}]")).collect();
+        printer.line(1, &format!("{} {}{extents};", a.element_type, a.name));
     }
     for s in &options.scratch {
         let (keys, at_top) = print::enclosing_loops(ast, &s.statements, s.tile_args);

@@ -35,6 +35,9 @@ pub(crate) struct VarDecl {
     pub at: usize,
     /// Whether the region declares it (a scalar temporary of the region).
     pub local: bool,
+    /// Whether it is declared inside a function (a local variable or a parameter), not
+    /// at file scope.
+    pub in_function: bool,
 }
 
 /// What is visible at the region's start.
@@ -202,7 +205,8 @@ pub(crate) fn scan(source: &str, tokens: &[Token]) -> Decls {
     }
     scanner.run();
     let mut vars = BTreeMap::new();
-    for (_, v) in scanner.scopes {
+    for (depth, mut v) in scanner.scopes {
+        v.in_function = depth > 0;
         vars.insert(v.name.clone(), v);
     }
     Decls {
@@ -341,6 +345,7 @@ impl Scanner<'_> {
                             pointer,
                             at,
                             local: false,
+                            in_function: false,
                         });
                     }
                     if self.text(j) == "=" {
@@ -512,6 +517,7 @@ impl Scanner<'_> {
                             pointer,
                             at,
                             local: false,
+                            in_function: false,
                         });
                     }
                 }

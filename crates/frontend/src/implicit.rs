@@ -76,6 +76,7 @@ pub(crate) fn extend(
                 integer: false,
                 at,
                 local: true,
+                in_function: true,
             },
         );
     }
@@ -96,6 +97,7 @@ pub(crate) fn extend(
                 integer: false,
                 at,
                 local: false,
+                in_function: false,
             },
         );
     }

@@ -153,6 +153,10 @@ pub struct Extracted {
     /// endscop` directive, its line break excluded. Replacing this range replaces the
     /// region and both pragma lines.
     pub region: Range<usize>,
+    /// The scalars of the scop whose values no code outside the region uses: those the
+    /// region declares, and variables of the enclosing function (not pointers) that no
+    /// code of the function outside the region mentions other than their declaration.
+    pub dead_after: std::collections::BTreeSet<String>,
 }
 
 /// Extracts the first `#pragma scop` region of a C source text, within a budget of
@@ -218,10 +222,85 @@ fn extract_region(
     let stmts = parser::parse_region(source, &tokens[open + 1..close], &decls, end)?;
     let scop = build::build(source, &decls, &stmts, start, budget)?;
     let line_start = source[..start].rfind('\n').map_or(0, |p| p + 1);
+    let dead_after = dead_scalars(source, tokens, open, close, &decls, &scop);
     Ok(Extracted {
         scop,
         region: line_start..tokens[close].end,
+        dead_after,
     })
+}
+
+/// The scalars of `scop` dead outside the region between tokens `open` and `close`
+/// ([`Extracted::dead_after`]).
+fn dead_scalars(
+    source: &str,
+    tokens: &[Token],
+    open: usize,
+    close: usize,
+    decls: &decls::Decls,
+    scop: &Scop,
+) -> std::collections::BTreeSet<String> {
+    let text = |t: &Token| &source[t.start..t.end];
+    // The enclosing function's body: from the `{` that opened the outermost block before
+    // the region to the `}` that closes it after.
+    let mut depth = 0usize;
+    let mut body_start = None;
+    for (k, t) in tokens[..open].iter().enumerate() {
+        match text(t) {
+            "{" => {
+                if depth == 0 {
+                    body_start = Some(k);
+                }
+                depth += 1;
+            }
+            "}" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    let Some(body_start) = body_start.filter(|_| depth > 0) else {
+        return out;
+    };
+    let mut body_end = tokens.len();
+    for (k, t) in tokens.iter().enumerate().skip(close + 1) {
+        match text(t) {
+            "{" => depth += 1,
+            "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    body_end = k;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let outside = tokens[body_start..open]
+        .iter()
+        .chain(tokens.get(close + 1..body_end).unwrap_or_default());
+    let mentioned: Vec<(&str, usize)> = outside
+        .filter(|t| t.kind == TokenKind::Ident)
+        .map(|t| (text(t), t.start))
+        .collect();
+    for a in scop.arrays.iter().filter(|a| a.extents.is_empty()) {
+        if a.local {
+            out.insert(a.name.clone());
+            continue;
+        }
+        let Some(v) = decls.vars.get(&a.name) else {
+            continue;
+        };
+        if !v.in_function || v.pointer || !v.extents.is_empty() {
+            continue;
+        }
+        if mentioned
+            .iter()
+            .all(|(name, at)| *name != a.name || *at == v.at)
+        {
+            out.insert(a.name.clone());
+        }
+    }
+    out
 }
 
 /// The indices of the `#pragma scop` and `#pragma endscop` tokens of the first region

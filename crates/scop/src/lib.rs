@@ -13,7 +13,7 @@
 //!   after the statement, with one dimension per surrounding loop ([`Statement::iterators`]);
 //! - each access relation maps the statement's tuple to a tuple named after the array, with
 //!   one output dimension per array dimension (scalars are 0-dimensional arrays);
-//! - an array the region declares itself ([`Array::local`]) is a scalar;
+//! - an array the region declares itself ([`Array::local`]) has every extent known;
 //! - the original schedule orders every statement instance of the domains exactly once.
 
 pub mod error;
@@ -55,8 +55,9 @@ pub struct Array {
     /// undeclared array has `["", ""]`).
     pub extents: Vec<String>,
     /// Whether the region itself declares it (a scalar temporary such as `double t =
-    /// A[i] * 2;` inside a loop body): it exists only while the region runs, and code that
-    /// replaces the region declares it (with [`Array::element_type`]) at its start.
+    /// A[i] * 2;` inside a loop body, or an array a transformation adds, such as an
+    /// expanded scalar): it exists only while the region runs, and code that replaces the
+    /// region declares it (with [`Array::element_type`] and its extents) at its start.
     pub local: bool,
 }
 
@@ -133,10 +134,10 @@ impl Scop {
         if let Some(a) = self
             .arrays
             .iter()
-            .find(|a| a.local && !a.extents.is_empty())
+            .find(|a| a.local && a.extents.iter().any(|e| e.trim().is_empty()))
         {
             return Err(Error::Invalid(format!(
-                "the local array {} is not a scalar",
+                "the local array {} has an unknown extent",
                 a.name
             )));
         }

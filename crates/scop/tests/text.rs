@@ -759,13 +759,19 @@ fn invalid_scops_are_refused_by_validate() {
     // More iterators than dimensions.
     let bad = good.replacen("iterators: [i, j]", "iterators: [i, j, k]", 1);
     assert!(matches!(parse(&bad), Err(Error::Invalid(_))), "{bad}");
-    // A local array that is not a scalar.
-    let bad = good.replacen(
+    // A local array needs every extent (a scalar expansion's array has them).
+    let local = good.replacen(
         "    extents: [NI, NK]\n",
         "    extents: [NI, NK]\n    local: 1\n",
         1,
     );
-    assert!(bad != good, "the gemm text has A's extents");
+    assert!(local != good, "the gemm text has A's extents");
+    assert!(parse(&local).is_ok(), "{local}");
+    let bad = good.replacen(
+        "    extents: [NI, NK]\n",
+        "    extents: [NI, \"\"]\n    local: 1\n",
+        1,
+    );
     assert!(matches!(parse(&bad), Err(Error::Invalid(_))), "{bad}");
 }
 

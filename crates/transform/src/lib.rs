@@ -53,6 +53,7 @@
 
 pub mod akg;
 pub mod error;
+pub mod expand;
 pub mod fused;
 pub mod grouping;
 pub mod maps;

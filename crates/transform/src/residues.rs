@@ -323,7 +323,7 @@ fn residue_map(
 
 /// The lexical class of a token of statement text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Identifier,
     /// A number, a string or character literal: never an iterator.
     Literal,
@@ -333,7 +333,7 @@ enum Kind {
 /// The tokens of a statement's C text with their byte ranges: identifiers, numbers
 /// (`1.5e-3f`), string and character literals, and punctuators (two-character
 /// comparison and shift operators as one). Comments are whitespace.
-fn scan(text: &str) -> Vec<(Kind, std::ops::Range<usize>)> {
+pub(crate) fn scan(text: &str) -> Vec<(Kind, std::ops::Range<usize>)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut k = 0;
