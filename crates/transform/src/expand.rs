@@ -25,7 +25,9 @@
 //! - every read of `s` in the web reads a value written in the region (no read of the
 //!   value `s` had before it);
 //! - every statement of the web has the first iterator bounded by `0` below and by one
-//!   affine expression of the parameters above, the same for all (the array's extent).
+//!   affine expression of the parameters above, the same for all (the array's extent);
+//! - some statement of the web lies in an inner loop too (the scalar carries a value
+//!   through the iterations of an inner loop, as a filter's state does).
 //!
 //! # Why the values are kept
 //! Each read had as its source the last write of `s` before it; that write has the
@@ -191,6 +193,12 @@ fn expandable(
 ) -> Result<Option<String>> {
     let statements: Vec<_> = web.iter().filter_map(|s| scop.statement(s)).collect();
     if statements.len() != web.len() || statements.iter().any(|s| s.iterators.is_empty()) {
+        return Ok(None);
+    }
+    // The scalar must live across an inner loop (a recurrence within each iteration):
+    // a temporary of one iteration of a single loop would cost an array as long as the
+    // loop for what a private variable does.
+    if statements.iter().all(|s| s.iterators.len() < 2) {
         return Ok(None);
     }
     // Flow dependences stay within one iteration of the first loop.

@@ -129,4 +129,10 @@ fn scalars_whose_values_cross_rows_or_leave_the_region_stay() {
 ";
     let (_, found) = expansions(sum);
     assert!(found.is_empty(), "{found:?}");
+    // A temporary of one iteration of a single loop.
+    let temporary = sum
+        .replace("  s = 0.0;\n", "")
+        .replace("s = s + x[i];", "s = 2 * x[i];");
+    let (_, found) = expansions(&temporary);
+    assert!(found.is_empty(), "{found:?}");
 }
