@@ -436,6 +436,30 @@ fn exact_powers_are_iterated_compositions() {
     }
 }
 
+/// Powers through strongly connected components: the steps of 5 after those of 3, and
+/// Omega's closure4 (steps up before steps right); the lengths add up along the way.
+#[test]
+fn powers_by_components_are_exact() {
+    for text in [
+        "{ [i] -> [i + 3] : 0 <= i < 10; [i] -> [i + 5] : 0 <= i < 10 }",
+        "{ [x, y] -> [x, y + 1] : 1 <= x <= 4 and 1 <= y <= 4; \
+           [x, y] -> [x + 1, y] : 1 <= x <= 6 and 2 <= y <= 5 }",
+    ] {
+        let a = map(text);
+        let (power, exact) = a.power().unwrap();
+        assert!(exact, "{text}: {power}");
+        let mut ak = a.clone();
+        for k in 1..=5 {
+            let pk = power_at(&power, k);
+            assert!(
+                ak.is_equal(&pk).unwrap(),
+                "{text}: {pk} is not A^{k} = {ak}"
+            );
+            ak = ak.apply_range(&a).unwrap();
+        }
+    }
+}
+
 #[test]
 fn budgets_are_honoured() {
     let a = map("{ [i, j] -> [i + 1, j] : 0 <= i < 9 and 0 <= j <= 9; [i, j] -> [i, j + 1] : 0 <= i <= 9 and 0 <= j < 9 }");
@@ -601,6 +625,39 @@ fn decomposed_closures_against_iterated_composition() {
         let mut g = Gen::from_size_and_seed(10, seed);
         let n = 1 + g.below(2) as usize;
         against_iterated(&translations_between(&mut g, n, 2, 4))
+    }
+    seeded_quickcheck(100)
+        .tests(30)
+        .max_tests(120)
+        .min_tests_passed(15)
+        .quickcheck(prop as fn(u64) -> TestResult);
+}
+
+/// Unions of one to four translations: every power `P(k)` contains `A^k` and equals it
+/// when the power claims exactness.
+#[test]
+fn powers_against_iterated_composition() {
+    fn prop(seed: u64) -> TestResult {
+        let mut g = Gen::from_size_and_seed(10, seed);
+        let n = 1 + g.below(2) as usize;
+        let a = translations_between(&mut g, n, 1, 4);
+        let (power, exact) = match a.power_with(&mut op_budget()) {
+            Ok(r) => r,
+            Err(Error::LimitExceeded) => return TestResult::discard(),
+            Err(e) => return TestResult::error(format!("power of {a}: {e}")),
+        };
+        let mut ak = a.clone();
+        for k in 1..=4 {
+            let pk = power_at(&power, k);
+            if !ak.is_subset(&pk).unwrap() {
+                return TestResult::error(format!("{a}: A^{k} = {ak} not in {pk}"));
+            }
+            if exact && !pk.is_subset(&ak).unwrap() {
+                return TestResult::error(format!("{a}: {pk} claimed A^{k} = {ak}"));
+            }
+            ak = ak.apply_range(&a).unwrap();
+        }
+        TestResult::passed()
     }
     seeded_quickcheck(100)
         .tests(30)

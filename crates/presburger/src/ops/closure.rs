@@ -65,7 +65,11 @@
 //! the diagonal entries of a group grid), at most `MAX_DEPTH` levels deep, and every
 //! step is charged to the caller's budget.
 //!
-//! [`Map::power`] uses the power of the whole map (easy case: `A ; A = ∅`).
+//! [`Map::power`] splits the disjuncts into the same components (swapping two steps
+//! keeps a path's length) and combines the components' powers `P_t` as paths with a step
+//! counter, `[x, c] -> [y, c + k]`, so that lengths add up along the way; each `P_t` is
+//! the power above (or `k = 1` alone when `C_t ; C_t = ∅`), and the result is exact when
+//! every `P_t` is.
 //!
 //! # Invariants
 //! - the closure contains `A^+`, the power contains `A^k` for every `k ≥ 1`: each
@@ -132,10 +136,104 @@ impl Map {
             let lifted = lift_with_k(&exact)?.fix_val(DimKind::In, 0, &Int::one())?;
             return Ok((lifted.with_space(space), true));
         }
-        let power = Power::compute(self, budget)?;
-        let exact = power.is_exact(self, budget)?;
-        Ok((power.map.coalesce_with(budget)?.with_space(space), exact))
+        let a = self.coalesce_with(budget)?;
+        let order = if a.basic_maps().len() > 1 {
+            components(&a, budget)?
+        } else {
+            Vec::new()
+        };
+        let (power, exact) = if order.len() < 2 {
+            let power = Power::compute(&a, budget)?;
+            let exact = power.is_exact(&a, budget)?;
+            (power.map, exact)
+        } else {
+            power_by_components(&a, &order, budget)?
+        };
+        Ok((power.coalesce_with(budget)?.with_space(space), exact))
     }
+}
+
+/// The power `[k, x] -> y` from the powers of the components `order` of `a` (see
+/// [`by_components`]; swapping two steps keeps the length of a path): with `E_t` the
+/// power of component `t` as `[x, c] -> [y, c + k]`, `R_t = R_{t-1} ∪ E_t ∪
+/// (R_{t-1} ; E_t)` adds the lengths along the way, and `R_c` restricted to `c = 0` is
+/// the power of `a`, exact when every component's power is.
+fn power_by_components(a: &Map, order: &[Vec<usize>], budget: &mut Budget) -> Result<(Map, bool)> {
+    let mut path: Option<Map> = None;
+    let mut exact = true;
+    for component in order {
+        let c = parts(a, component)?;
+        let (p, e) = if let Some(once) = easy_closure(&c, budget)? {
+            (
+                lift_with_k(&once)?.fix_val(DimKind::In, 0, &Int::one())?,
+                true,
+            )
+        } else {
+            let power = Power::compute(&c, budget)?;
+            let e = power.is_exact(&c, budget)?;
+            (power.map, e)
+        };
+        exact &= e;
+        let extended = counted(&p, a.space())?;
+        path = Some(match path {
+            None => extended,
+            Some(r) => {
+                let through = r.apply_range(&extended)?;
+                r.union(&extended)?.union(&through)?.coalesce_with(budget)?
+            }
+        });
+    }
+    let path = path.unwrap_or_else(|| Map::empty(counted_space(a.space())));
+    Ok((uncounted(&path, a.space())?, exact))
+}
+
+/// The space `[x, c] -> [y, c']` of paths with a step counter.
+fn counted_space(space: &Space) -> Space {
+    let tuple = Tuple::anonymous(space.n_in() + 1);
+    Space::map(space.param_names().to_vec(), tuple.clone(), tuple)
+}
+
+/// A power `[k, x] -> y` (for a map of `space`) as `{ [x, c] -> [y, c + k] }`.
+fn counted(p: &Map, space: &Space) -> Result<Map> {
+    let (np, n) = (space.n_params(), space.n_in());
+    let target = counted_space(space);
+    // k becomes an existential after the 2n + 2 dimensions.
+    let targets: Vec<usize> = (0..np)
+        .chain(std::iter::once(np + 2 * n + 2))
+        .chain((0..n).map(|j| np + j))
+        .chain((0..n).map(|j| np + n + 1 + j))
+        .collect();
+    let mut out = Vec::new();
+    for b in p.basic_maps() {
+        let mut b = b.reshape(target.clone(), 1, &targets);
+        let mut row = b.zero_row();
+        row[1 + np + 2 * n + 1] = Int::one();
+        row[1 + np + n] = -Int::one();
+        row[1 + np + 2 * n + 2] = -Int::one();
+        b.add_eq(row);
+        out.push(b);
+    }
+    Map::from_parts(target, out)
+}
+
+/// The inverse of [`counted`]: `{ [k, x] -> y : [x, 0] -> [y, k] }`.
+fn uncounted(e: &Map, space: &Space) -> Result<Map> {
+    let (np, n) = (space.n_params(), space.n_in());
+    let target = internal_space(space);
+    let fixed = e.fix_val(DimKind::In, n, &Int::zero())?;
+    // c (fixed to 0) becomes an existential after the 2n + 1 dimensions.
+    let targets: Vec<usize> = (0..np)
+        .chain((0..n).map(|j| np + 1 + j))
+        .chain(std::iter::once(np + 2 * n + 1))
+        .chain((0..n).map(|j| np + 1 + n + j))
+        .chain(std::iter::once(np))
+        .collect();
+    let parts = fixed
+        .basic_maps()
+        .iter()
+        .map(|b| b.reshape(target.clone(), 1, &targets))
+        .collect();
+    Map::from_parts(target, parts)
 }
 
 /// Checks that `a` is a map from one space to the same space.
@@ -256,22 +354,7 @@ fn range_as_domain(a: &Map) -> Map {
 /// `C_1, ..., C_c` the closure is `R_c` where `R_0 = ∅` and
 /// `R_t = R_{t-1} ∪ C_t^+ ∪ (R_{t-1} ; C_t^+)`. It is exact when every `C_t^+` is.
 fn by_components(a: &Map, depth: usize, budget: &mut Budget) -> Result<Option<(Map, bool)>> {
-    let n = a.basic_maps().len();
-    let mut follows = vec![vec![false; n]; n];
-    for (i, row) in follows.iter_mut().enumerate() {
-        for (j, cell) in row.iter_mut().enumerate() {
-            if i == j {
-                continue;
-            }
-            let ji = part(a, j).apply_range(&part(a, i))?;
-            if ji.is_empty_with(budget)? {
-                continue;
-            }
-            let ij = part(a, i).apply_range(&part(a, j))?;
-            *cell = !ji.is_subset_with(&ij, budget)?;
-        }
-    }
-    let order = ordered_components(&follows);
+    let order = components(a, budget)?;
     if order.len() < 2 {
         return Ok(None);
     }
@@ -287,6 +370,28 @@ fn by_components(a: &Map, depth: usize, budget: &mut Budget) -> Result<Option<(M
         }
     }
     Ok(Some((path, exact)))
+}
+
+/// The strongly connected components of the disjuncts of `a` under *follows* (see
+/// [`by_components`]), in an order where every path of `a` can be rearranged into one
+/// that visits them in turn.
+fn components(a: &Map, budget: &mut Budget) -> Result<Vec<Vec<usize>>> {
+    let n = a.basic_maps().len();
+    let mut follows = vec![vec![false; n]; n];
+    for (i, row) in follows.iter_mut().enumerate() {
+        for (j, cell) in row.iter_mut().enumerate() {
+            if i == j {
+                continue;
+            }
+            let ji = part(a, j).apply_range(&part(a, i))?;
+            if ji.is_empty_with(budget)? {
+                continue;
+            }
+            let ij = part(a, i).apply_range(&part(a, j))?;
+            *cell = !ji.is_subset_with(&ij, budget)?;
+        }
+    }
+    Ok(ordered_components(&follows))
 }
 
 /// The strongly connected components of the graph with an edge `i -> j` when
