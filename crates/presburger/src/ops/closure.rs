@@ -264,7 +264,19 @@ fn closure(a: &Map, depth: usize, budget: &mut Budget) -> Result<(Map, bool)> {
     if a.is_empty_with(budget)? {
         return Ok((a.clone(), true));
     }
-    let a = a.coalesce_with(budget)?;
+    // Fewer disjuncts help the decompositions; a coalesced form with more local
+    // variables is not used (the power's hull of the deltas suffers from them).
+    let a = {
+        let plain = a.remove_empty_parts(budget)?;
+        let coalesced = plain.coalesce_with(budget)?;
+        if coalesced.basic_maps().len() < plain.basic_maps().len()
+            && max_divs(&coalesced) <= max_divs(&plain)
+        {
+            coalesced
+        } else {
+            plain
+        }
+    };
     // Transitively closed (`A ; A ⊆ A`, in particular `A ; A = ∅`): `A^+ = A`.
     if a.apply_range(&a)?.is_subset_with(&a, budget)? {
         return Ok((a, true));
