@@ -34,7 +34,8 @@
 //! is reported as an over-approximation.
 //!
 //! # Method: the transitive closure
-//! The closure of `A` (after coalescing) is, in this order:
+//! The closure of `A` (without its empty disjuncts, coalesced when that removes
+//! disjuncts without adding local variables) is, in this order:
 //! 1. `A` itself, exactly, when `A` is empty or transitively closed (`A ; A ⊆ A`, which
 //!    includes `A ; A = ∅`; memory-based self-dependences, lexicographic orders on the
 //!    writers of a location, are of this kind);
