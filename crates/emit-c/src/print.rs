@@ -357,7 +357,7 @@ impl<'a> AstPrinter<'a> {
         for load in &plan.shared {
             self.line(depth + 1, &load.declaration());
         }
-        for (load, _) in &plan.held {
+        for load in &plan.held {
             self.line(depth + 1, &load.variable_declaration());
         }
         for ((statement, args), inline) in users.into_iter().zip(&plan.instances) {
@@ -367,10 +367,8 @@ impl<'a> AstPrinter<'a> {
             };
             self.line(depth + 1, &text);
         }
-        for (load, written) in &plan.held {
-            if *written {
-                self.line(depth + 1, &load.store());
-            }
+        for load in &plan.held {
+            self.line(depth + 1, &load.store());
         }
         if braced {
             self.line(depth, "}");

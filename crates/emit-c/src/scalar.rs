@@ -109,9 +109,9 @@ pub(crate) struct Plan {
     /// The loads at the start of the body.
     pub shared: Vec<Load>,
     /// The elements of written arrays held in variables through one iteration of the
-    /// body: declared and loaded at its start (after the shared loads) and, when the
-    /// body writes them, stored back at its end.
-    pub held: Vec<(Load, bool)>,
+    /// body: declared and loaded at its start (after the shared loads) and stored back
+    /// at its end.
+    pub held: Vec<Load>,
     /// One entry per statement instance of the body, in order: the inline C statement
     /// (with its `;`), or `None` for the macro call.
     pub instances: Vec<Option<String>>,
@@ -268,11 +268,6 @@ pub(crate) fn plan(
     }
     // The accumulated elements, then the held ones, in order of first occurrence.
     let mut variables: BTreeMap<String, String> = BTreeMap::new();
-    let held_written: BTreeSet<&str> = held
-        .iter()
-        .filter(|(_, written)| *written)
-        .map(|(a, _)| a.key.as_str())
-        .collect();
     // An invariant element the loop never assigns is only read: a constant before it.
     let assigned: BTreeSet<&str> = accumulated
         .iter()
@@ -280,7 +275,7 @@ pub(crate) fn plan(
         .map(|a| a.key.as_str())
         .collect();
     let accumulated = accumulated.iter().map(|a| (a, false));
-    for (a, is_held) in accumulated.chain(held.iter().map(|(a, _)| (a, true))) {
+    for (a, is_held) in accumulated.chain(held.iter().map(|a| (a, true))) {
         let name = match variables.get(&a.key) {
             Some(name) => name.clone(),
             None => {
@@ -301,8 +296,7 @@ pub(crate) fn plan(
                 variables.insert(a.key.clone(), load.name.clone());
                 let name = load.name.clone();
                 if is_held {
-                    let written = held_written.contains(a.key.as_str());
-                    plan.held.push((load, written));
+                    plan.held.push(load);
                 } else if !assigned.contains(a.key.as_str()) {
                     plan.hoisted.push(load);
                 } else {
@@ -353,65 +347,36 @@ fn accumulated(
     }
     let mut out = Vec::new();
     'arrays: for array in written {
-        let Some(decl) = scop.array(array) else {
+        let Some(uses) = element_uses(scop, instances, array, plain) else {
             continue;
         };
-        let dimensions = decl.extents.len();
-        if dimensions == 0 || !declarable(&decl.element_type) || decl.element_type.contains("const")
-        {
-            continue;
-        }
         let mut found = Vec::new();
         let mut elements: Vec<(String, Vec<Expr>, usize)> = Vec::new();
         // The references that move with the loop: instance and subscripts.
         let mut moving: Vec<(usize, Vec<Expr>)> = Vec::new();
         // The elements referenced where the reference is certainly evaluated.
         let mut certain: BTreeSet<String> = BTreeSet::new();
-        for (k, inst) in instances.iter().enumerate() {
-            let (tokens, _) = inst.scanned.as_ref().expect("checked above");
-            let Some(found_here) =
-                scan::element_references(&inst.text, tokens, array, dimensions, plain)
-            else {
-                continue 'arrays;
-            };
-            let accessed = inst.statement.accesses.iter().any(|a| a.array == **array);
-            if accessed && found_here.is_empty() {
-                continue 'arrays;
+        for u in uses {
+            if u.subscripts.iter().any(|e| e.mentions(iterator)) {
+                moving.push((u.instance, u.subscripts));
+                continue;
             }
-            for reference in found_here {
-                let range = reference.tokens;
-                let Some(element) = subscripts(inst, tokens, &range, dimensions) else {
+            if !elements.iter().any(|(other, _, _)| *other == u.key) {
+                if elements.iter().any(|(_, e, _)| !distinct(e, &u.subscripts)) {
                     continue 'arrays;
-                };
-                if element.iter().any(|e| e.mentions(iterator)) {
-                    moving.push((k, element));
-                    continue;
                 }
-                let key = scan::key(
-                    &inst.text,
-                    tokens,
-                    range.clone(),
-                    &inst.statement.iterators,
-                    &inst.values,
-                );
-                if !elements.iter().any(|(other, _, _)| *other == key) {
-                    if elements.iter().any(|(_, e, _)| !distinct(e, &element)) {
-                        continue 'arrays;
-                    }
-                    elements.push((key.clone(), element, k));
-                }
-                if !reference.conditional {
-                    certain.insert(key.clone());
-                }
-                let assigned = assigned(&inst.text, tokens, &range);
-                found.push(Accumulated {
-                    instance: k,
-                    array: array.to_string(),
-                    tokens: range,
-                    key,
-                    assigned,
-                });
+                elements.push((u.key.clone(), u.subscripts, u.instance));
             }
+            if !u.conditional {
+                certain.insert(u.key.clone());
+            }
+            found.push(Accumulated {
+                instance: u.instance,
+                array: array.to_string(),
+                tokens: u.tokens,
+                key: u.key,
+                assigned: u.assigned,
+            });
         }
         // An element is loaded before the loop only when the loop certainly accesses it.
         if found.is_empty() || elements.iter().any(|(key, _, _)| !certain.contains(key)) {
@@ -432,11 +397,10 @@ fn accumulated(
 }
 
 /// The references to elements of written arrays (not in `skip`) that can live in a
-/// variable through one iteration of the body, with whether the body writes the
-/// element: every reference to such an array in the body is an element reference
-/// ([`scan::element_references`]) with linear subscripts; an element it assigns and
-/// references in at least two statement instances is held when every other element it references in the body is provably
-/// a different one in every iteration ([`distinct`], [`never_equal`]). The references to
+/// variable through one iteration of the body: every reference to such an array in the body is an element reference
+/// ([`element_uses`]); an element it assigns and references in at least two statement
+/// instances is held when every other element it references in the body is provably a
+/// different one in every iteration ([`distinct`], [`never_equal`]). The references to
 /// the held elements are then the only accesses to them in an iteration, so loading
 /// them at its start and storing them at its end changes no value:
 /// `sum[c5] += ...` four times in a jammed body becomes one load, four additions in a
@@ -448,67 +412,34 @@ fn held(
     skip: &BTreeSet<&str>,
     apart: &dyn Apart,
     plain: &BTreeSet<String>,
-) -> Vec<(Accumulated, bool)> {
+) -> Vec<Accumulated> {
     if instances.iter().any(|i| i.scanned.is_none()) {
         return Vec::new();
     }
     let mut out = Vec::new();
-    'arrays: for array in written {
+    for array in written {
         if skip.contains(array) {
             continue;
         }
-        let Some(decl) = scop.array(array) else {
+        let Some(references) = element_uses(scop, instances, array, plain) else {
             continue;
         };
-        let dimensions = decl.extents.len();
-        if dimensions == 0 || !declarable(&decl.element_type) || decl.element_type.contains("const")
-        {
-            continue;
-        }
-        // Every reference: (instance, tokens, key, subscripts, whether it is assigned).
-        let mut references = Vec::new();
-        let mut certain: BTreeSet<String> = BTreeSet::new();
-        for (k, inst) in instances.iter().enumerate() {
-            let (tokens, _) = inst.scanned.as_ref().expect("checked above");
-            let Some(found_here) =
-                scan::element_references(&inst.text, tokens, array, dimensions, plain)
-            else {
-                continue 'arrays;
-            };
-            let accessed = inst.statement.accesses.iter().any(|a| a.array == **array);
-            if accessed && found_here.is_empty() {
-                continue 'arrays;
-            }
-            for reference in found_here {
-                let range = reference.tokens;
-                let Some(element) = subscripts(inst, tokens, &range, dimensions) else {
-                    continue 'arrays;
-                };
-                let key = scan::key(
-                    &inst.text,
-                    tokens,
-                    range.clone(),
-                    &inst.statement.iterators,
-                    &inst.values,
-                );
-                if !reference.conditional {
-                    certain.insert(key.clone());
-                }
-                let assigned = assigned(&inst.text, tokens, &range);
-                references.push((k, range, key, element, assigned));
-            }
-        }
+        let certain: BTreeSet<&str> = references
+            .iter()
+            .filter(|u| !u.conditional)
+            .map(|u| u.key.as_str())
+            .collect();
         // The distinct elements, each with its first reference.
         let mut elements: Vec<(&str, usize, &[Expr])> = Vec::new();
-        for (k, _, key, element, _) in &references {
-            if !elements.iter().any(|e| e.0 == key.as_str()) {
-                elements.push((key, *k, element));
+        for u in &references {
+            if !elements.iter().any(|e| e.0 == u.key.as_str()) {
+                elements.push((&u.key, u.instance, &u.subscripts));
             }
         }
         // Without an element that the body reads and never assigns, the compiler already
         // keeps the assigned ones in registers through an iteration (measured: holding
         // them in variables then only slows jammed vector loops down).
-        let assigns = |key: &str| references.iter().any(|r| r.2.as_str() == key && r.4);
+        let assigns = |key: &str| references.iter().any(|u| u.key == key && u.assigned);
         if elements.iter().all(|e| assigns(e.0)) {
             continue;
         }
@@ -516,8 +447,8 @@ fn held(
             // Within one statement the compiler keeps the element in a register itself.
             let statements: BTreeSet<usize> = references
                 .iter()
-                .filter(|r| r.2.as_str() == *key)
-                .map(|r| r.0)
+                .filter(|u| u.key == *key)
+                .map(|u| u.instance)
                 .collect();
             if statements.len() < 2 {
                 continue;
@@ -532,27 +463,83 @@ fn held(
             }
             // An element the body only reads may be read under a condition only (and
             // need not exist otherwise); one it assigns is accessed in every iteration.
-            let written = references.iter().any(|r| r.2.as_str() == *key && r.4);
-            if !written || !certain.contains(*key) {
+            if !assigns(key) || !certain.contains(*key) {
                 continue;
             }
-            for (j, range, other, _, _) in &references {
-                if other.as_str() == *key {
-                    out.push((
-                        Accumulated {
-                            instance: *j,
-                            array: array.to_string(),
-                            tokens: range.clone(),
-                            key: other.clone(),
-                            assigned: written,
-                        },
-                        written,
-                    ));
-                }
+            for u in references.iter().filter(|u| u.key == *key) {
+                out.push(Accumulated {
+                    instance: u.instance,
+                    array: array.to_string(),
+                    tokens: u.tokens.clone(),
+                    key: u.key.clone(),
+                    assigned: true,
+                });
             }
         }
     }
     out
+}
+
+/// One reference to an element of an array in the body.
+struct ElementUse {
+    /// The instance.
+    instance: usize,
+    /// Its token range in the instance's text.
+    tokens: Range<usize>,
+    /// The element (the instantiated text).
+    key: String,
+    /// Its subscripts over the loop iterators, the parameters and literals.
+    subscripts: Vec<Expr>,
+    /// Whether it may not be evaluated.
+    conditional: bool,
+    /// Whether it is assigned.
+    assigned: bool,
+}
+
+/// Every reference to `array` in the instances, or `None` unless the array's elements
+/// can live in variables (declarable, not `const`, at least one dimension) and every
+/// reference to it is a plain element reference with linear subscripts
+/// ([`scan::element_references`], the `plain` macros' arguments allowed), every instance
+/// that accesses it having one.
+fn element_uses(
+    scop: &Scop,
+    instances: &[Instance],
+    array: &str,
+    plain: &BTreeSet<String>,
+) -> Option<Vec<ElementUse>> {
+    let decl = scop.array(array)?;
+    let dimensions = decl.extents.len();
+    if dimensions == 0 || !declarable(&decl.element_type) || decl.element_type.contains("const") {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (k, inst) in instances.iter().enumerate() {
+        let (tokens, _) = inst.scanned.as_ref()?;
+        let found = scan::element_references(&inst.text, tokens, array, dimensions, plain)?;
+        let accessed = inst.statement.accesses.iter().any(|a| a.array == array);
+        if accessed && found.is_empty() {
+            return None;
+        }
+        for reference in found {
+            let range = reference.tokens;
+            let subscripts = subscripts(inst, tokens, &range, dimensions)?;
+            out.push(ElementUse {
+                instance: k,
+                key: scan::key(
+                    &inst.text,
+                    tokens,
+                    range.clone(),
+                    &inst.statement.iterators,
+                    &inst.values,
+                ),
+                assigned: assigned(&inst.text, tokens, &range),
+                tokens: range,
+                subscripts,
+                conditional: reference.conditional,
+            });
+        }
+    }
+    Some(out)
 }
 
 /// Whether the element reference `range` is assigned: followed by an assignment
