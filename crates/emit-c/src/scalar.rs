@@ -342,9 +342,6 @@ fn accumulated(
     apart: &dyn Apart,
     plain: &BTreeSet<String>,
 ) -> Vec<Accumulated> {
-    if instances.iter().any(|i| i.scanned.is_none()) {
-        return Vec::new();
-    }
     let mut out = Vec::new();
     'arrays: for array in written {
         let Some(uses) = element_uses(scop, instances, array, plain) else {
@@ -413,9 +410,6 @@ fn held(
     apart: &dyn Apart,
     plain: &BTreeSet<String>,
 ) -> Vec<Accumulated> {
-    if instances.iter().any(|i| i.scanned.is_none()) {
-        return Vec::new();
-    }
     let mut out = Vec::new();
     for array in written {
         if skip.contains(array) {
