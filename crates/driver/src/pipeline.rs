@@ -103,17 +103,27 @@ pub fn optimize_source_scheduled(
             && options.strategy == Strategy::Pluto
             && options.target == Target::C
         {
-            pollen_transform::expand::expand_scalars(
-                &split,
-                &region.dead_after,
-                &mut fresh_budget(options),
-            )
-            .map_err(|error| {
-                in_region(Error::Transform {
-                    stage: Stage::ScalarExpansion,
-                    error,
+            let expanded = |scop: &pollen_scop::Scop,
+                            expand: fn(
+                &pollen_scop::Scop,
+                &std::collections::BTreeSet<String>,
+                &mut pollen_presburger::Budget,
+            ) -> pollen_transform::Result<(
+                pollen_scop::Scop,
+                Vec<pollen_transform::expand::Expansion>,
+            )>| {
+                expand(scop, &region.dead_after, &mut fresh_budget(options)).map_err(|error| {
+                    in_region(Error::Transform {
+                        stage: Stage::ScalarExpansion,
+                        error,
+                    })
                 })
-            })?
+            };
+            let (scalars, mut expansions) =
+                expanded(&split, pollen_transform::expand::expand_scalars)?;
+            let (arrays, more) = expanded(&scalars, pollen_transform::expand::expand_arrays)?;
+            expansions.extend(more);
+            (arrays, expansions)
         } else {
             (split, Vec::new())
         };

@@ -358,14 +358,18 @@ impl ScopReport {
             )?;
         }
         for e in &self.expansions {
-            writeln!(
+            write!(
                 f,
                 "expansion: {} in {} became {}[{}]",
-                e.scalar,
+                e.variable,
                 e.statements.join(", "),
                 e.array,
                 e.extent
             )?;
+            match &e.copy_out {
+                Some(copy) => writeln!(f, ", copied back by {copy}")?,
+                None => writeln!(f)?,
+            }
         }
         self.explain_deps(f)?;
         match &self.tile_sizes {

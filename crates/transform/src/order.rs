@@ -391,6 +391,25 @@ pub fn has_tiling_reuse_in(
     Ok(false)
 }
 
+/// Whether the schedule down to the end of `band` (below the bands of `prefix`) is, for
+/// every statement, its outermost iterators in order: the band is the statements'
+/// shared outer loops, untouched.
+pub fn keeps_outer_loops_in(band: &Band, prefix: &Prefix, budget: &mut Budget) -> Result<bool> {
+    for (_, schedule, first) in in_context(band, prefix)? {
+        let depth = first + band.n_members();
+        if depth > schedule.space().n_in() {
+            return Ok(false);
+        }
+        for d in 0..depth {
+            let same = schedule.equate(DimKind::In, d, DimKind::Out, d)?;
+            if !schedule.is_subset_with(&same, budget)? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
 /// Whether the iterations of `band` (below the bands of `prefix`) form a non-rectangular
 /// shape: for some statement, within one iteration of the enclosing loops, the range of
 /// one member depends on another (`j <= i` in a triangle). Rectangular shapes are the

@@ -54,8 +54,8 @@ use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
 use crate::order::{
     extend_prefix, has_tiling_reuse_in, intra_tile_order, invariant_read_of_written_array,
-    is_triangular_in, member_steps_in, point_order, register_tiling_in, strided_with_spatial_reuse,
-    Prefix,
+    is_triangular_in, keeps_outer_loops_in, member_steps_in, point_order, register_tiling_in,
+    strided_with_spatial_reuse, Prefix,
 };
 use crate::sizes::{
     default_tile_sizes, default_triangular_tile_sizes, default_two_level_tile_sizes, element_bytes,
@@ -220,6 +220,11 @@ pub fn parallelize_with(
 }
 
 /// The members' order with the coincident ones first, each group in its order.
+/// Whether a band lies in the subtree.
+fn has_band_below(node: &Node) -> bool {
+    matches!(node, Node::Band(_)) || node.children().into_iter().any(has_band_below)
+}
+
 fn coincident_first(coincident: &[bool]) -> Vec<usize> {
     let (mut first, rest): (Vec<usize>, Vec<usize>) =
         (0..coincident.len()).partition(|&k| coincident[k]);
@@ -350,7 +355,9 @@ impl Tiler<'_, '_> {
         if self.options.coincident_first {
             return Ok(coincident_first(&band.coincident));
         }
-        if !self.options.intra_tile_order || band.n_members() < 2 {
+        // The members of a band with loops below it are not the innermost loops: the
+        // strides of its accesses along them say nothing about vectorization.
+        if !self.options.intra_tile_order || band.n_members() < 2 || has_band_below(&band.child) {
             return Ok((0..band.n_members()).collect());
         }
         let steps = member_steps_in(self.scop, band, &self.prefix, self.budget)?;
@@ -366,6 +373,16 @@ impl Tiler<'_, '_> {
     /// Whether `band` is tiled.
     fn is_tiled(&mut self, band: &Band) -> Result<bool> {
         if !band.permutable || band.n_members() < self.options.min_band_depth.max(1) {
+            return Ok(false);
+        }
+        // The statements' shared outer loops, untouched, with loops below them: tiled,
+        // they keep whole inner loops inside each point iteration, so no footprint
+        // shrinks, and their parallel tile loop has fewer iterations than the parallel
+        // loop itself. (Skewed or fused bands keep their tiles.)
+        if self.options.require_reuse
+            && has_band_below(&band.child)
+            && keeps_outer_loops_in(band, &self.prefix, self.budget)?
+        {
             return Ok(false);
         }
         if self.options.require_reuse

@@ -45,18 +45,25 @@ use pollen_scop::{AccessKind, Array, Scop};
 
 use crate::error::{Error, Result};
 
-/// One web of a scalar made into an array.
+mod arrays;
+
+pub use arrays::expand_arrays;
+
+/// One web of a scalar, or one array, made into an array with one more dimension.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expansion {
-    /// The scalar.
-    pub scalar: String,
+    /// The scalar or array.
+    pub variable: String,
     /// The array that replaces it in the web's statements, indexed by their first
-    /// iterator.
+    /// iterator (then by the array's own subscripts).
     pub array: String,
-    /// The array's extent, C text over the parameters.
+    /// The extent of the new first dimension, C text over the parameters.
     pub extent: String,
     /// The web's statements.
     pub statements: Vec<String>,
+    /// The statement that copies the last iteration's elements back into the array
+    /// after the loop, when its values are needed after the region.
+    pub copy_out: Option<String>,
 }
 
 /// The scop with the webs of the `dead` scalars that can be expanded (see the module
@@ -119,9 +126,7 @@ pub fn expand_scalars(
                 .collect();
             let extent = match expandable(scop, &scalar.name, &web, &web_flows, budget) {
                 Ok(Some(extent)) => extent,
-                Ok(None) | Err(Error::Presburger(pollen_presburger::Error::LimitExceeded)) => {
-                    continue
-                }
+                Ok(None) | Err(Error::LimitExceeded) => continue,
                 Err(e) => return Err(e),
             };
             let array = fresh(&format!("{}_x", scalar.name), &mut taken);
@@ -133,10 +138,11 @@ pub fn expand_scalars(
                 local: true,
             });
             expansions.push(Expansion {
-                scalar: scalar.name.clone(),
+                variable: scalar.name.clone(),
                 array,
                 extent,
                 statements: web.iter().map(|s| s.to_string()).collect(),
+                copy_out: None,
             });
         }
     }
@@ -242,7 +248,7 @@ fn expandable(
         if !below.is_empty_with(budget)? {
             return Ok(None);
         }
-        let Some(e) = upper_bound(&s.domain, &scop.params, budget)? else {
+        let Some(Bound { extent: e, .. }) = upper_bound(&s.domain, &scop.params, budget)? else {
             return Ok(None);
         };
         match &extent {
@@ -254,10 +260,18 @@ fn expandable(
     Ok(extent)
 }
 
+/// The largest value of a set's first dimension, as C text over one parameter.
+struct Bound {
+    /// `last + 1`: the extent of an array indexed by the dimension.
+    extent: String,
+    /// `p`, `p - 1` or `p - 2` for a parameter `p`.
+    last: String,
+}
+
 /// The array extent `e` (C text) when every point of `domain` has its first dimension
 /// at most `e - 1`, and some has it equal, with `e - 1` one of `p`, `p - 1`, `p - 2` for a
 /// parameter `p`; checked exactly.
-fn upper_bound(domain: &Set, params: &[String], budget: &mut Budget) -> Result<Option<String>> {
+fn upper_bound(domain: &Set, params: &[String], budget: &mut Budget) -> Result<Option<Bound>> {
     let domain = Set::from_map(domain.as_map().align_params(params)?)?;
     let names: Vec<String> = (0..domain.n_dims()).map(|d| format!("x{d}")).collect();
     let in_domain_space = |constraint: &str| -> Result<Set> {
@@ -285,10 +299,14 @@ fn upper_bound(domain: &Set, params: &[String], budget: &mut Budget) -> Result<O
             if domain.intersect(&at)?.is_empty_with(budget)? {
                 continue;
             }
-            return Ok(Some(match c {
+            let extent = match c {
                 0 => format!("{p} + 1"),
                 1 => p.clone(),
                 _ => format!("{p} - 1"),
+            };
+            return Ok(Some(Bound {
+                extent,
+                last: bound,
             }));
         }
     }
