@@ -145,7 +145,9 @@ pub struct OptArgs {
     pub no_residue_split: bool,
     /// Keep scalars as they are (by default a scalar that every iteration of an outer
     /// loop sets before using it, and that no code outside the region uses, becomes an
-    /// array indexed by that loop's iterator, so that the loop can run in parallel).
+    /// array indexed by that loop's iterator, so that the loop can run in parallel; an
+    /// array that each iteration of a nest's outer loop fills before reading it gets a
+    /// row per iteration, copied back after the nest).
     #[arg(long)]
     pub no_scalar_expansion: bool,
     /// Keep the optimized schedule even where the cost model expects the original loop

@@ -60,8 +60,11 @@ pub struct Options {
     /// values no code outside the region uses, become arrays indexed by that loop's
     /// iterator (`pollen_transform::expand`), so that they no longer keep the loop
     /// sequential; applies to the regions of [`optimize_source`](crate::optimize_source)
-    /// under [`Strategy::Pluto`] and the C target. `pollen opt --no-scalar-expansion`
-    /// turns it off.
+    /// under [`Strategy::Pluto`] and the C target. Arrays that every iteration of a
+    /// nest's outer loop fills before reading them, and that alone keep that loop
+    /// sequential, get a row per iteration the same way, copied back after the nest
+    /// (`pollen_transform::expand::expand_arrays`). `pollen opt --no-scalar-expansion`
+    /// turns both off.
     pub scalar_expansion: bool,
     /// The language the generated code is printed in.
     pub target: Target,
