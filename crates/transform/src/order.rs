@@ -149,6 +149,13 @@ impl Placed<'_> {
             budget,
         )
     }
+
+    /// Whether the statement has two instances one step apart along `member` (the
+    /// others equal): false for `S[i] -> [i, i]` along the second member.
+    fn steps_along(&self, access: &Access, member: usize, budget: &mut Budget) -> Result<bool> {
+        let steps = step_deltas(&self.schedule, &access.relation, self.first + member)?;
+        Ok(!steps.is_empty_with(budget)?)
+    }
 }
 
 /// The statements of `band` that `scop` holds, placed below the bands of `prefix`.
@@ -261,9 +268,12 @@ pub fn point_order(scores: &[i64], strided: &[i64], coincident: &[bool]) -> Vec<
 /// `k` innermost), the copies are independent chains of the reduction that run side by
 /// side instead of one latency-bound chain. Those chains need their accumulators in
 /// registers, so such a band is jammed only when every access to an array its
-/// statements write is invariant along the innermost member (the accumulated element is
-/// then the only one of its array the innermost loop touches; Cholesky's `A[i][j] -=
-/// A[i][k] * A[j][k]` reads its own array along `k` and is not jammed). The members
+/// statements write is invariant along the innermost member, or is a read that never
+/// reaches an element its statement writes in the same instance (Cholesky's `A[i][j] -=
+/// A[i][k] * A[j][k]` reads its own row along `k < j`; the emitter holds the
+/// accumulators in registers where it proves the jammed copies' reads apart from
+/// them). Statements with no two instances along the innermost member (`S[i] -> [i, i]`)
+/// do not count. The members
 /// with such shared accesses are jammed, the outermost four times and the next one four
 /// times below a vector loop, twice below a reduction (sixteen vectors or eight scalar
 /// chains at most), which keeps the innermost loop's working set within the registers
@@ -306,6 +316,8 @@ pub fn register_tiling_in(
             for access in &p.statement.accesses {
                 if written.contains(&access.array.as_str())
                     && p.step(access, innermost, budget)? != Step::Invariant
+                    && p.steps_along(access, innermost, budget)?
+                    && !read_apart_from_writes(p.statement, access, budget)?
                 {
                     return Ok(Vec::new());
                 }
@@ -336,6 +348,28 @@ pub fn register_tiling_in(
         .filter(|&m| shared[m] > 0)
         .zip(factors)
         .collect())
+}
+
+/// Whether `access` is a read that never reaches an element its statement writes in the
+/// same instance (`x[j]` beside `x[i] -= L[i][j] * x[j]`, where `j < i`): the moving
+/// read then never touches the element the reduction accumulates.
+fn read_apart_from_writes(s: &Statement, access: &Access, budget: &mut Budget) -> Result<bool> {
+    if access.kind != AccessKind::Read {
+        return Ok(false);
+    }
+    let domain = s.domain.as_map();
+    let read = access.relation.intersect_domain(domain)?;
+    for w in s
+        .accesses
+        .iter()
+        .filter(|w| w.kind == AccessKind::Write && w.array == access.array)
+    {
+        let write = w.relation.intersect_domain(domain)?;
+        if !read.intersect(&write)?.is_empty_with(budget)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Whether tiling `band` can bring data reuse closer: false only for a band that merely

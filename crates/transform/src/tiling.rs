@@ -282,12 +282,39 @@ impl Tiler<'_, '_> {
                 } else {
                     (0..b.n_members()).collect()
                 };
-                Node::Band(Band {
+                let mut band = Band {
                     schedule: map_each(&b.schedule, |m| compose(m, &permutation_map(&order)))?,
                     permutable: b.permutable,
                     coincident: order.iter().map(|&k| b.coincident[k]).collect(),
-                    child: Box::new(self.below(b, |tiler| tiler.child(&b.child, path, 0))?),
-                })
+                    child: Box::new(Node::Leaf),
+                };
+                // An innermost band's loops are register tiled as a tile's point loops
+                // are (the whole band is one tile).
+                let jam = if self.options.unroll_and_jam
+                    && b.permutable
+                    && self.options.min_band_depth != usize::MAX
+                    && !has_band_below(&b.child)
+                {
+                    register_tiling_in(self.scop, &band, &self.prefix, self.budget)?
+                } else {
+                    Vec::new()
+                };
+                if !jam.is_empty() {
+                    path.push(0);
+                }
+                band.child = Box::new(self.below(b, |tiler| tiler.child(&b.child, path, 0))?);
+                if !jam.is_empty() {
+                    path.pop();
+                }
+                let node = Node::Band(band);
+                if jam.is_empty() {
+                    node
+                } else {
+                    Node::Mark {
+                        name: unroll_and_jam_name(&jam),
+                        child: Box::new(node),
+                    }
+                }
             }
             Node::Domain { domain, child } => Node::Domain {
                 domain: domain.clone(),
@@ -396,6 +423,11 @@ impl Tiler<'_, '_> {
             let first_parallel = |order: &[usize]| order.iter().position(|&k| band.coincident[k]);
             let identity: Vec<usize> = (0..band.n_members()).collect();
             if first_parallel(&order) > first_parallel(&identity) {
+                return Ok(true);
+            }
+            // A band without a parallel member runs sequentially untiled; its tiles
+            // run as a wavefront, the tiles of one wave in parallel.
+            if self.options.wavefront && band.coincident.iter().all(|c| !c) {
                 return Ok(true);
             }
             // Cache lines of a strided innermost access serve the next iterations of
