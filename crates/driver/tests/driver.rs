@@ -564,3 +564,35 @@ void f(int N, float a[2*N+2], float d[N+1], float u[2*N], float o[2*N]) {
     let indent = |l: &str| l.len() - l.trim_start().len();
     assert_eq!(indent(&d), indent(&u), "{text}");
 }
+
+#[test]
+fn expansion_makes_doitgens_outer_loop_parallel_and_copies_sum_back() {
+    let options = Options::default();
+    let expanded = optimize("doitgen", &options);
+    let region = &expanded.report.regions[0];
+    let found: Vec<(&str, &str, Option<&str>)> = region
+        .scop
+        .expansions
+        .iter()
+        .map(|e| (e.variable.as_str(), e.array.as_str(), e.copy_out.as_deref()))
+        .collect();
+    assert_eq!(found, [("sum", "sum_x", Some("S3"))]);
+    assert!(expanded.text.contains("DATA_TYPE sum_x[_PB_NR][NP];"));
+    // The untiled `r` loop is the parallel one (not a loop over tiles of `r`).
+    assert!(
+        expanded
+            .text
+            .contains("#pragma omp parallel for private(c1, c2, c3, c4, c5)\n      for (c0 = 0; c0 <= _PB_NR - 1; c0++)"),
+        "{}",
+        expanded.text
+    );
+    let plain = optimize(
+        "doitgen",
+        &Options {
+            scalar_expansion: false,
+            ..Options::default()
+        },
+    );
+    assert!(plain.report.regions[0].scop.expansions.is_empty());
+    assert!(!plain.text.contains("sum_x"));
+}

@@ -235,8 +235,39 @@ fn matrix_products_get_register_tiles_and_copies_get_none() {
     // copies along i share `A[j][k]`, those along j `A[i][k]`, and `C[i][j]` is the only
     // element of the written array the k loop touches.
     assert_eq!(with_jam("syrk"), vec!["unroll-and-jam 0:4 1:2".to_string()]);
-    // Cholesky's reduction reads the array it writes along k: no chains in registers.
-    assert_eq!(with_jam("cholesky"), Vec::<String>::new());
+    // Cholesky's reduction reads the array it writes along k, at `k < j`: never the
+    // element it accumulates, so its chains are jammed too.
+    assert_eq!(
+        with_jam("cholesky"),
+        vec!["unroll-and-jam 0:4 1:2".to_string()]
+    );
+    // So is the triangular solve's `x[i] -= L[i][j] * x[j]` (`j < i`); its `x[i] /=
+    // L[i][i]` has one instance per row in the band (`[i, i]`) and does not count.
+    assert_eq!(with_jam("trisolv"), vec!["unroll-and-jam 0:4".to_string()]);
+    // A reduction whose moving read may reach the accumulated element is not jammed;
+    // below the diagonal it is.
+    let reduction = |domain: &str| {
+        let scop = tiny_scop(
+            domain,
+            &[
+                (false, "{ S[i, j] -> x[j] }"),
+                (true, "{ S[i, j] -> x[i] }"),
+            ],
+            "{ S[i, j] -> [i, j] }",
+            &[false, false],
+        );
+        let options = TileOptions {
+            sizes: Some(vec![4]),
+            unroll_and_jam: true,
+            ..TileOptions::default()
+        };
+        jam_marks(&tiled(&scop, &options).root)
+    };
+    assert!(reduction("{ S[i, j] : 0 <= i < 8 and 0 <= j < 8 }").is_empty());
+    assert_eq!(
+        reduction("{ S[i, j] : 0 <= j < i < 8 }"),
+        vec!["unroll-and-jam 0:4".to_string()]
+    );
     // jacobi-2d's skewed band shares nothing along its outer members.
     assert_eq!(with_jam("jacobi-2d"), Vec::<String>::new());
     // Off by default.
@@ -261,4 +292,28 @@ fn tiling_reuse_is_found_in_products_and_stencils_but_not_in_matrix_vector_produ
     assert_eq!(outermost_band_reuse("gesummv"), vec![false, false]);
     // jacobi-2d: a skewed band keeps its tiles.
     assert_eq!(outermost_band_reuse("jacobi-2d"), vec![true]);
+}
+
+#[test]
+fn without_reuse_innermost_bands_stay_untiled_but_jammed_and_sequential_bands_get_tiles() {
+    let run = |name: &str, wavefront: bool| {
+        let k = crate::common::kernel(name);
+        let options = TileOptions {
+            require_reuse: true,
+            unroll_and_jam: true,
+            wavefront,
+            ..TileOptions::default()
+        };
+        let tree = crate::common::tiled(name, &k, &options);
+        let grew = bands(&tree).len() > bands(&k.tree).len();
+        (grew, jam_marks(&tree.root))
+    };
+    // gesummv: two matrix-vector products, no reuse to tile for, four rows at a time
+    // sharing the loads of `x`.
+    let (grew, marks) = run("gesummv", true);
+    assert!(!grew);
+    assert!(!marks.is_empty());
+    // trisolv: no member is parallel; tiles give the wavefront its parallel waves.
+    assert!(run("trisolv", true).0);
+    assert!(!run("trisolv", false).0);
 }
