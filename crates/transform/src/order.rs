@@ -510,6 +510,38 @@ pub fn strided_with_spatial_reuse(
     Ok(false)
 }
 
+/// Whether `member` of `band` (below the bands of `prefix`) carries a recurrence over
+/// moving elements: it is not coincident, and some statement writes, along it, an element
+/// that moves (`p[i][j] = -c / (a * p[i][j-1] + b)` along `j`). A loop over such a member
+/// neither vectorises nor splits into independent chains (the written element is not an
+/// accumulator); each iteration waits for the previous one.
+pub fn carries_recurrence_in(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    member: usize,
+    budget: &mut Budget,
+) -> Result<bool> {
+    if band.coincident[member] {
+        return Ok(false);
+    }
+    for p in placed(scop, band, prefix)? {
+        for access in p
+            .statement
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+        {
+            if p.step(access, member, budget)? != Step::Invariant
+                && p.steps_along(access, member, budget)?
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 /// Whether a loop over `member` of `band` (below the bands of `prefix`) would read, at
 /// every iteration, an element of an array that the loop writes at moving positions:
 /// `path[i][k]` in `for (j ...) path[i][j] = min(path[i][j], path[i][k] + path[k][j])`.

@@ -53,9 +53,9 @@ use pollen_scop::{Band, Node, ScheduleTree, Scop};
 use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
 use crate::order::{
-    extend_prefix, has_tiling_reuse_in, intra_tile_order, invariant_read_of_written_array,
-    is_triangular_in, keeps_outer_loops_in, member_steps_in, point_order, register_tiling_in,
-    strided_with_spatial_reuse, Prefix,
+    carries_recurrence_in, extend_prefix, has_tiling_reuse_in, intra_tile_order,
+    invariant_read_of_written_array, is_triangular_in, keeps_outer_loops_in, member_steps_in,
+    point_order, register_tiling_in, strided_with_spatial_reuse, Prefix,
 };
 use crate::sizes::{
     default_tile_sizes, default_triangular_tile_sizes, default_two_level_tile_sizes, element_bytes,
@@ -390,11 +390,38 @@ impl Tiler<'_, '_> {
         let steps = member_steps_in(self.scop, band, &self.prefix, self.budget)?;
         let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
         let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
-        Ok(if point {
-            point_order(&scores, &strided, &band.coincident)
-        } else {
-            intra_tile_order(&scores, &strided, &band.coincident)
+        if !point {
+            return Ok(intra_tile_order(&scores, &strided, &band.coincident));
+        }
+        let order = point_order(&scores, &strided, &band.coincident);
+        Ok(match self.across_recurrence(band, &order, &scores)? {
+            Some(b) => (0..band.n_members())
+                .filter(|&m| m != b)
+                .chain([b])
+                .collect(),
+            None => order,
         })
+    }
+
+    /// The coincident member (the best scored, the later on ties) to run innermost
+    /// instead of the innermost member of `order` when that one carries a recurrence
+    /// ([`carries_recurrence_in`]): inside a tile, the iterations of a parallel member
+    /// are independent, so the innermost loop vectorises (or at least overlaps its
+    /// iterations) across the recurrence's rows, and the tile keeps the cache lines its
+    /// strided accesses bring in for the recurrence's next steps.
+    fn across_recurrence(
+        &mut self,
+        band: &Band,
+        order: &[usize],
+        scores: &[i64],
+    ) -> Result<Option<usize>> {
+        let innermost = order[order.len() - 1];
+        if !carries_recurrence_in(self.scop, band, &self.prefix, innermost, self.budget)? {
+            return Ok(None);
+        }
+        Ok((0..band.n_members())
+            .filter(|&m| band.coincident[m])
+            .max_by_key(|&m| (scores[m], m)))
     }
 
     /// Whether `band` is tiled.
@@ -423,6 +450,13 @@ impl Tiler<'_, '_> {
             let first_parallel = |order: &[usize]| order.iter().position(|&k| band.coincident[k]);
             let identity: Vec<usize> = (0..band.n_members()).collect();
             if first_parallel(&order) > first_parallel(&identity) {
+                return Ok(true);
+            }
+            // An innermost recurrence beside a parallel member: tiles let the point
+            // loops run across the recurrence's rows.
+            let steps = member_steps_in(self.scop, band, &self.prefix, self.budget)?;
+            let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
+            if self.across_recurrence(band, &order, &scores)?.is_some() {
                 return Ok(true);
             }
             // A band without a parallel member runs sequentially untiled; its tiles

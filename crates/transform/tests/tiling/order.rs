@@ -317,3 +317,38 @@ fn without_reuse_innermost_bands_stay_untiled_but_jammed_and_sequential_bands_ge
     assert!(run("trisolv", true).0);
     assert!(!run("trisolv", false).0);
 }
+
+#[test]
+fn a_recurrence_beside_a_parallel_member_is_tiled_with_the_parallel_member_innermost() {
+    // `p[i][j] = f(p[i][j - 1])`: `j` carries the recurrence, the rows `i` are independent.
+    let scop = tiny_scop(
+        "{ S[i, j] : 0 <= i < 8 and 1 <= j < 8 }",
+        &[
+            (false, "{ S[i, j] -> p[i, j - 1] }"),
+            (true, "{ S[i, j] -> p[i, j] }"),
+        ],
+        "{ S[i, j] -> [i, j] }",
+        &[true, false],
+    );
+    let options = TileOptions {
+        require_reuse: true,
+        ..TileOptions::default()
+    };
+    let tree = tiled(&scop, &options);
+    let found = bands(&tree);
+    assert_eq!(found.len(), 2, "{tree:?}");
+    let point = found[1].schedule.to_string();
+    assert!(point.contains("S[i, j] -> [j, i]"), "{point}");
+    // A reduction along `j` (`x[i] += A[i][j]`) is no recurrence: no tiles.
+    let scop = tiny_scop(
+        "{ S[i, j] : 0 <= i < 8 and 0 <= j < 8 }",
+        &[
+            (false, "{ S[i, j] -> x[i] }"),
+            (false, "{ S[i, j] -> A[i, j] }"),
+            (true, "{ S[i, j] -> x[i] }"),
+        ],
+        "{ S[i, j] -> [i, j] }",
+        &[true, false],
+    );
+    assert_eq!(bands(&tiled(&scop, &options)).len(), 1);
+}
