@@ -103,25 +103,24 @@ pub fn optimize_source_scheduled(
             && options.strategy == Strategy::Pluto
             && options.target == Target::C
         {
-            let expanded = |scop: &pollen_scop::Scop,
-                            expand: fn(
-                &pollen_scop::Scop,
-                &std::collections::BTreeSet<String>,
-                &mut pollen_presburger::Budget,
-            ) -> pollen_transform::Result<(
-                pollen_scop::Scop,
-                Vec<pollen_transform::expand::Expansion>,
-            )>| {
-                expand(scop, &region.dead_after, &mut fresh_budget(options)).map_err(|error| {
-                    in_region(Error::Transform {
-                        stage: Stage::ScalarExpansion,
-                        error,
-                    })
+            let stage_error = |error| {
+                in_region(Error::Transform {
+                    stage: Stage::ScalarExpansion,
+                    error,
                 })
             };
-            let (scalars, mut expansions) =
-                expanded(&split, pollen_transform::expand::expand_scalars)?;
-            let (arrays, more) = expanded(&scalars, pollen_transform::expand::expand_arrays)?;
+            let (scalars, mut expansions) = pollen_transform::expand::expand_scalars(
+                &split,
+                &region.dead_after,
+                &mut fresh_budget(options),
+            )
+            .map_err(stage_error)?;
+            let (arrays, more) = pollen_transform::expand::expand_arrays(
+                &scalars,
+                &region.dead_after,
+                &mut fresh_budget(options),
+            )
+            .map_err(stage_error)?;
             expansions.extend(more);
             (arrays, expansions)
         } else {

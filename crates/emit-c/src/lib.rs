@@ -141,7 +141,7 @@ pub struct EmitOptions {
     pub scratch: Vec<Scratch>,
     /// References moved into scratch arrays (default none): in the named statement's
     /// text, every reference `A[e1]..[en]` to the array becomes
-    /// `window[(e1) - (o1)]..[(en) - (on)]` ([`pollen_emit_text::relocate`]).
+    /// `window[(e1) - (o1)]..[(en) - (on)]` ([`pollen_emit_text::relocate()`]).
     pub relocations: Vec<Relocation>,
 }
 

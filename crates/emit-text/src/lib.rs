@@ -8,7 +8,7 @@
 //! - [`source`]: a statement's text as one line (comments removed, lines joined) and the
 //!   indentation of a region;
 //! - [`names`]: the identifiers of a text and fresh prefixes for generated names;
-//! - [`relocate`]: array references moved to a window array with shifted subscripts;
+//! - [`relocate()`]: array references moved to a window array with shifted subscripts;
 //! - [`expr`]: quasi-affine expressions and conditions printed as C, with the helper
 //!   macros they call.
 //!
