@@ -48,7 +48,7 @@ use pollen_presburger::text::{parse_map, parse_set};
 use pollen_presburger::{Budget, DimKind, Int, Map, Set, Space, Tuple, UnionMap, UnionSet};
 use pollen_scop::{AccessKind, Array, Band, Node, Scop, Statement};
 
-use super::{declarable, fresh, upper_bound, words, Expansion};
+use super::{declarable, fresh, indexed_by_first, upper_bound, words, Expansion};
 use crate::error::{Error, Result};
 
 /// The scop with the arrays of its nests that can be expanded (see the module
@@ -432,34 +432,9 @@ fn rewrite(scop: &mut Scop, array: &str, expanded: &str) -> Result<Vec<String>> 
             continue;
         }
         users.push(s.name.clone());
-        let first = s.iterators[0].clone();
-        let tokens = crate::residues::scan(&s.body);
-        let mut body = String::with_capacity(s.body.len() + 16);
-        let mut at = 0;
-        for (k, (kind, range)) in tokens.iter().enumerate() {
-            if *kind != crate::residues::Kind::Identifier || s.body[range.clone()] != *array {
-                continue;
-            }
-            let member = k > 0 && matches!(&s.body[tokens[k - 1].1.clone()], "." | "->");
-            if member {
-                continue;
-            }
-            body.push_str(&s.body[at..range.start]);
-            body.push_str(&format!("{expanded}[{first}]"));
-            at = range.end;
-        }
-        body.push_str(&s.body[at..]);
-        s.body = body;
-        // `{ S[i0, ...] -> [i0] }` without the domain's constraints: the access keeps
-        // the form it had.
-        let dims: Vec<String> = (0..s.iterators.len()).map(|d| format!("i{d}")).collect();
-        let first = parse_map(&format!(
-            "[{}] -> {{ {}[{}] -> [i0] }}",
-            params.join(", "),
-            s.name,
-            dims.join(", ")
-        ))?
-        .align_params(&params)?;
+        s.body = indexed_by_first(&s.body, array, expanded, &s.iterators[0]);
+        // Without the domain's constraints: the access keeps the form it had.
+        let first = first_iterator(&params, s)?;
         for access in s.accesses.iter_mut().filter(|a| a.array == array) {
             let relation = first.flat_range_product(&access.relation)?;
             let space = relation.space().clone();
@@ -485,15 +460,19 @@ fn first_dimension_with(params: &[String], s: &Statement) -> Result<Map> {
             Tuple::anonymous(1),
         )));
     }
+    Ok(first_iterator(params, s)?.intersect_domain(&s.domain.as_map().align_params(params)?)?)
+}
+
+/// `{ S[i0, ...] -> [i0] }` over every point of the statement's space.
+fn first_iterator(params: &[String], s: &Statement) -> Result<Map> {
     let dims: Vec<String> = (0..s.iterators.len()).map(|d| format!("i{d}")).collect();
-    let map = parse_map(&format!(
+    Ok(parse_map(&format!(
         "[{}] -> {{ {}[{}] -> [i0] }}",
         params.join(", "),
         s.name,
         dims.join(", ")
     ))?
-    .align_params(params)?;
-    Ok(map.intersect_domain(&s.domain.as_map().align_params(params)?)?)
+    .align_params(params)?)
 }
 
 /// `a[e] = a_x[last][e]` over the elements the region writes.

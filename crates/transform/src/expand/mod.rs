@@ -341,6 +341,28 @@ fn fresh(stem: &str, taken: &mut BTreeSet<String>) -> String {
     name
 }
 
+/// `body` with every use of the variable `name` (not a member of a struct) replaced by
+/// `array[first]`: `sum[p]` becomes `sum_x[r][p]`.
+fn indexed_by_first(body: &str, name: &str, array: &str, first: &str) -> String {
+    let tokens = crate::residues::scan(body);
+    let mut out = String::with_capacity(body.len() + 16);
+    let mut at = 0;
+    for (k, (kind, range)) in tokens.iter().enumerate() {
+        if *kind != crate::residues::Kind::Identifier || body[range.clone()] != *name {
+            continue;
+        }
+        let member = k > 0 && matches!(&body[tokens[k - 1].1.clone()], "." | "->");
+        if member {
+            continue;
+        }
+        out.push_str(&body[at..range.start]);
+        out.push_str(&format!("{array}[{first}]"));
+        at = range.end;
+    }
+    out.push_str(&body[at..]);
+    out
+}
+
 /// The web's statements with the scalar replaced by `array[i]` (`i` each statement's
 /// first iterator) in their text and accesses.
 fn rewrite(scop: &mut Scop, scalar: &str, array: &str, web: &[&str]) -> Result<()> {
@@ -350,24 +372,7 @@ fn rewrite(scop: &mut Scop, scalar: &str, array: &str, web: &[&str]) -> Result<(
         .iter_mut()
         .filter(|s| web.contains(&s.name.as_str()))
     {
-        let first = s.iterators[0].clone();
-        let tokens = crate::residues::scan(&s.body);
-        let mut body = String::with_capacity(s.body.len() + 16);
-        let mut at = 0;
-        for (k, (kind, range)) in tokens.iter().enumerate() {
-            if *kind != crate::residues::Kind::Identifier || s.body[range.clone()] != *scalar {
-                continue;
-            }
-            let member = k > 0 && matches!(&s.body[tokens[k - 1].1.clone()], "." | "->");
-            if member {
-                continue;
-            }
-            body.push_str(&s.body[at..range.start]);
-            body.push_str(&format!("{array}[{first}]"));
-            at = range.end;
-        }
-        body.push_str(&s.body[at..]);
-        s.body = body;
+        s.body = indexed_by_first(&s.body, scalar, array, &s.iterators[0]);
         let dims: Vec<String> = (0..s.iterators.len()).map(|d| format!("i{d}")).collect();
         for access in s.accesses.iter_mut().filter(|a| a.array == scalar) {
             let map = parse_map(&format!(
