@@ -48,7 +48,7 @@ use pollen_presburger::text::{parse_map, parse_set};
 use pollen_presburger::{Budget, DimKind, Int, Map, Set, Space, Tuple, UnionMap, UnionSet};
 use pollen_scop::{AccessKind, Array, Band, Node, Scop, Statement};
 
-use super::{declarable, fresh, indexed_by_first, upper_bound, words, Expansion};
+use super::{covered_by, declarable, fresh, indexed_by_first, upper_bound, words, Expansion};
 use crate::error::{Error, Result};
 
 /// The scop with the arrays of its nests that can be expanded (see the module
@@ -342,18 +342,11 @@ fn expandable(
         {
             continue;
         }
-        let mut covered: Option<Map> = None;
-        for d in flows.iter().filter(|d| d.target == s.name) {
-            let range = d.relation.range();
-            covered = Some(match covered {
-                None => range,
-                Some(c) => c.union(&range)?,
-            });
-        }
-        let Some(covered) = covered else {
-            return Ok(None);
-        };
-        if !s.domain.as_map().is_subset_with(&covered, budget)? {
+        let into = flows
+            .iter()
+            .filter(|d| d.target == s.name)
+            .map(|d| &d.relation);
+        if !covered_by(&s.domain, into, budget)? {
             return Ok(None);
         }
     }

@@ -223,21 +223,8 @@ fn expandable(
         if !reads {
             continue;
         }
-        let mut covered: Option<Map> = None;
-        for (target, relation) in flows {
-            if *target != s.name {
-                continue;
-            }
-            let range = relation.range();
-            covered = Some(match covered {
-                None => range,
-                Some(c) => c.union(&range)?,
-            });
-        }
-        let Some(covered) = covered else {
-            return Ok(None);
-        };
-        if !s.domain.as_map().is_subset_with(&covered, budget)? {
+        let into = flows.iter().filter(|(t, _)| *t == s.name).map(|(_, r)| *r);
+        if !covered_by(&s.domain, into, budget)? {
             return Ok(None);
         }
     }
@@ -339,6 +326,26 @@ fn fresh(stem: &str, taken: &mut BTreeSet<String>) -> String {
     }
     taken.insert(name.clone());
     name
+}
+
+/// Whether every instance of `domain` is the target of one of the flow relations `into`.
+fn covered_by<'a>(
+    domain: &Set,
+    into: impl Iterator<Item = &'a Map>,
+    budget: &mut Budget,
+) -> Result<bool> {
+    let mut covered: Option<Map> = None;
+    for relation in into {
+        let range = relation.range();
+        covered = Some(match covered {
+            None => range,
+            Some(c) => c.union(&range)?,
+        });
+    }
+    match covered {
+        Some(covered) => Ok(domain.as_map().is_subset_with(&covered, budget)?),
+        None => Ok(false),
+    }
 }
 
 /// `body` with every use of the variable `name` (not a member of a struct) replaced by
