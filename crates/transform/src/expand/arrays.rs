@@ -43,12 +43,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use pollen_deps::{Analysis, DepKind, Dependence};
+use pollen_deps::{DepKind, Dependence};
 use pollen_presburger::text::{parse_map, parse_set};
 use pollen_presburger::{Budget, DimKind, Int, Map, Set, Space, Tuple, UnionMap, UnionSet};
 use pollen_scop::{AccessKind, Array, Band, Node, Scop, Statement};
 
-use super::{covered_by, declarable, fresh, indexed_by_first, upper_bound, words, Expansion};
+use super::{
+    covered_by, declarable, fresh, indexed_by_first, upper_bound, value_deps, words, Expansion,
+};
 use crate::error::{Error, Result};
 
 /// The scop with the arrays of its nests that can be expanded (see the module
@@ -90,13 +92,8 @@ fn expand(
     if plans.is_empty() {
         return Ok((scop.clone(), Vec::new()));
     }
-    let deps = match pollen_deps::analyze_with(scop, Analysis::ValueBased, budget) {
-        Ok(deps) => deps,
-        Err(pollen_deps::Error::LimitExceeded)
-        | Err(pollen_deps::Error::Presburger(pollen_presburger::Error::LimitExceeded)) => {
-            return Ok((scop.clone(), Vec::new()))
-        }
-        Err(e) => return Err(Error::Dependences(e.to_string())),
+    let Some(deps) = value_deps(scop, budget)? else {
+        return Ok((scop.clone(), Vec::new()));
     };
     let mut taken = words(scop);
     taken.extend(scop.statements.iter().map(|s| s.name.clone()));

@@ -93,13 +93,8 @@ pub fn expand_scalars(
     }
     // The expansion is an optimization: when its analysis runs out of steps, nothing is
     // expanded (the stages after it meet their own limits).
-    let deps = match pollen_deps::analyze_with(scop, Analysis::ValueBased, budget) {
-        Ok(deps) => deps,
-        Err(pollen_deps::Error::LimitExceeded)
-        | Err(pollen_deps::Error::Presburger(pollen_presburger::Error::LimitExceeded)) => {
-            return Ok((scop.clone(), Vec::new()))
-        }
-        Err(e) => return Err(Error::Dependences(e.to_string())),
+    let Some(deps) = value_deps(scop, budget)? else {
+        return Ok((scop.clone(), Vec::new()));
     };
     let mut taken: BTreeSet<String> = words(scop);
     let mut out = scop.clone();
@@ -326,6 +321,17 @@ fn fresh(stem: &str, taken: &mut BTreeSet<String>) -> String {
     }
     taken.insert(name.clone());
     name
+}
+
+/// The value-based dependences of `scop`, or `None` when their analysis runs out of
+/// steps.
+fn value_deps(scop: &Scop, budget: &mut Budget) -> Result<Option<pollen_deps::Dependences>> {
+    match pollen_deps::analyze_with(scop, Analysis::ValueBased, budget) {
+        Ok(deps) => Ok(Some(deps)),
+        Err(pollen_deps::Error::LimitExceeded)
+        | Err(pollen_deps::Error::Presburger(pollen_presburger::Error::LimitExceeded)) => Ok(None),
+        Err(e) => Err(Error::Dependences(e.to_string())),
+    }
 }
 
 /// Whether every instance of `domain` is the target of one of the flow relations `into`.
