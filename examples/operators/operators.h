@@ -50,6 +50,12 @@
 
 /* ---- element type ------------------------------------------------------ */
 
+/* MAX_FUN is the comparison TVM's and Halide's max compile to, which gcc
+   vectorizes (maxps); fmaxf is a library call that it keeps out of vector loops
+   unless -ffast-math is given.  The two agree on numbers; a NaN in y is kept
+   where fmaxf would drop it.  A macro, so that OpenCL and CUDA kernels, which
+   get the region's macros expanded, compute the same. */
+
 #if defined(DATA_TYPE_IS_DOUBLE)
 # define DATA_TYPE double
 # define DATA_PRINTF_MODIFIER "%0.2lf "
@@ -57,7 +63,7 @@
 # define SQRT_FUN(x) sqrt(x)
 # define EXP_FUN(x) exp(x)
 # define TANH_FUN(x) tanh(x)
-# define MAX_FUN(x, y) fmax(x, y)
+# define MAX_FUN(x, y) ((x) > (y) ? (x) : (y))
 # define POW_FUN(x, y) pow(x, y)
 #else
 # define DATA_TYPE_IS_FLOAT
@@ -67,7 +73,7 @@
 # define SQRT_FUN(x) sqrtf(x)
 # define EXP_FUN(x) expf(x)
 # define TANH_FUN(x) tanhf(x)
-# define MAX_FUN(x, y) fmaxf(x, y)
+# define MAX_FUN(x, y) ((x) > (y) ? (x) : (y))
 # define POW_FUN(x, y) powf(x, y)
 #endif
 

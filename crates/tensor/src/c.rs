@@ -504,11 +504,11 @@ pub fn to_c(program: &Program, name: &str) -> String {
         "\n#ifdef DATA_TYPE_IS_DOUBLE\n\
          # define ERF_FUN(x) erf(x)\n\
          # define ABS_FUN(x) fabs(x)\n\
-         # define MIN_FUN(x, y) fmin(x, y)\n\
+         # define MIN_FUN(x, y) ((x) < (y) ? (x) : (y))\n\
          #else\n\
          # define ERF_FUN(x) erff(x)\n\
          # define ABS_FUN(x) fabsf(x)\n\
-         # define MIN_FUN(x, y) fminf(x, y)\n\
+         # define MIN_FUN(x, y) ((x) < (y) ? (x) : (y))\n\
          #endif\n\n",
     );
 

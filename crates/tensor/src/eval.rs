@@ -4,8 +4,8 @@
 //! It evaluates the expressions themselves (not the lowered loops) at given sizes, in the
 //! arithmetic of the C program: each operation in the type [`Program::natural_type`]
 //! gives it (`f32` operations rounded to `f32`), reductions accumulating in the element
-//! type of the tensor computed over their axes in lexicographic order, `max`/`min` as C's
-//! `fmax`/`fmin`. Inputs get the values the C program's `init_array` gives them
+//! type of the tensor computed over their axes in lexicographic order, `max`/`min` as the
+//! C program's `MAX_FUN`/`MIN_FUN` (`x > y ? x : y`, `x < y ? x : y`). Inputs get the values the C program's `init_array` gives them
 //! ([`input_value`]). `exp`, `sqrt`, `tanh` and `abs` are the platform's, as in C;
 //! `erf` is computed here in `f64` (Rust has no `erf`), so results that go through it
 //! agree with C's `erff` only to a few units in the last place.
@@ -227,8 +227,8 @@ impl Interp<'_> {
                     Binary::Sub => a - b,
                     Binary::Mul => a * b,
                     Binary::Div => a / b,
-                    Binary::Max => a.max(b),
-                    Binary::Min => a.min(b),
+                    Binary::Max => greater(a, b),
+                    Binary::Min => less(a, b),
                 };
                 round(v, t)
             }
@@ -290,8 +290,8 @@ impl Interp<'_> {
             let v = self.expr(&r.body, lhs)?;
             let combined = match r.op {
                 ReduceOp::Sum => round(acc + v, update_type),
-                ReduceOp::Max => acc.max(v),
-                ReduceOp::Min => acc.min(v),
+                ReduceOp::Max => greater(acc, v),
+                ReduceOp::Min => less(acc, v),
             };
             acc = round(combined, lhs);
             Ok(())
@@ -382,6 +382,24 @@ pub fn evaluate(program: &Program, sizes: &Sizes) -> Result<Values> {
     Ok(Values {
         buffers: interp.buffers,
     })
+}
+
+/// `max` as the C program's `MAX_FUN(x, y)`, `x > y ? x : y` (a NaN in `y` is kept).
+fn greater(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
+}
+
+/// `min` as the C program's `MIN_FUN(x, y)`, `x < y ? x : y`.
+fn less(x: f64, y: f64) -> f64 {
+    if x < y {
+        x
+    } else {
+        y
+    }
 }
 
 #[cfg(test)]
