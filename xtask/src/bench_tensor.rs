@@ -9,6 +9,13 @@
 //!   `gcc -O3 -march=native` on 1 thread (it has no parallel loops);
 //! - Pollen's output, `pollen opt` of that program, under `gcc -O3 -march=native
 //!   -fopenmp` on `--threads` threads (default 2);
+//! - Pollen tuned: the fastest program of Pollen's auto-tuner, `pollen search` of that
+//!   program with as many candidates as MetaSchedule's trials (`--trials`): `pollen
+//!   opt`'s pipeline with other tile sizes (walked member by member), without tiling,
+//!   unroll-and-jam or parallel loops, with another strategy (AKG's among them), and the
+//!   legal fusion structures; each candidate built with these flags at the operator's
+//!   sizes, checked against the naive program and timed by its `POLLEN_TIME` lines
+//!   (its log is `search.log`), the fastest then built and timed as Pollen's output is;
 //! - the operator in TVM (`xtask/tvm/<name>.py`, see `tvm_operator.py` there), built
 //!   from `te.compute` for the host CPU with TVM's default lowering (no schedule) and
 //!   tuned by MetaSchedule with `--trials` trials (`max_trials_global`, default 64), on
@@ -36,9 +43,10 @@
 //! script prints too).
 //!
 //! The report gives the milliseconds of every build, then per operator the naive
-//! program's and TVM tuned's time over Pollen's (above 1: Pollen is faster), their
-//! geometric means and the targets: Pollen at least as fast as TVM tuned in geometric
-//! mean, and at least [`EVERY_TARGET`] times as fast on every operator. Its first line
+//! program's and TVM default's time over Pollen's and TVM tuned's over Pollen tuned's
+//! (above 1: Pollen is faster), their geometric means and the targets: Pollen tuned at
+//! least as fast as TVM tuned in geometric mean, and at least [`EVERY_TARGET`] times as
+//! fast on every operator. Its first line
 //! names the CPUs and the load average: on a machine busier than its CPUs, a parallel
 //! build waits for threads that are not scheduled (idle OpenMP and TVM threads spin), and
 //! its times say little. Everything built goes to `target/bench-tensor/`, with the report
@@ -72,11 +80,11 @@ const DEFAULT_THREADS: usize = 2;
 /// a wrong border or row by more.
 const TVM_TOLERANCE: f64 = 1e-5;
 
-/// How fast Pollen should be against TVM tuned in geometric mean (TVM's milliseconds
-/// over Pollen's).
+/// How fast Pollen tuned should be against TVM tuned in geometric mean (TVM's
+/// milliseconds over Pollen's).
 const GEOMEAN_TARGET: f64 = 1.0;
 
-/// How fast Pollen should be against TVM tuned on every operator.
+/// How fast Pollen tuned should be against TVM tuned on every operator.
 const EVERY_TARGET: f64 = 0.8;
 
 /// The gcc flags of every build.
@@ -106,10 +114,22 @@ const TVM_PACKAGES: &[&str] = &[
 const TVM_LIMIT_S: u64 = 3600;
 
 /// The columns of a row, in table order.
-const COLUMNS: [&str; 4] = ["naive 1T", "TVM default", "TVM tuned", "Pollen"];
+const COLUMNS: [&str; 5] = [
+    "naive 1T",
+    "TVM default",
+    "TVM tuned",
+    "Pollen",
+    "Pollen tuned",
+];
 
 /// The column names of the CSV and JSON files.
-const COLUMN_KEYS: [&str; 4] = ["naive_1t", "tvm_default", "tvm_tuned", "pollen"];
+const COLUMN_KEYS: [&str; 5] = [
+    "naive_1t",
+    "tvm_default",
+    "tvm_tuned",
+    "pollen",
+    "pollen_tuned",
+];
 
 /// The column of the naive program.
 const NAIVE: usize = 0;
@@ -122,6 +142,9 @@ const TVM_TUNED: usize = 2;
 
 /// The column of Pollen's output.
 const POLLEN: usize = 3;
+
+/// The column of the fastest program of Pollen's auto-tuner (`pollen search`).
+const POLLEN_TUNED: usize = 4;
 
 /// One operator of the suite: a program of `examples/tensor` at one layer's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,9 +316,15 @@ impl Row {
         Some(self.cells[NAIVE].correct_ms()? / self.cells[POLLEN].correct_ms()?)
     }
 
-    /// TVM tuned's time over Pollen's (above 1: Pollen is faster).
+    /// TVM default's time over Pollen's default (above 1: Pollen is faster).
+    fn vs_tvm_default(&self) -> Option<f64> {
+        Some(self.cells[TVM_DEFAULT].correct_ms()? / self.cells[POLLEN].correct_ms()?)
+    }
+
+    /// TVM tuned's time over Pollen tuned's, each tuned with the same number of trials
+    /// (above 1: Pollen is faster).
     fn vs_tvm(&self) -> Option<f64> {
-        Some(self.cells[TVM_TUNED].correct_ms()? / self.cells[POLLEN].correct_ms()?)
+        Some(self.cells[TVM_TUNED].correct_ms()? / self.cells[POLLEN_TUNED].correct_ms()?)
     }
 }
 
@@ -529,24 +558,36 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     show(COLUMNS[NAIVE], &row.cells[NAIVE]);
     let expected = checksums(&reference);
 
-    // Pollen's output.
+    // Pollen's output, and the fastest program of its auto-tuner; each built and timed
+    // as the naive program is, and checked against it exactly.
+    let pollen_cell = |c_file: &Path, name: &str| {
+        let exe = dir.join(name);
+        let check = dir.join(format!("{name}-check"));
+        cell_of(
+            build(c_file, &exe, true, false, "gcc -fopenmp (Pollen)")
+                .and_then(|()| time_c(&exe, threads))
+                .and_then(|(ms, _)| {
+                    let what = "gcc -fopenmp -ffp-contract=off (Pollen)";
+                    build(c_file, &check, true, true, what)?;
+                    let (_, stdout) = time_c(&check, threads)?;
+                    Ok((ms, compare(&expected, &checksums(&stdout), 0.0)))
+                }),
+        )
+    };
     let optimized = dir.join(format!("{}.pollen.c", op.name));
     let mut opt = Command::new(cx.pollen);
     opt.arg("opt").arg(&source).arg("-o").arg(&optimized);
-    let exe = dir.join("pollen");
-    let check = dir.join("pollen-check");
-    row.cells[POLLEN] = cell_of(
-        compile(opt, "pollen opt")
-            .and_then(|()| build(&optimized, &exe, true, false, "gcc -fopenmp (Pollen)"))
-            .and_then(|()| time_c(&exe, threads))
-            .and_then(|(ms, _)| {
-                let what = "gcc -fopenmp -ffp-contract=off (Pollen)";
-                build(&optimized, &check, true, true, what)?;
-                let (_, stdout) = time_c(&check, threads)?;
-                Ok((ms, compare(&expected, &checksums(&stdout), 0.0)))
-            }),
-    );
+    row.cells[POLLEN] = match compile(opt, "pollen opt") {
+        Ok(()) => pollen_cell(&optimized, "pollen"),
+        Err(e) => Cell::Failed(e),
+    };
     show(COLUMNS[POLLEN], &row.cells[POLLEN]);
+    let tuned = dir.join(format!("{}.tuned.c", op.name));
+    row.cells[POLLEN_TUNED] = match search(cx, &source, &tuned, &sizes, &dir) {
+        Ok(()) => pollen_cell(&tuned, "pollen-tuned"),
+        Err(e) => Cell::Failed(e),
+    };
+    show(COLUMNS[POLLEN_TUNED], &row.cells[POLLEN_TUNED]);
 
     // TVM, untuned and tuned.
     let script = cx.root.join(format!("xtask/tvm/{}.py", op.name));
@@ -575,6 +616,60 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         show(COLUMNS[column], &row.cells[column]);
     }
     row
+}
+
+/// Pollen's auto-tuner on the operator's C program: `pollen search` with `--trials`
+/// candidates (MetaSchedule's budget), each built with the bench's flags at the
+/// operator's sizes, checked without contraction and timed by its `POLLEN_TIME` lines
+/// on `--threads` threads; the fastest goes to `best`. Its log is `search.log`.
+fn search(
+    cx: &Setup,
+    source: &Path,
+    best: &Path,
+    sizes: &[String],
+    dir: &Path,
+) -> std::result::Result<(), String> {
+    let include = cx.root.join("examples/operators");
+    let o = cx.options;
+    let mut cmd = Command::new(cx.pollen);
+    cmd.arg("search")
+        .arg(source)
+        .arg("-o")
+        .arg(best)
+        .args(["--budget", &o.trials.to_string()])
+        .args([
+            "--compiler",
+            &format!("gcc {} -fopenmp", GCC_FLAGS.join(" ")),
+        ])
+        .arg("--cflags")
+        .arg(format!("-I {} -lm", include.display()))
+        .args(["--check-cflags", &CHECK_FLAGS.join(" ")])
+        .args(["--threads", &o.threads.to_string()])
+        .args(["--runs", "1", "--jobs", "2", "--quiet"])
+        .arg("--work-dir")
+        .arg(dir.join("search"))
+        .args(["-D", &format!("TENSOR_RUNS={}", o.runs)]);
+    for size in sizes {
+        let definition = size.trim_start_matches("-D");
+        cmd.args(["-D", definition, "--check-define", definition]);
+    }
+    let output = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run pollen search: {e}"))?;
+    let mut log = output.stdout.clone();
+    log.extend_from_slice(&output.stderr);
+    let _ = std::fs::write(dir.join("search.log"), &log);
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().rev().find(|l| !l.trim().is_empty());
+        return Err(format!(
+            "pollen search failed: {}",
+            last.unwrap_or("no message")
+        ));
+    }
+    Ok(())
 }
 
 /// A timed build's cell, or its failure.
@@ -817,9 +912,9 @@ fn mean(rows: &[Row], ratio: impl Fn(&Row) -> Option<f64>) -> (Option<f64>, usiz
     (geomean(&values), values.len())
 }
 
-/// The two target lines: Pollen at least as fast as TVM tuned in geometric mean, and
-/// within [`EVERY_TARGET`] of it on every operator. An operator without both a correct
-/// Pollen and a correct TVM tuned time fails both.
+/// The two target lines: Pollen tuned at least as fast as TVM tuned in geometric mean,
+/// and within [`EVERY_TARGET`] of it on every operator. An operator without both a
+/// correct Pollen tuned and a correct TVM tuned time fails both.
 fn targets(rows: &[Row]) -> [String; 2] {
     let missing: Vec<&str> = rows
         .iter()
@@ -830,14 +925,15 @@ fn targets(rows: &[Row]) -> [String; 2] {
         String::new()
     } else {
         format!(
-            " (no correct Pollen and TVM tuned pair on: {})",
+            " (no correct Pollen tuned and TVM tuned pair on: {})",
             missing.join(", ")
         )
     };
     let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
 
-    let head =
-        format!("target: Pollen >= {GEOMEAN_TARGET}x TVM tuned (geomean of TVM ms / Pollen ms)");
+    let head = format!(
+        "target: Pollen tuned >= {GEOMEAN_TARGET}x TVM tuned (geomean of TVM ms / Pollen ms)"
+    );
     let geomean_line = match mean(rows, Row::vs_tvm) {
         (Some(g), n) => format!(
             "{head}: {g:.2} over {n} of {} operators: {}{missing_note}",
@@ -856,7 +952,7 @@ fn targets(rows: &[Row]) -> [String; 2] {
         .collect();
     let worst = rows.iter().filter_map(Row::vs_tvm).reduce(f64::min);
     let mut every_line = format!(
-        "target: Pollen >= {EVERY_TARGET}x TVM tuned on every operator: worst {}: {}",
+        "target: Pollen tuned >= {EVERY_TARGET}x TVM tuned on every operator: worst {}: {}",
         ratio_text(worst),
         verdict(worst.is_some() && missing.is_empty() && below.is_empty())
     );
@@ -886,11 +982,13 @@ fn machine() -> String {
 fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str) -> String {
     let mut out = format!(
         "\ntensor operators, milliseconds (fastest of {} runs); C builds under gcc {}, the naive \
-         program on 1 thread, Pollen's with -fopenmp on {} threads; TVM on {} threads, tuned by \
-         MetaSchedule with {} trials; {machine}\n",
+         program on 1 thread, Pollen's with -fopenmp on {} threads, tuned by `pollen search` \
+         with {} candidates; TVM on {} threads, tuned by MetaSchedule with {} trials; \
+         {machine}\n",
         o.runs,
         GCC_FLAGS.join(" "),
         o.threads,
+        o.trials,
         o.threads,
         o.trials
     );
@@ -920,26 +1018,29 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
 
     let _ = writeln!(
         out,
-        "\n{:<17} {:>18} {:>18}  sizes",
-        "operator", "naive / Pollen", "TVM tuned / Pollen"
+        "\n{:<17} {:>15} {:>22} {:>28}  sizes",
+        "operator", "naive / Pollen", "TVM default / Pollen", "TVM tuned / Pollen tuned"
     );
     for row in rows {
         let _ = writeln!(
             out,
-            "{:<17} {:>18} {:>18}  {}",
+            "{:<17} {:>15} {:>22} {:>28}  {}",
             row.operator,
             ratio_text(row.vs_naive()),
+            ratio_text(row.vs_tvm_default()),
             ratio_text(row.vs_tvm()),
             row.sizes.join(" ")
         );
     }
     let (g_naive, _) = mean(rows, Row::vs_naive);
+    let (g_default, _) = mean(rows, Row::vs_tvm_default);
     let (g_tvm, _) = mean(rows, Row::vs_tvm);
     let _ = writeln!(
         out,
-        "{:<17} {:>18} {:>18}",
+        "{:<17} {:>15} {:>22} {:>28}",
         "geomean",
         ratio_text(g_naive),
+        ratio_text(g_default),
         ratio_text(g_tvm)
     );
     out.push_str("(time ratios: above 1, Pollen is faster)\n");
@@ -1001,7 +1102,15 @@ fn csv(rows: &[Row]) -> String {
     for key in COLUMN_KEYS {
         header.extend([format!("{key}_ms"), format!("{key}_check")]);
     }
-    header.extend(["naive_over_pollen", "tvm_tuned_over_pollen", "errors"].map(String::from));
+    header.extend(
+        [
+            "naive_over_pollen",
+            "tvm_default_over_pollen",
+            "tvm_tuned_over_pollen_tuned",
+            "errors",
+        ]
+        .map(String::from),
+    );
     let mut out = header.join(",");
     out.push('\n');
     for row in rows {
@@ -1015,6 +1124,7 @@ fn csv(rows: &[Row]) -> String {
         }
         let ratio = |r: Option<f64>| r.map_or(String::new(), |r| format!("{r:.4}"));
         fields.push(ratio(row.vs_naive()));
+        fields.push(ratio(row.vs_tvm_default()));
         fields.push(ratio(row.vs_tvm()));
         let errors: Vec<String> = row
             .cells
@@ -1070,8 +1180,10 @@ fn json(rows: &[Row], o: &Options) -> String {
         }
         let _ = write!(
             out,
-            ", \"naive_over_pollen\": {}, \"tvm_tuned_over_pollen\": {}}}",
+            ", \"naive_over_pollen\": {}, \"tvm_default_over_pollen\": {}, \
+             \"tvm_tuned_over_pollen_tuned\": {}}}",
             json_number(row.vs_naive()),
+            json_number(row.vs_tvm_default()),
             json_number(row.vs_tvm())
         );
     }
@@ -1079,7 +1191,7 @@ fn json(rows: &[Row], o: &Options) -> String {
     let (g_tvm, n_tvm) = mean(rows, Row::vs_tvm);
     let _ = write!(
         out,
-        "\n  ],\n  \"geomean\": {{\"naive_over_pollen\": {{\"ratio\": {}, \"operators\": {n_naive}}}, \"tvm_tuned_over_pollen\": {{\"ratio\": {}, \"operators\": {n_tvm}}}}},\n  \"targets\": [",
+        "\n  ],\n  \"geomean\": {{\"naive_over_pollen\": {{\"ratio\": {}, \"operators\": {n_naive}}}, \"tvm_tuned_over_pollen_tuned\": {{\"ratio\": {}, \"operators\": {n_tvm}}}}},\n  \"targets\": [",
         json_number(g_naive),
         json_number(g_tvm)
     );
@@ -1246,7 +1358,7 @@ mod tests {
         assert_eq!(largest_difference(&[1.0], &[f64::NAN]), f64::INFINITY);
     }
 
-    fn row(name: &str, cells: [Option<f64>; 4]) -> Row {
+    fn row(name: &str, cells: [Option<f64>; 5]) -> Row {
         Row {
             operator: name.into(),
             layer: "a layer".into(),
@@ -1263,10 +1375,15 @@ mod tests {
 
     #[test]
     fn ratios_and_targets() {
-        // naive, TVM default, TVM tuned, Pollen.
-        let a = row("a", [Some(100.0), Some(200.0), Some(10.0), Some(5.0)]);
-        let b = row("b", [Some(40.0), None, Some(4.0), Some(4.5)]);
+        // naive, TVM default, TVM tuned, Pollen, Pollen tuned.
+        let a = row(
+            "a",
+            [Some(100.0), Some(200.0), Some(10.0), Some(5.0), Some(5.0)],
+        );
+        let b = row("b", [Some(40.0), None, Some(4.0), Some(9.0), Some(4.5)]);
         assert_eq!(a.vs_naive(), Some(20.0));
+        assert_eq!(a.vs_tvm_default(), Some(40.0));
+        assert_eq!(b.vs_tvm_default(), None);
         assert_eq!(ratio_text(Some(1.5)), "1.50");
         assert_eq!(ratio_text(Some(0.0014)), "0.0014");
         assert_eq!(ratio_text(None), "-");
@@ -1280,7 +1397,7 @@ mod tests {
         assert!(every.contains("worst 0.89: met"), "{every}");
 
         // One operator far behind TVM: the geometric mean still passes, not every.
-        let c = row("c", [Some(10.0), None, Some(1.0), Some(1.6)]);
+        let c = row("c", [Some(10.0), None, Some(1.0), Some(1.6), Some(1.6)]);
         let [geomean, every] = targets(&[a.clone(), b.clone(), c.clone()]);
         assert!(geomean.ends_with(": met"), "{geomean}");
         assert!(
@@ -1288,15 +1405,15 @@ mod tests {
             "{every}"
         );
 
-        // A wrong Pollen result never counts, and fails both targets.
-        let mut d = row("d", [Some(10.0), None, Some(100.0), Some(1.0)]);
-        d.cells[POLLEN] = Cell::Timed(1.0, Check::Wrong(Some(0.5)));
+        // A wrong Pollen tuned result never counts, and fails both targets.
+        let mut d = row("d", [Some(10.0), None, Some(100.0), Some(1.0), Some(1.0)]);
+        d.cells[POLLEN_TUNED] = Cell::Timed(1.0, Check::Wrong(Some(0.5)));
         assert_eq!(d.vs_tvm(), None);
         let rows = [a, b, d];
         let [geomean, every] = targets(&rows);
         assert!(
             geomean.contains(
-                "over 2 of 3 operators: NOT met (no correct Pollen and TVM tuned pair on: d)"
+                "over 2 of 3 operators: NOT met (no correct Pollen tuned and TVM tuned pair on: d)"
             ),
             "{geomean}"
         );
@@ -1315,9 +1432,12 @@ mod tests {
         assert_eq!(csv.lines().count(), 4);
         let line = csv.lines().nth(1).expect("a");
         assert!(line.starts_with("a,a layer,-DM=1,100.0000,same,"), "{csv}");
-        assert!(line.ends_with(",20.0000,2.0000,"), "{csv}");
+        assert!(line.ends_with(",20.0000,40.0000,2.0000,"), "{csv}");
         let json = json(&rows, &o);
-        assert!(json.contains("\"tvm_tuned_over_pollen\": 2}"), "{json}");
+        assert!(
+            json.contains("\"tvm_tuned_over_pollen_tuned\": 2}"),
+            "{json}"
+        );
         assert!(json.contains("\"status\": \"skipped\""), "{json}");
         assert!(json.contains("\"layer\": \"a layer\""), "{json}");
     }

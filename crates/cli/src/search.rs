@@ -49,18 +49,22 @@ each class's statements in their original loop order under the class's fused out
 loop (three candidates per structure); the `pollen opt` pipeline parallelises and
 generates each. `pollen opt`'s own default is candidate 0, followed by its neighbours:
 the same pipeline with one parameter changed (tile sizes 16, 32, 64, 128, 32x256 or
-64x512 instead of the cache model's, no unroll-and-jam, no parallel loops). From the
-middle of --time or --budget on (or once the list is done), the neighbours of the
---refine fastest candidates so far go first, each candidate refined once, so that the
-search descends from its best points; their keys name them (`{S0 S1} tiled tiles=64`).
+64x512 instead of the cache model's, no unroll-and-jam, no parallel loops, no tiling,
+or another strategy: basteln, polymage, akg). From the middle of --time or --budget on
+(or once the list is done), the neighbours of the --refine fastest candidates so far
+go first, each candidate refined once, so that the search descends from its best
+points; their keys name them (`{S0 S1} tiled tiles=64`); given tile sizes have as
+neighbours the same sizes with one member doubled or halved, so that the search walks
+the tile sizes member by member (`default tiles=32,64,256`).
 
 Each candidate is compiled with --compiler (the words before the source file; --cflags
 words after it; -D definitions), run once and its output (standard output and error,
 the timer's lines left out) compared with the original program's: equal, or close
 (numbers within a relative 1e-6, as compilers contract multiply-adds differently in
 different loops); any other difference is listed as a mismatch and never timed. Then it
-is timed --runs times (the minimum counts) by its own timer (a `time <seconds>` line on
-standard error, or PolyBench's -DPOLYBENCH_TIME line on standard output) or else the
+is timed --runs times (the minimum counts) by its own timer (the fastest `time
+<seconds>` or `POLLEN_TIME <seconds>` line on standard error, or PolyBench's
+-DPOLYBENCH_TIME line on standard output) or else the
 wall clock (--timer wall forces it). --check-define gives the check build other
 definitions than the timed one (e.g. a smaller size with PolyBench's
 -DPOLYBENCH_DUMP_ARRAYS).

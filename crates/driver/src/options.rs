@@ -113,7 +113,7 @@ impl Default for Options {
 }
 
 /// How a region is optimized.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Strategy {
     /// The whole region scheduled at once ([`Options::algorithm`], [`Options::fusion`]),
@@ -141,6 +141,14 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// Every strategy, the default first.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Pluto,
+        Strategy::Basteln,
+        Strategy::Polymage,
+        Strategy::Akg,
+    ];
+
     /// The name, in lower case.
     pub fn name(self) -> &'static str {
         match self {

@@ -7,8 +7,9 @@
 //! executor (a cluster's scheduler) by another implementation of the trait: every step
 //! takes and returns plain data (text, paths, seconds).
 //!
-//! [`Local`] times a program by the first of: the last `time <seconds>` line on its
-//! standard error (Pollen's kernels built with `-DPOLLEN_TIME`), the last line of its
+//! [`Local`] times a program by the first of: the fastest `time <seconds>` or
+//! `POLLEN_TIME <seconds>` line on its standard error (Pollen's kernels built with
+//! `-DPOLLEN_TIME`, the tensor operators), the last line of its
 //! standard output when that is a bare number (PolyBench's `-DPOLYBENCH_TIME`), the
 //! wall clock of the whole process ([`Timer::Auto`]); or always by the wall clock
 //! ([`Timer::Wall`]). The timer's lines are left out of the output that is compared with
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pollen_driver::{Coincidence, Options as DriverOptions};
+use pollen_driver::{Coincidence, Options as DriverOptions, Strategy};
 use pollen_presburger::Budget;
 
 use pollen_search::FusionStructure;
@@ -41,17 +42,24 @@ pub struct Candidate {
 }
 
 /// The parameters of the pipeline that a candidate may change, each a neighbour of the
-/// others in the local search ([`neighbours`]): the tile sizes, the unroll-and-jam of
-/// the point loops, and OpenMP's parallel loops.
+/// others in the local search ([`neighbours`]): the tile sizes, whether the default
+/// pipeline tiles at all, the unroll-and-jam of the point loops, OpenMP's parallel
+/// loops, and the default pipeline's strategy.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Knobs {
     /// Tile sizes, outermost band member first, the last one repeated
     /// ([`pollen_driver::Tiling::Sizes`]); `None`: the sizes of the cache model.
     pub tile_sizes: Option<Vec<i64>>,
+    /// Whether the default pipeline tiles (`false`: [`pollen_driver::Tiling::Off`]);
+    /// structures say it with their [`Inner`] choice instead.
+    pub tiling: bool,
     /// Register tiling ([`DriverOptions::unroll_and_jam`]).
     pub unroll_and_jam: bool,
     /// Parallel loops and wavefronts ([`DriverOptions::parallel`]).
     pub parallel: bool,
+    /// The default pipeline's strategy ([`DriverOptions::strategy`]); structures are
+    /// always scheduled by Pluto.
+    pub strategy: Strategy,
 }
 
 impl Default for Knobs {
@@ -59,8 +67,10 @@ impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
             tile_sizes: None,
+            tiling: true,
             unroll_and_jam: true,
             parallel: true,
+            strategy: Strategy::Pluto,
         }
     }
 }
@@ -70,11 +80,21 @@ impl Default for Knobs {
 /// streams through memory).
 pub const TILE_SIZES: [&[i64]; 6] = [&[16], &[32], &[64], &[128], &[32, 256], &[64, 512]];
 
+/// The largest tile size a neighbour doubles to.
+pub const MAX_TILE_SIZE: i64 = 1024;
+
 impl Knobs {
     /// The suffix of a candidate's key: empty for the default choices, else one word
-    /// per changed parameter (` tiles=32,256`, ` no-unroll-and-jam`, ` sequential`).
+    /// per changed parameter (` strategy=akg`, ` no-tiling`, ` tiles=32,256`,
+    /// ` no-unroll-and-jam`, ` sequential`).
     pub fn suffix(&self) -> String {
         let mut out = String::new();
+        if self.strategy != Strategy::Pluto {
+            out += &format!(" strategy={}", self.strategy.name());
+        }
+        if !self.tiling {
+            out += " no-tiling";
+        }
         if let Some(sizes) = &self.tile_sizes {
             let sizes: Vec<String> = sizes.iter().map(i64::to_string).collect();
             out += &format!(" tiles={}", sizes.join(","));
@@ -89,16 +109,35 @@ impl Knobs {
     }
 
     /// The knobs that differ from these in one parameter; the tile parameters only
-    /// where the candidate is `tiled`.
+    /// where the candidate is `tiled`. Besides the model's sizes and
+    /// [`TILE_SIZES`], given sizes have as neighbours the same sizes with one member
+    /// doubled or halved (within 2 to [`MAX_TILE_SIZE`]), so that the search walks
+    /// the sizes of each band member in turn.
     pub fn neighbours(&self, tiled: bool) -> Vec<Knobs> {
         let mut out = Vec::new();
         if tiled {
-            let sizes = std::iter::once(None).chain(TILE_SIZES.iter().map(|s| Some(s.to_vec())));
-            for tile_sizes in sizes.filter(|s| *s != self.tile_sizes) {
-                out.push(Knobs {
-                    tile_sizes,
-                    ..self.clone()
-                });
+            let mut sizes: Vec<Option<Vec<i64>>> = std::iter::once(None)
+                .chain(TILE_SIZES.iter().map(|s| Some(s.to_vec())))
+                .collect();
+            if let Some(given) = &self.tile_sizes {
+                for k in 0..given.len() {
+                    for size in [given[k] * 2, given[k] / 2] {
+                        if (2..=MAX_TILE_SIZE).contains(&size) {
+                            let mut s = given.clone();
+                            s[k] = size;
+                            sizes.push(Some(s));
+                        }
+                    }
+                }
+            }
+            let mut seen = std::collections::HashSet::new();
+            for tile_sizes in sizes {
+                if tile_sizes != self.tile_sizes && seen.insert(tile_sizes.clone()) {
+                    out.push(Knobs {
+                        tile_sizes,
+                        ..self.clone()
+                    });
+                }
             }
             out.push(Knobs {
                 unroll_and_jam: !self.unroll_and_jam,
@@ -157,9 +196,13 @@ impl Candidate {
     }
 
     /// Whether the candidate's bands are tiled: the default pipeline's (where the cost
-    /// model finds reuse) and [`Inner::Tiled`] structures'.
+    /// model finds reuse) unless its knobs turn tiling off, and [`Inner::Tiled`]
+    /// structures'.
     pub fn tiled(&self) -> bool {
-        self.structure.is_none() || self.inner == Inner::Tiled
+        match self.structure {
+            None => self.knobs.tiling,
+            Some(_) => self.inner == Inner::Tiled,
+        }
     }
 }
 
@@ -177,6 +220,15 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
     while let Some(&last) = words.last() {
         if last == "sequential" && knobs.parallel {
             knobs.parallel = false;
+        } else if last == "no-tiling" && knobs.tiling {
+            knobs.tiling = false;
+        } else if let Some(name) = last.strip_prefix("strategy=") {
+            if knobs.strategy != Strategy::Pluto {
+                return None;
+            }
+            knobs.strategy = Strategy::ALL
+                .into_iter()
+                .find(|s| s.name() == name && *s != Strategy::Pluto)?;
         } else if last == "no-unroll-and-jam" && knobs.unroll_and_jam {
             knobs.unroll_and_jam = false;
         } else if let Some(sizes) = last.strip_prefix("tiles=") {
@@ -206,19 +258,40 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
         knobs,
         ..c.clone()
     };
-    // Tile sizes name only tiled candidates; the suffix's words in their order.
-    (candidate.key() == key && (candidate.tiled() || candidate.knobs.tile_sizes.is_none()))
+    // Tile sizes name only tiled candidates, strategies and `no-tiling` only the
+    // default pipeline; the suffix's words in their order.
+    let default_only = candidate.knobs.strategy == Strategy::Pluto && candidate.knobs.tiling;
+    (candidate.key() == key
+        && (candidate.tiled() || candidate.knobs.tile_sizes.is_none())
+        && (candidate.structure.is_none() || default_only))
         .then_some(candidate)
 }
 
 /// The neighbours of a candidate in the local search: the same structure and schedule
-/// with one parameter of its [`Knobs`] changed. Their ids are left 0 for the search to
+/// with one parameter of its [`Knobs`] changed; the default pipeline's also untiled
+/// (when tiled) and with each other strategy. Their ids are left 0 for the search to
 /// number.
 pub fn neighbours(candidate: &Candidate) -> Vec<Candidate> {
-    candidate
-        .knobs
-        .neighbours(candidate.tiled())
-        .into_iter()
+    let knobs = &candidate.knobs;
+    let mut all = knobs.neighbours(candidate.tiled());
+    if candidate.structure.is_none() {
+        if knobs.tiling {
+            all.push(Knobs {
+                tiling: false,
+                tile_sizes: None,
+                ..knobs.clone()
+            });
+        }
+        for strategy in Strategy::ALL {
+            if strategy != knobs.strategy {
+                all.push(Knobs {
+                    strategy,
+                    ..knobs.clone()
+                });
+            }
+        }
+    }
+    all.into_iter()
         .map(|knobs| Candidate {
             id: 0,
             knobs,
@@ -436,8 +509,13 @@ impl Local {
                 ..self.options.clone()
             }
         };
+        let strategy = match candidate.structure {
+            None => knobs.strategy,
+            Some(_) => base.strategy,
+        };
         DriverOptions {
             tiling,
+            strategy,
             unroll_and_jam: base.unroll_and_jam && knobs.unroll_and_jam,
             parallel: base.parallel && knobs.parallel,
             ..base
@@ -614,7 +692,10 @@ impl Evaluator for Local {
                 format!("stopped after {} s", self.run_limit.as_secs()),
             ));
         };
-        let timed = !self.separate_check();
+        // A separate check build's last number on standard output is its output (a
+        // dump), not a timer; its timer lines on standard error (the tensor operators
+        // always time their kernel) are left out all the same.
+        let timed = !self.separate_check() || stderr.lines().any(|l| timer_seconds(l).is_some());
         Ok(output_without_timer(
             &stdout,
             &stderr,
@@ -638,14 +719,12 @@ impl Evaluator for Local {
     }
 }
 
-/// The program's own time and where it printed it: the last `time <seconds>` line of
-/// its standard error, else the last line of its standard output when that is a bare
-/// non-negative number.
+/// The program's own time and where it printed it: the fastest of the `time <seconds>`
+/// lines (Pollen's kernels) or `POLLEN_TIME <seconds>` lines (the tensor operators,
+/// which may time their kernel several times) of its standard error, else the last line
+/// of its standard output when that is a bare non-negative number.
 pub fn program_timer(stdout: &str, stderr: &str) -> Option<(f64, TimerLine)> {
-    let pollen = stderr
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("time ")?.trim().parse::<f64>().ok())
-        .next_back();
+    let pollen = stderr.lines().filter_map(timer_seconds).reduce(f64::min);
     if let Some(seconds) = pollen {
         return Some((seconds, TimerLine::Stderr));
     }
@@ -654,10 +733,23 @@ pub fn program_timer(stdout: &str, stderr: &str) -> Option<(f64, TimerLine)> {
     (seconds.is_finite() && seconds >= 0.0).then_some((seconds, TimerLine::StdoutLast))
 }
 
+/// The seconds of a timer line of standard error (`time <s>` or `POLLEN_TIME <s>`).
+fn timer_seconds(line: &str) -> Option<f64> {
+    let line = line.trim();
+    let value = line
+        .strip_prefix("time ")
+        .or_else(|| line.strip_prefix("POLLEN_TIME "))?;
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+}
+
 /// Where a program's timer printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerLine {
-    /// `time <seconds>` lines on standard error.
+    /// `time <seconds>` or `POLLEN_TIME <seconds>` lines on standard error.
     Stderr,
     /// The last line of standard output.
     StdoutLast,
@@ -684,12 +776,7 @@ pub fn output_without_timer(stdout: &str, stderr: &str, strip_timer: bool) -> St
     };
     let err: Vec<&str> = stderr
         .lines()
-        .filter(|l| {
-            timer != Some(TimerLine::Stderr)
-                || l.trim()
-                    .strip_prefix("time ")
-                    .is_none_or(|t| t.trim().parse::<f64>().is_err())
-        })
+        .filter(|l| timer != Some(TimerLine::Stderr) || timer_seconds(l).is_none())
         .collect();
     format!("{}\n--- stderr ---\n{}\n", out.join("\n"), err.join("\n"))
 }

@@ -8,7 +8,8 @@
 //!
 //! - [`evaluate`]: a [`Candidate`](evaluate::Candidate) (a fusion structure and how its
 //!   classes are scheduled, or `pollen opt`'s default, with the pipeline's parameters:
-//!   tile sizes, unroll-and-jam, parallel loops) and the four steps of its
+//!   tile sizes, tiling at all, unroll-and-jam, parallel loops, the strategy) and the
+//!   four steps of its
 //!   evaluation, generate → build → run → measure, behind the
 //!   [`Evaluator`](evaluate::Evaluator) trait; [`Local`](evaluate::Local) does them on
 //!   this machine (the driver prints, a C compiler builds, the program runs). Another
@@ -48,9 +49,11 @@
 //! // The default pipeline with one parameter changed.
 //! assert_eq!(keys[1], "default tiles=16");
 //! assert_eq!(keys[8], "default sequential");
+//! assert_eq!(keys[9], "default no-tiling");
+//! assert_eq!(keys[12], "default strategy=akg");
 //! // Then three candidates per fusion structure.
-//! assert_eq!(keys[9], "{S0 S1} tiled");
-//! assert_eq!(keys.len(), 1 + 8 + 3 * 2);
+//! assert_eq!(keys[13], "{S0 S1} tiled");
+//! assert_eq!(keys.len(), 1 + 12 + 3 * 2);
 //! ```
 
 pub mod evaluate;

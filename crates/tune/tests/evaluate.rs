@@ -1,6 +1,7 @@
 //! The evaluator's pieces that need no compiler: the candidates of a space, the
 //! comparison of outputs and the program timers.
 
+use pollen_driver::Strategy;
 use pollen_presburger::Budget;
 use pollen_search::Limits;
 use pollen_tune::evaluate::{
@@ -28,13 +29,13 @@ const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N
 fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     assert_eq!(s.structures().len(), 16);
-    // The default, its 8 neighbours, then three candidates per structure.
+    // The default, its 12 neighbours, then three candidates per structure.
     let all = candidates(&s);
-    assert_eq!(all.len(), 1 + 8 + 3 * 16);
+    assert_eq!(all.len(), 1 + 12 + 3 * 16);
     assert!(all[0].structure.is_none() && all[0].is_default());
     assert_eq!(all[0].key(), "default");
     assert!(all.iter().enumerate().all(|(k, c)| c.id == k));
-    let variants: Vec<String> = all[1..9].iter().map(|c| c.key()).collect();
+    let variants: Vec<String> = all[1..13].iter().map(|c| c.key()).collect();
     assert_eq!(
         variants,
         [
@@ -46,14 +47,18 @@ fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
             "default tiles=64,512",
             "default no-unroll-and-jam",
             "default sequential",
+            "default no-tiling",
+            "default strategy=basteln",
+            "default strategy=polymage",
+            "default strategy=akg",
         ]
     );
-    assert!(all[1..9]
+    assert!(all[1..13]
         .iter()
         .all(|c| c.structure.is_none() && !c.is_default()));
-    assert_eq!(all[9].inner, Inner::Tiled);
-    assert_eq!(all[11].inner, Inner::Original);
-    assert!(all[9..].iter().all(|c| c.knobs == Knobs::default()));
+    assert_eq!(all[13].inner, Inner::Tiled);
+    assert_eq!(all[15].inner, Inner::Original);
+    assert!(all[13..].iter().all(|c| c.knobs == Knobs::default()));
     let keys: std::collections::BTreeSet<String> = all.iter().map(|c| c.key()).collect();
     assert_eq!(keys.len(), all.len(), "keys are unique");
 }
@@ -103,6 +108,18 @@ fn timers_are_found_and_left_out_of_the_output() {
         program_timer("sum 1\n", "time 0.5\ntime 0.25\n"),
         Some((0.25, TimerLine::Stderr))
     );
+    // The tensor operators time every run of their kernel: the fastest counts.
+    assert_eq!(
+        program_timer(
+            "Y 1\n",
+            "POLLEN_TIME 0.003\nPOLLEN_TIME 0.002\nPOLLEN_TIME 0.004\n"
+        ),
+        Some((0.002, TimerLine::Stderr))
+    );
+    assert_eq!(
+        output_without_timer("Y 1\n", "POLLEN_TIME 0.003\nnote\n", true),
+        "Y 1\n--- stderr ---\nnote\n"
+    );
     // PolyBench: the last line of standard output.
     assert_eq!(
         program_timer("0.012345\n\n", ""),
@@ -149,13 +166,58 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
             + usize::from(k.unroll_and_jam != at64.unroll_and_jam)
             + usize::from(k.parallel != at64.parallel);
         assert_eq!(changed, 1, "{k:?}");
+        assert!(k.tiling && k.strategy == Strategy::Pluto, "{k:?}");
     }
+    // Given sizes walk member by member: each member doubled or halved, the others kept.
+    let shaped = Knobs {
+        tile_sizes: Some(vec![32, 1024]),
+        ..Knobs::default()
+    };
+    let sizes: Vec<Vec<i64>> = shaped
+        .neighbours(true)
+        .into_iter()
+        .filter(|k| k.tile_sizes != shaped.tile_sizes)
+        .filter_map(|k| k.tile_sizes)
+        .filter(|s| !TILE_SIZES.contains(&s.as_slice()))
+        .collect();
+    assert_eq!(sizes, [vec![64, 1024], vec![16, 1024], vec![32, 512]]);
 
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     let all = candidates(&s);
     let untiled = all.iter().find(|c| c.inner == Inner::Untiled).unwrap();
     let keys: Vec<String> = neighbours(untiled).iter().map(|c| c.key()).collect();
     assert_eq!(keys, [format!("{} sequential", untiled.key())]);
+    // The default pipeline's neighbours also turn tiling off and change the strategy;
+    // untiled, it has no tile sizes to change, and each key names its candidate.
+    let keys: Vec<String> = neighbours(&all[0]).iter().map(|c| c.key()).collect();
+    assert!(keys.contains(&"default no-tiling".to_string()), "{keys:?}");
+    assert!(
+        keys.contains(&"default strategy=akg".to_string()),
+        "{keys:?}"
+    );
+    let untiled_default = by_key(&all, "default strategy=akg no-tiling").unwrap();
+    assert!(!untiled_default.tiled());
+    assert_eq!(untiled_default.knobs.strategy, Strategy::Akg);
+    let keys: Vec<String> = neighbours(&untiled_default)
+        .iter()
+        .map(|c| c.key())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "default strategy=akg no-tiling sequential",
+            "default no-tiling",
+            "default strategy=basteln no-tiling",
+            "default strategy=polymage no-tiling",
+        ]
+    );
+    for key in &keys {
+        assert_eq!(by_key(&all, key).map(|c| c.key()).as_ref(), Some(key));
+    }
+    // Strategies and `no-tiling` belong to the default pipeline only.
+    let structure = format!("{} strategy=akg", untiled.key());
+    assert!(by_key(&all, &structure).is_none());
+    assert!(by_key(&all, "default no-tiling tiles=32").is_none());
 }
 
 #[test]
@@ -191,6 +253,7 @@ fn a_candidates_knobs_reach_the_pipeline() {
         tile_sizes: Some(vec![16]),
         unroll_and_jam: false,
         parallel: false,
+        ..Knobs::default()
     };
     let options = local.driver_options(&variant);
     assert_eq!(options.tiling, pollen_driver::Tiling::Sizes(vec![16]));
