@@ -23,7 +23,7 @@
 //!   `apache-tvm-ffi` pinned to [`TVM_FFI`], and what MetaSchedule imports) is installed
 //!   on first use into a private virtual environment, `target/bench-tvm/venv`
 //!   (`--no-install` skips that; without it the TVM columns are skipped with the
-//!   reason).
+//!   reason, as they are with `--no-tvm`).
 //!
 //! Timing: the C programs run the kernel `--runs` times (default 5) in one process (the
 //! call between `OPERATOR_TIMER_START` and `OPERATOR_TIMER_STOP` wrapped in a loop, see
@@ -243,6 +243,8 @@ struct Options {
     trials: usize,
     threads: usize,
     install: bool,
+    /// Whether TVM's columns are measured (`--no-tvm`: Pollen's only).
+    tvm: bool,
     only: Vec<String>,
 }
 
@@ -328,8 +330,8 @@ impl Row {
     }
 }
 
-/// Runs `cargo xtask bench tensor [--no-install] [--trials N] [--runs N] [--threads N]
-/// [--only op,op]`.
+/// Runs `cargo xtask bench tensor [--no-install] [--no-tvm] [--trials N] [--runs N]
+/// [--threads N] [--only op,op]`.
 pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     let options = options(flags)?;
     let operators = select(&options.only)?;
@@ -339,7 +341,11 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
         bail!("gcc is needed (Debian: apt-get install gcc)");
     }
     let pollen = build_pollen(root)?;
-    let python = tvm_python(root, options.install);
+    let python = if options.tvm {
+        tvm_python(root, options.install)
+    } else {
+        Err("--no-tvm given".to_string())
+    };
     if let Err(reason) = &python {
         println!("bench: TVM columns skipped: {reason}");
     }
@@ -367,6 +373,7 @@ fn options(flags: &[String]) -> Result<Options> {
         trials: DEFAULT_TRIALS,
         threads: DEFAULT_THREADS,
         install: true,
+        tvm: true,
         only: Vec::new(),
     };
     let mut flags = flags.iter();
@@ -385,6 +392,7 @@ fn options(flags: &[String]) -> Result<Options> {
         };
         match flag.as_str() {
             "--no-install" => options.install = false,
+            "--no-tvm" => options.tvm = false,
             "--runs" => options.runs = positive(value("a number")?)?,
             "--trials" => options.trials = positive(value("a number")?)?,
             "--threads" => options.threads = positive(value("a number")?)?,
@@ -396,7 +404,7 @@ fn options(flags: &[String]) -> Result<Options> {
             ),
             other => bail!(
                 "unknown option `{other}` (known: --runs N, --trials N, --threads N, \
-                 --only op,op, --no-install)"
+                 --only op,op, --no-install, --no-tvm)"
             ),
         }
     }
@@ -1227,6 +1235,7 @@ mod tests {
                 trials: 8,
                 threads: DEFAULT_THREADS,
                 install: false,
+                tvm: true,
                 only: strings(&["matmul", "softmax"]),
             }
         );
@@ -1236,6 +1245,7 @@ mod tests {
             (DEFAULT_RUNS, DEFAULT_TRIALS, DEFAULT_THREADS, true)
         );
         assert!(o.only.is_empty());
+        assert!(!options(&strings(&["--no-tvm"])).expect("valid").tvm);
         assert!(options(&strings(&["--trials", "0"])).is_err());
         assert!(options(&strings(&["--runs", "many"])).is_err());
         assert!(options(&strings(&["--only"])).is_err());

@@ -110,7 +110,7 @@ commands:
                             runs (default 5), Pollen's best against the original and
                             against Halide's best; table, CSV and JSON in
                             target/bench-pipelines/
-  bench tensor [--trials N] [--runs N] [--threads N] [--only op,op] [--no-install]
+  bench tensor [--trials N] [--runs N] [--threads N] [--only op,op] [--no-install] [--no-tvm]
                             the operators of examples/tensor at ResNet-50 (batch 1) and
                             BERT-base (128 tokens) layer shapes: the naive program of
                             pollen te (gcc -O3, 1 thread), TVM's default lowering and

@@ -1,7 +1,8 @@
 //! `pollen search` as a command on the example kernels at their small sizes: a whole
 //! search (every candidate built with gcc, checked against the original's printed
 //! arrays and timed), its CSV, JSON and best program, a resumed search, the budget,
-//! `--explain`, a miscompiled candidate reported as a mismatch, and its errors. gcc
+//! `--explain`, a miscompiled candidate reported as a mismatch, a tensor operator tuned
+//! over the default pipeline's tile sizes, tiling and strategies, and its errors. gcc
 //! must be installed.
 
 use std::path::{Path, PathBuf};
@@ -185,6 +186,54 @@ fn a_miscompiled_candidate_is_a_listed_mismatch() {
         .unwrap_or_else(|| panic!("{stdout}"));
     assert!(row.contains("mismatch"), "{row}");
     assert!(stdout.contains("1 mismatch(es)"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_tensor_operator_is_tuned_over_tile_sizes_tiling_and_strategies() {
+    require_gcc();
+    let dir = scratch("search-tensor");
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let program = dir.join("max_pool.c");
+    let te = Command::new(env!("CARGO_BIN_EXE_pollen"))
+        .arg("te")
+        .arg(root.join("examples/tensor/max_pool.te"))
+        .arg("-o")
+        .arg(&program)
+        .output()
+        .unwrap();
+    assert!(te.status.success(), "{}", text(&te.stderr));
+    // The operator always prints `POLLEN_TIME` lines, in the check build too: they time
+    // it and are no part of its output.
+    let include = format!("-I {} -lm", root.join("examples/operators").display());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pollen"));
+    cmd.arg("search")
+        .arg(&program)
+        .args(["--compiler", "gcc -O1 -fopenmp", "--cflags", &include])
+        .args(["--check-cflags", "-ffp-contract=off"])
+        .args(["--runs", "1", "--threads", "2", "--quiet", "--jobs", "2"])
+        .args(["--budget", "13", "--confirm", "0", "--refine", "0"]);
+    for size in ["N=1", "C=3", "H=9", "W=10"] {
+        cmd.args(["-D", size, "--check-define", size]);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("0 mismatch(es)"), "{stdout}");
+    for key in [
+        "default tiles=32,256",
+        "default no-tiling",
+        "default strategy=basteln",
+        "default strategy=polymage",
+        "default strategy=akg",
+    ] {
+        let row = stdout
+            .lines()
+            .find(|l| l.contains(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no {key}: {stdout}"));
+        assert!(row.contains(" ok "), "{row}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

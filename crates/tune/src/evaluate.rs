@@ -268,17 +268,18 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
 }
 
 /// The neighbours of a candidate in the local search: the same structure and schedule
-/// with one parameter of its [`Knobs`] changed; the default pipeline's also untiled
-/// (when tiled) and with each other strategy. Their ids are left 0 for the search to
-/// number.
+/// with one parameter of its [`Knobs`] changed; the default pipeline's, at the model's
+/// tile sizes, also untiled (when tiled) and with each other strategy. Their ids are
+/// left 0 for the search to number.
 pub fn neighbours(candidate: &Candidate) -> Vec<Candidate> {
     let knobs = &candidate.knobs;
     let mut all = knobs.neighbours(candidate.tiled());
-    if candidate.structure.is_none() {
+    // The pipeline-wide choices are neighbours of the model's tile sizes only: a
+    // strategy slow at those is tried again at no other sizes.
+    if candidate.structure.is_none() && knobs.tile_sizes.is_none() {
         if knobs.tiling {
             all.push(Knobs {
                 tiling: false,
-                tile_sizes: None,
                 ..knobs.clone()
             });
         }

@@ -214,6 +214,14 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     for key in &keys {
         assert_eq!(by_key(&all, key).map(|c| c.key()).as_ref(), Some(key));
     }
+    // At given tile sizes the default pipeline keeps its strategy and its tiling.
+    let sized = by_key(&all, "default tiles=64").unwrap();
+    let keys: Vec<String> = neighbours(&sized).iter().map(|c| c.key()).collect();
+    assert!(
+        keys.iter()
+            .all(|k| !k.contains("strategy=") && !k.contains("no-tiling")),
+        "{keys:?}"
+    );
     // Strategies and `no-tiling` belong to the default pipeline only.
     let structure = format!("{} strategy=akg", untiled.key());
     assert!(by_key(&all, &structure).is_none());
