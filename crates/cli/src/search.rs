@@ -15,7 +15,7 @@ use pollen_driver::{Options, Tiling};
 use pollen_tune::evaluate::{
     by_key, candidates, neighbours, space_of, Local, SpaceError, Timer, Toolchain,
 };
-use pollen_tune::results::{from_csv, table, to_csv, to_json};
+use pollen_tune::results::{from_csv, seconds_text, table, to_csv, to_json};
 use pollen_tune::tuner::{search, Config, Event, Status};
 
 use crate::budget::{LimitError, Steps};
@@ -404,7 +404,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     let mut observe = |event: Event<'_>| match event {
         Event::Baseline(b) => {
             original = Some(b.clone());
-            bar.println(format!("original: {:.4} s", b.seconds));
+            bar.println(format!("original: {} s", seconds_text(b.seconds)));
             bar.set_message("searching");
         }
         Event::Confirming(finalists) => {
@@ -425,7 +425,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             }
             bar.set_message(format!(
                 "best {}{}",
-                best.map_or("-".to_string(), |b| format!("{b:.4} s")),
+                best.map_or("-".to_string(), |b| format!("{} s", seconds_text(b))),
                 left(time_limit, search_start)
             ));
             partial.push(o.clone());
@@ -466,9 +466,9 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         Some(best) => {
             let default = results.default_outcome().and_then(|d| d.status.seconds());
             outln!(
-                "best: {} {:.4} s ({:.2}x the original{})",
+                "best: {} {} s ({:.2}x the original{})",
                 best.candidate,
-                best.status.seconds().unwrap_or(f64::NAN),
+                seconds_text(best.status.seconds().unwrap_or(f64::NAN)),
                 results.baseline.seconds / best.status.seconds().unwrap_or(f64::NAN),
                 default.map_or(String::new(), |d| format!(
                     ", {:.2}x the default",

@@ -240,6 +240,19 @@ fn json_string(s: &str) -> String {
     out
 }
 
+/// Seconds as the table prints them: four decimals from 10 ms on, six below, and
+/// three significant digits below 0.1 ms, so that a sub-millisecond kernel's time
+/// still tells its candidates apart (`0.0123`, `0.001234`, `4.560e-5`).
+pub fn seconds_text(seconds: f64) -> String {
+    if seconds >= 0.01 || seconds == 0.0 || !seconds.is_finite() {
+        format!("{seconds:.4}")
+    } else if seconds >= 1e-4 {
+        format!("{seconds:.6}")
+    } else {
+        format!("{seconds:.3e}")
+    }
+}
+
 /// The results as a text table, one row per candidate by id, the best marked `*`.
 pub fn table(results: &Results) -> String {
     let best = results.best().map(|b| b.candidate.id);
@@ -269,9 +282,7 @@ pub fn table(results: &Results) -> String {
             o.candidate.id,
             o.candidate.key(),
             o.status.name(),
-            o.status
-                .seconds()
-                .map_or("-".to_string(), |s| format!("{s:.4}")),
+            o.status.seconds().map_or("-".to_string(), seconds_text),
             orig.map_or("-".to_string(), |v| format!("{v:.2}x")),
             def.map_or("-".to_string(), |v| format!("{v:.2}x")),
             match &o.status {

@@ -484,3 +484,13 @@ fn without_refinement_nothing_is_added() {
         .iter()
         .any(|o| o.candidate.key() == "{S0 S1} original-order sequential"));
 }
+
+#[test]
+fn sub_millisecond_times_keep_their_digits() {
+    use pollen_tune::results::seconds_text;
+    assert_eq!(seconds_text(1.5), "1.5000");
+    assert_eq!(seconds_text(0.0123), "0.0123");
+    assert_eq!(seconds_text(0.001234), "0.001234");
+    assert_eq!(seconds_text(0.0000456), "4.560e-5");
+    assert_eq!(seconds_text(0.0), "0.0000");
+}
