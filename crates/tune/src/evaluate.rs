@@ -121,7 +121,7 @@ impl Knobs {
                 .collect();
             if let Some(given) = &self.tile_sizes {
                 for k in 0..given.len() {
-                    for size in [given[k] * 2, given[k] / 2] {
+                    for size in [given[k].saturating_mul(2), given[k] / 2] {
                         if (2..=MAX_TILE_SIZE).contains(&size) {
                             let mut s = given.clone();
                             s[k] = size;

@@ -181,6 +181,20 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         .filter(|s| !TILE_SIZES.contains(&s.as_slice()))
         .collect();
     assert_eq!(sizes, [vec![64, 1024], vec![16, 1024], vec![32, 512]]);
+    // A size read from a key may be any positive number: doubling it saturates (a
+    // wrapping product would panic here, in a debug build), and sizes beyond the walk's
+    // range are no neighbours.
+    let huge = Knobs {
+        tile_sizes: Some(vec![i64::MAX]),
+        ..Knobs::default()
+    };
+    let walked: Vec<Vec<i64>> = huge
+        .neighbours(true)
+        .into_iter()
+        .filter_map(|k| k.tile_sizes)
+        .filter(|s| !TILE_SIZES.contains(&s.as_slice()) && *s != [i64::MAX])
+        .collect();
+    assert_eq!(walked, Vec::<Vec<i64>>::new());
 
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     let all = candidates(&s);
