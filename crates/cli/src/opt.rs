@@ -138,6 +138,12 @@ pub struct OptArgs {
     /// (scalar replacement is the default).
     #[arg(long)]
     pub no_scalar_replacement: bool,
+    /// Keep the reductions of outer loops into the elements of an innermost vector loop
+    /// in explicit vector variables (gcc/clang `vector_size` types): strips of the vector
+    /// loop run outside the reduction loops, each element keeping its operations in
+    /// their order.
+    #[arg(long)]
+    pub vector_registers: bool,
     /// Keep statements whose subscripts divide an iterator by a constant (`u[x / 2]`)
     /// whole (by default each is split into one statement per residue class of the
     /// iterator, with affine subscripts).
@@ -292,6 +298,7 @@ fn options(args: &OptArgs) -> Options {
             VectorizeChoice::None => Vectorize::None,
         },
         scalar_replacement: !args.no_scalar_replacement,
+        vector_registers: args.vector_registers,
         residue_split: !args.no_residue_split,
         scalar_expansion: !args.no_scalar_expansion,
         target: match args.target {

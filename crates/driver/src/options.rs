@@ -47,6 +47,11 @@ pub struct Options {
     pub vectorize: Vectorize,
     /// Array reads of innermost loops loaded once into scalars where that saves loads.
     pub scalar_replacement: bool,
+    /// Reductions of outer loops into the elements of an innermost vector loop are kept
+    /// in explicit vector variables across those loops (strips of the vector loop moved
+    /// outside them; `pollen_emit_c::EmitOptions::vector_registers`). Off by default;
+    /// `pollen opt --vector-registers` turns it on.
+    pub vector_registers: bool,
     /// Statements whose subscripts divide an iterator by a constant (`u[x / 2]`) are
     /// split into one statement per residue class of the iterator, with affine
     /// subscripts (`pollen_transform::residues`), and so is one whose text compares an
@@ -102,6 +107,7 @@ impl Default for Options {
             parallel: true,
             vectorize: Vectorize::OmpSimd,
             scalar_replacement: true,
+            vector_registers: false,
             residue_split: true,
             scalar_expansion: true,
             target: Target::C,

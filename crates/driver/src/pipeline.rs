@@ -244,6 +244,7 @@ fn emit(
                 },
                 banner: true,
                 scalar_replacement: options.scalar_replacement,
+                vector_registers: options.vector_registers,
                 scratch: optimized
                     .report
                     .fused

@@ -51,6 +51,16 @@
 //!   anyway; the original file is the one to optimise again.
 //! - The generated code is indented like the region's first line of code.
 //!
+//! # Vector accumulators
+//! With [`EmitOptions::vector_registers`], a loop whose body leads through loops and
+//! guards only to an innermost vectorisable loop, whose statements accumulate into
+//! elements that the outer loops do not move (a convolution's `Y[k][h][w] += ...`
+//! under the loops over `c`, `kh` and `kw`; a matrix product's `C[i][j] += ...` under
+//! the loop over `k`), is printed as strips of the inner loop's iterations, each
+//! strip's elements held in explicit vector variables (gcc's `vector_size` types) across
+//! the outer loops; the elements keep their operations and their order (module
+//! `vector`).
+//!
 //! # Scalar replacement
 //! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each
 //! innermost loop whose body is statement instances only are loaded into `const`
@@ -89,6 +99,7 @@ pub mod error;
 mod print;
 mod scalar;
 mod scan;
+mod vector;
 
 pub use error::{Error, Result};
 pub use pollen_emit_text::Helper;
@@ -133,6 +144,10 @@ pub struct EmitOptions {
     /// Whether array reads of innermost loops are replaced by scalars loaded once
     /// (default on): see [Scalar replacement](crate#scalar-replacement).
     pub scalar_replacement: bool,
+    /// Whether reductions of outer loops into the elements of an innermost vector loop
+    /// are kept in explicit vector variables (default off): see
+    /// [Vector accumulators](crate#vector-accumulators).
+    pub vector_registers: bool,
     /// Scratch arrays to declare (default none): each at the start of the body of the
     /// loops one iteration of which is one tile (their iterators are tile arguments of
     /// the statements: one array per tile, private to the thread that runs it; a tile
@@ -253,6 +268,7 @@ impl Default for EmitOptions {
             vectorize: Vectorize::OmpSimd,
             banner: true,
             scalar_replacement: true,
+            vector_registers: false,
             scratch: Vec::new(),
             relocations: Vec::new(),
         }

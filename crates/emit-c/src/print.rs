@@ -22,6 +22,8 @@ use pollen_emit_text::ExprPrinter;
 
 use crate::error::{Error, Result};
 use crate::scalar::{self, Plan, Temporaries};
+use crate::scan;
+use crate::vector::{self, Analysis, Link, Operand};
 use crate::{EmitOptions, Vectorize};
 
 /// The indentation of one level.
@@ -47,7 +49,18 @@ pub(crate) struct AstPrinter<'a> {
     /// Declarations printed at the start of a loop's body, by the loop's address
     /// ([`enclosing_loop`]).
     pub declarations: BTreeMap<usize, Vec<String>>,
+    /// Set while the rest of a nest printed with vector accumulators is printed (which
+    /// must keep its plain form).
+    vector_off: bool,
     pub out: String,
+}
+
+/// A nest printed with vector accumulators (module `vector`).
+struct VectorNest<'l> {
+    links: Vec<Link<'l>>,
+    v: &'l Loop,
+    guard: Cond,
+    analysis: Analysis,
 }
 
 impl<'a> AstPrinter<'a> {
@@ -72,6 +85,7 @@ impl<'a> AstPrinter<'a> {
             apart: &NeverProved,
             plain_macros: BTreeSet::new(),
             declarations: BTreeMap::new(),
+            vector_off: false,
             out: String::new(),
         }
     }
@@ -181,6 +195,12 @@ impl<'a> AstPrinter<'a> {
         in_parallel: bool,
         brace: bool,
     ) -> Result<()> {
+        if let Some(nest) = self.vector_nest(l, in_parallel)? {
+            self.line(depth, &format!("{header} {{"));
+            self.print_vector_nest(l, &nest, depth + 1, in_parallel)?;
+            self.line(depth, "}");
+            return Ok(());
+        }
         let plan = self.plan(l, in_parallel)?;
         let hoists = plan
             .as_ref()
@@ -199,6 +219,9 @@ impl<'a> AstPrinter<'a> {
 
     /// A loop with its pragma and its scalar replacement plan.
     fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
+        if let Some(nest) = self.vector_nest(l, in_parallel)? {
+            return self.print_vector_nest(l, &nest, depth, in_parallel);
+        }
         let plan = self.plan(l, in_parallel)?;
         self.planned_loop(l, depth, in_parallel, plan.as_ref(), true)
     }
@@ -283,6 +306,310 @@ impl<'a> AstPrinter<'a> {
         }
         if blocked {
             self.line(depth, "}");
+        }
+        Ok(())
+    }
+
+    /// The vector accumulator form of the nest of loop `l`, when the options ask for it
+    /// and the nest qualifies (module `vector`).
+    fn vector_nest<'l>(
+        &mut self,
+        l: &'l Loop,
+        in_parallel: bool,
+    ) -> Result<Option<VectorNest<'l>>> {
+        if !self.options.vector_registers || self.vector_off || self.is_omp_parallel(l, in_parallel)
+        {
+            return Ok(None);
+        }
+        let Some((links, v)) = vector::chain(l) else {
+            return Ok(None);
+        };
+        let busy = |p: &Self, c: &Loop| {
+            p.declarations.contains_key(&loop_key(c))
+                || (p.options.openmp && c.parallel && !in_parallel)
+        };
+        let inner_busy = links
+            .iter()
+            .skip(1)
+            .any(|k| matches!(k, Link::For(c) if busy(self, c)));
+        if inner_busy || self.declarations.contains_key(&loop_key(l)) || busy(self, v) {
+            return Ok(None);
+        }
+        let Some(guard) = vector::guard(&links, v) else {
+            return Ok(None);
+        };
+        let iterators = vector::iterators(&links);
+        for it in &iterators {
+            let name = self.iterator_name(it);
+            self.exprs.enter(it, &name);
+        }
+        self.exprs.enter(&v.iterator, "pollen_strip_");
+        let instances = self.instances(&v.body);
+        for _ in 0..=iterators.len() {
+            self.exprs.leave();
+        }
+        let analysis = vector::analyse(self.scop, &instances?, &iterators, &v.iterator);
+        Ok(analysis.map(|analysis| VectorNest {
+            links,
+            v,
+            guard,
+            analysis,
+        }))
+    }
+
+    /// The statement instances of a body of instances, with the printer's current scope.
+    fn instances<'b>(&mut self, body: &'b Ast) -> Result<Vec<scalar::Instance<'b>>>
+    where
+        'a: 'b,
+    {
+        let mut users = Vec::new();
+        collect_users(body, &mut users);
+        let dimensions: BTreeMap<String, usize> = self
+            .scop
+            .arrays
+            .iter()
+            .map(|a| (a.name.clone(), a.extents.len()))
+            .collect();
+        let mut out = Vec::new();
+        for (statement, args) in users {
+            out.push(scalar::instance(
+                self.scop,
+                &dimensions,
+                &mut self.exprs,
+                statement,
+                args,
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// Prints loop `l` as a vector accumulator nest (module `vector`): a block with the
+    /// vector type, the strips with as many vectors per accumulator as the plan's
+    /// groups, then with one, then `l` itself for the iterations of `V` left.
+    fn print_vector_nest(
+        &mut self,
+        l: &Loop,
+        nest: &VectorNest,
+        depth: usize,
+        in_parallel: bool,
+    ) -> Result<()> {
+        let ty = nest.analysis.element_type.clone();
+        let vector_type = self.temporaries.fresh();
+        let lanes = self.temporaries.fresh();
+        let strip = self.temporaries.fresh();
+        let it_type = self.options.iterator_type.clone();
+        self.line(depth, "{");
+        let d = depth + 1;
+        self.line(
+            d,
+            &format!(
+                "typedef {ty} {vector_type} __attribute__((vector_size({}), aligned(sizeof({ty})), may_alias));",
+                vector::VECTOR_BYTES
+            ),
+        );
+        self.line(
+            d,
+            &format!(
+                "const {it_type} {lanes} = ({it_type}) (sizeof({vector_type}) / sizeof({ty}));"
+            ),
+        );
+        let lower = self.exprs.expr(&nest.v.lower)?;
+        let upper = self.exprs.argument(&nest.v.upper)?;
+        self.line(d, &format!("{it_type} {strip} = {lower};"));
+        let guard = self.exprs.cond(&nest.guard)?;
+        let inner = if guard == "1" {
+            d
+        } else {
+            self.line(d, &format!("if ({guard}) {{"));
+            d + 1
+        };
+        let groups = nest.analysis.groups();
+        // Strips of `groups` vectors, then of half as many, ..., then of one.
+        let sizes: Vec<usize> =
+            std::iter::successors(Some(groups), |&m| (m > 1).then_some(m / 2)).collect();
+        for m in sizes {
+            let width = if m == 1 {
+                lanes.clone()
+            } else {
+                format!("{m} * {lanes}")
+            };
+            self.line(
+                inner,
+                &format!("for (; {strip} <= {upper} - ({width} - 1); {strip} += {width}) {{"),
+            );
+            self.vector_strip(nest, m, &strip, &lanes, &vector_type, inner + 1)?;
+            self.line(inner, "}");
+        }
+        if inner > d {
+            self.line(d, "}");
+        }
+        // The iterations of V left, in the original form.
+        let mut rest = l.clone();
+        set_vector_lower(&mut rest, &nest.v.iterator, Expr::Var(strip.clone()));
+        self.exprs.enter(&strip, &strip);
+        self.vector_off = true;
+        let printed = self.for_loop(&rest, d, in_parallel);
+        self.vector_off = false;
+        self.exprs.leave();
+        printed?;
+        self.line(depth, "}");
+        Ok(())
+    }
+
+    /// One strip of `m` vectors per accumulator starting at `strip`: the loads, the
+    /// chain with the vector statements, the stores.
+    fn vector_strip(
+        &mut self,
+        nest: &VectorNest,
+        m: usize,
+        strip: &str,
+        lanes: &str,
+        vector_type: &str,
+        depth: usize,
+    ) -> Result<()> {
+        let lane = |g: usize| {
+            if g == 0 {
+                strip.to_string()
+            } else {
+                format!("({strip} + {g} * {lanes})")
+            }
+        };
+        let n_acc = nest.analysis.accumulators.len();
+        let names: Vec<Vec<String>> = (0..n_acc)
+            .map(|_| (0..m).map(|_| self.temporaries.fresh()).collect())
+            .collect();
+        // The accumulators' element texts, per group, with the chain's iterators as
+        // printed outside it (they do not occur in the accumulators' subscripts).
+        let mut addresses: Vec<Vec<String>> = vec![Vec::new(); n_acc];
+        for g in 0..m {
+            self.exprs.enter(&nest.v.iterator, &lane(g));
+            let its = vector::iterators(&nest.links);
+            for it in &its {
+                let name = self.iterator_name(it);
+                self.exprs.enter(it, &name);
+            }
+            let instances = self.instances(&nest.v.body);
+            for _ in 0..its.len() {
+                self.exprs.leave();
+            }
+            self.exprs.leave();
+            let instances = instances?;
+            for (a, (k, range)) in nest.analysis.accumulators.iter().enumerate() {
+                let inst = &instances[*k];
+                let (tokens, _) = inst
+                    .scanned
+                    .as_ref()
+                    .expect("analysed instances are scanned");
+                addresses[a].push(scan::substitute(
+                    &inst.text,
+                    tokens,
+                    range.clone(),
+                    &inst.statement.iterators,
+                    &inst.values,
+                    &[],
+                ));
+            }
+        }
+        for a in 0..n_acc {
+            for g in 0..m {
+                self.line(
+                    depth,
+                    &format!(
+                        "{vector_type} {} = *({vector_type} *) &{};",
+                        names[a][g], addresses[a][g]
+                    ),
+                );
+            }
+        }
+        // The chain.
+        let mut d = depth;
+        let mut entered = 0;
+        for link in &nest.links {
+            match link {
+                Link::For(c) => {
+                    let lower = self.exprs.expr(&c.lower)?;
+                    let upper = self.exprs.expr(&c.upper)?;
+                    let name = self.iterator_name(&c.iterator);
+                    let step = if c.stride.is_one() {
+                        format!("{name}++")
+                    } else {
+                        format!("{name} += {}", c.stride)
+                    };
+                    self.line(
+                        d,
+                        &format!("for ({name} = {lower}; {name} <= {upper}; {step}) {{"),
+                    );
+                    self.exprs.enter(&c.iterator, &name);
+                    entered += 1;
+                }
+                Link::If(cond) => {
+                    let cond = self.exprs.cond(cond)?;
+                    self.line(d, &format!("if ({cond}) {{"));
+                }
+            }
+            d += 1;
+        }
+        let mut statements = Vec::new();
+        for g in 0..m {
+            self.exprs.enter(&nest.v.iterator, &lane(g));
+            let instances = self.instances(&nest.v.body);
+            self.exprs.leave();
+            statements.push(instances?);
+        }
+        let n_instances = statements[0].len();
+        for k in 0..n_instances {
+            for (g, instances) in statements.iter().enumerate() {
+                let inst = &instances[k];
+                let (tokens, _) = inst
+                    .scanned
+                    .as_ref()
+                    .expect("analysed instances are scanned");
+                let mut replaced = Vec::new();
+                for (range, operand) in &nest.analysis.operands[k] {
+                    match operand {
+                        Operand::Accumulator(a) => {
+                            replaced.push((range.clone(), names[*a][g].clone()))
+                        }
+                        Operand::Lane => {
+                            let element = scan::substitute(
+                                &inst.text,
+                                tokens,
+                                range.clone(),
+                                &inst.statement.iterators,
+                                &inst.values,
+                                &[],
+                            );
+                            replaced
+                                .push((range.clone(), format!("(*({vector_type} *) &{element})")));
+                        }
+                        Operand::Scalar => {}
+                    }
+                }
+                let text = scan::substitute(
+                    &inst.text,
+                    tokens,
+                    0..tokens.len(),
+                    &inst.statement.iterators,
+                    &inst.values,
+                    &replaced,
+                );
+                self.line(d, &format!("{text};"));
+            }
+        }
+        for _ in 0..entered {
+            self.exprs.leave();
+        }
+        for _ in &nest.links {
+            d -= 1;
+            self.line(d, "}");
+        }
+        for a in 0..n_acc {
+            for g in 0..m {
+                self.line(
+                    depth,
+                    &format!("*({vector_type} *) &{} = {};", addresses[a][g], names[a][g]),
+                );
+            }
         }
         Ok(())
     }
@@ -406,6 +733,27 @@ impl<'a> AstPrinter<'a> {
         let name = &self.macros[statement];
         Ok(format!("{name}({});", printed.join(", ")))
     }
+}
+
+/// Sets the lower bound of the innermost loop over `iterator` inside `l` to `lower`.
+fn set_vector_lower(l: &mut Loop, iterator: &str, lower: Expr) {
+    fn visit(ast: &mut Ast, iterator: &str, lower: &Expr) {
+        match ast {
+            Ast::For(l) if l.iterator == iterator => l.lower = lower.clone(),
+            Ast::For(l) => visit(&mut l.body, iterator, lower),
+            Ast::Block(children) => children.iter_mut().for_each(|c| visit(c, iterator, lower)),
+            Ast::If {
+                then, otherwise, ..
+            } => {
+                visit(then, iterator, lower);
+                if let Some(o) = otherwise {
+                    visit(o, iterator, lower);
+                }
+            }
+            Ast::User { .. } => {}
+        }
+    }
+    visit(&mut l.body, iterator, &lower);
 }
 
 /// Whether the iterations of a loop over `iterator` with this body do uneven amounts of

@@ -148,7 +148,7 @@ impl Temporaries {
     }
 
     /// The next name.
-    fn fresh(&mut self) -> String {
+    pub(crate) fn fresh(&mut self) -> String {
         let name = format!("{}{}", self.stem, self.next);
         self.next += 1;
         name
@@ -157,12 +157,12 @@ impl Temporaries {
 
 /// One statement instance of the body: its statement, printed iterator values and, when
 /// its text could be scanned, its tokens and replaceable references.
-struct Instance<'a> {
-    statement: &'a Statement,
-    args: &'a [Expr],
-    values: Vec<String>,
-    text: String,
-    scanned: Option<(Vec<Token>, Vec<Reference>)>,
+pub(crate) struct Instance<'a> {
+    pub statement: &'a Statement,
+    pub args: &'a [Expr],
+    pub values: Vec<String>,
+    pub text: String,
+    pub scanned: Option<(Vec<Token>, Vec<Reference>)>,
 }
 
 /// A replaceable reference of an instance: the instance, the reference's index among
@@ -573,7 +573,7 @@ fn never_equal(
 /// The subscripts of the element reference `range` (`name [ s ] [ s ] ...`, each linear:
 /// [`scan::linear_subscripts`]) as expressions over the instance's iterator values, the
 /// parameters and literals.
-fn subscripts(
+pub(crate) fn subscripts(
     inst: &Instance,
     tokens: &[Token],
     range: &Range<usize>,
@@ -600,7 +600,7 @@ fn subscripts(
 }
 
 /// Whether two elements certainly differ: some subscript differs by a non-zero constant.
-fn distinct(a: &[Expr], b: &[Expr]) -> bool {
+pub(crate) fn distinct(a: &[Expr], b: &[Expr]) -> bool {
     a.iter().zip(b).any(|(x, y)| match (affine(x), affine(y)) {
         (Some((cx, tx)), Some((cy, ty))) => tx == ty && cx != cy,
         _ => false,
@@ -628,7 +628,7 @@ fn load(scop: &Scop, inst: &Instance, reference: usize, name: String) -> Load {
 
 /// Appends the statement instances of `ast` in execution order; false when it holds a
 /// loop or a branch.
-fn instances_only<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) -> bool {
+pub(crate) fn instances_only<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) -> bool {
     match ast {
         Ast::Block(children) => children.iter().all(|c| instances_only(c, out)),
         Ast::User { statement, args } => {
@@ -660,7 +660,7 @@ pub(crate) fn checked_statement<'a>(
 
 /// One instance: the statement (checked against the AST), its printed values, its
 /// macro text, and its tokens and references when the text can be scanned.
-fn instance<'a>(
+pub(crate) fn instance<'a>(
     scop: &'a Scop,
     dimensions: &BTreeMap<String, usize>,
     exprs: &mut ExprPrinter,
@@ -761,13 +761,13 @@ fn constant_in_bounds(scop: &Scop, text: &str, tokens: &[Token], r: &Reference) 
 }
 
 /// The element type of an array (empty for an unknown one).
-fn element_type<'a>(scop: &'a Scop, array: &str) -> &'a str {
+pub(crate) fn element_type<'a>(scop: &'a Scop, array: &str) -> &'a str {
     scop.array(array).map_or("", |a| a.element_type.as_str())
 }
 
 /// Whether a temporary of this element type can be declared as `const <type> t`:
 /// words only (`unsigned long`, `DATA_TYPE`), not `volatile` (whose loads must stay).
-fn declarable(element_type: &str) -> bool {
+pub(crate) fn declarable(element_type: &str) -> bool {
     let words: Vec<&str> = element_type.split_whitespace().collect();
     !words.is_empty() && words.iter().all(|w| is_identifier(w)) && !words.contains(&"volatile")
 }
