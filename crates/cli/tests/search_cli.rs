@@ -60,17 +60,17 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-    // The space line, then one row per candidate: the default, its 12 neighbours and 3
+    // The space line, then one row per candidate: the default, its 13 neighbours and 3
     // per structure.
     assert!(stdout.starts_with("space of "), "{stdout}");
     assert!(stdout.contains("F1: #dim 2 #cst 5 #points 3"), "{stdout}");
     assert!(
-        stdout.contains("22 candidates evaluated (0 resumed), 0 not reached, 0 mismatch(es)"),
+        stdout.contains("23 candidates evaluated (0 resumed), 0 not reached, 0 mismatch(es)"),
         "{stdout}"
     );
     assert!(stdout.contains("best: #"), "{stdout}");
     let rows = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(rows.lines().count(), 23, "{rows}");
+    assert_eq!(rows.lines().count(), 24, "{rows}");
     assert!(
         rows.lines()
             .skip(1)
@@ -79,7 +79,7 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     );
     let json = std::fs::read_to_string(&json).unwrap();
     assert!(json.contains("\"candidates\": ["), "{json}");
-    assert_eq!(json.matches("\"key\": ").count(), 22);
+    assert_eq!(json.matches("\"key\": ").count(), 23);
 
     // The best program is a program: it compiles and prints the original's arrays.
     let build = |source: &Path, exe: &Path| {
@@ -116,7 +116,7 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     let stdout = text(&again.stdout);
     assert!(again.status.success(), "{stdout}");
     assert!(
-        stdout.contains("22 candidates evaluated (22 resumed), 0 not reached"),
+        stdout.contains("23 candidates evaluated (23 resumed), 0 not reached"),
         "{stdout}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -141,7 +141,7 @@ fn a_budget_limits_the_candidates() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(
-        stdout.contains("3 candidates evaluated (0 resumed), 58 not reached"),
+        stdout.contains("3 candidates evaluated (0 resumed), 59 not reached"),
         "{stdout}"
     );
     assert!(
@@ -213,7 +213,7 @@ fn a_tensor_operator_is_tuned_over_tile_sizes_tiling_and_strategies() {
         .args(["--compiler", "gcc -O1 -fopenmp", "--cflags", &include])
         .args(["--check-cflags", "-ffp-contract=off"])
         .args(["--runs", "1", "--threads", "2", "--quiet", "--jobs", "2"])
-        .args(["--budget", "13", "--confirm", "0", "--refine", "0"]);
+        .args(["--budget", "14", "--confirm", "0", "--refine", "0"]);
     for size in ["N=1", "C=3", "H=9", "W=10"] {
         cmd.args(["-D", size, "--check-define", size]);
     }
@@ -227,6 +227,7 @@ fn a_tensor_operator_is_tuned_over_tile_sizes_tiling_and_strategies() {
         "default strategy=basteln",
         "default strategy=polymage",
         "default strategy=akg",
+        "default vector-registers",
     ] {
         let row = stdout
             .lines()
@@ -244,14 +245,14 @@ fn explain_shows_one_candidates_pipeline() {
             "search",
             kernel("gemver").to_str().unwrap(),
             "--explain",
-            "14",
+            "15",
         ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("candidate #14 {S0 S1 S2 S3} untiled"),
+        stderr.contains("candidate #15 {S0 S1 S2 S3} untiled"),
         "{stderr}"
     );
     assert!(stderr.contains("schedule (given)"), "{stderr}");
@@ -261,10 +262,10 @@ fn explain_shows_one_candidates_pipeline() {
         .output()
         .unwrap();
     let listed = text(&list.stdout);
-    // 8 structures of F¹ (digest T13), 3 candidates each, the default and its 12
+    // 8 structures of F¹ (digest T13), 3 candidates each, the default and its 13
     // neighbours.
     assert!(listed.contains("#points 8"), "{listed}");
-    assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 37);
+    assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 38);
     assert!(listed.contains("#1 default tiles=16"), "{listed}");
 
     // A refinement's key names its candidate too.
@@ -280,7 +281,7 @@ fn explain_shows_one_candidates_pipeline() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("candidate #37 {S0 S1 S2} {S3} tiled tiles=32,256 sequential"),
+        stderr.contains("candidate #38 {S0 S1 S2} {S3} tiled tiles=32,256 sequential"),
         "{stderr}"
     );
     assert!(!text(&out.stdout).contains("omp parallel"));
@@ -298,7 +299,7 @@ fn errors_are_reported() {
     let gemver = gemver.to_str().unwrap();
     let out = run(&["search", gemver, "--explain", "99"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("there are 37 candidates"));
+    assert!(text(&out.stderr).contains("there are 38 candidates"));
     let out = run(&["search", gemver, "--explain", "default tiles=16 tiles=8"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no candidate has that key"));

@@ -131,7 +131,11 @@ fn tensor_operators_with_vector_accumulators_equal_the_naive_programs() {
                 &expected,
             );
             if *applies && k == 0 {
-                assert!(text.contains("vector_size("), "{name}: not applied\n{text}");
+                // Once for pairs of rows side by side, once for the row left.
+                assert!(
+                    text.matches("vector_size(").count() >= 2,
+                    "{name}: not applied or not jammed\n{text}"
+                );
             }
         }
     }

@@ -52,6 +52,9 @@ pub(crate) struct AstPrinter<'a> {
     /// Set while the rest of a nest printed with vector accumulators is printed (which
     /// must keep its plain form).
     vector_off: bool,
+    /// The loops joined to their enclosing `omp parallel for` by `collapse(2)`, by
+    /// address: printed as plain loops, the pragma needs them perfectly nested.
+    collapsed: BTreeSet<usize>,
     pub out: String,
 }
 
@@ -61,6 +64,16 @@ struct VectorNest<'l> {
     v: &'l Loop,
     guard: Cond,
     analysis: Analysis,
+    /// The enclosing loop whose consecutive iterations run side by side, and how many:
+    /// its iterator is printed `(p + r)` in copy `r`.
+    jam: Option<(String, usize)>,
+}
+
+impl VectorNest<'_> {
+    /// The number of copies of the chain's statements.
+    fn copies(&self) -> usize {
+        self.jam.as_ref().map_or(1, |j| j.1)
+    }
 }
 
 impl<'a> AstPrinter<'a> {
@@ -86,6 +99,7 @@ impl<'a> AstPrinter<'a> {
             plain_macros: BTreeSet::new(),
             declarations: BTreeMap::new(),
             vector_off: false,
+            collapsed: BTreeSet::new(),
             out: String::new(),
         }
     }
@@ -195,6 +209,12 @@ impl<'a> AstPrinter<'a> {
         in_parallel: bool,
         brace: bool,
     ) -> Result<()> {
+        if let Some((inner, nest)) = self.jammed_vector_nest(l, in_parallel)? {
+            self.line(depth, &format!("{header} {{"));
+            self.print_jammed_vector_nest(l, inner, nest, depth + 1, in_parallel)?;
+            self.line(depth, "}");
+            return Ok(());
+        }
         if let Some(nest) = self.vector_nest(l, in_parallel)? {
             self.line(depth, &format!("{header} {{"));
             self.print_vector_nest(l, &nest, depth + 1, in_parallel)?;
@@ -219,6 +239,9 @@ impl<'a> AstPrinter<'a> {
 
     /// A loop with its pragma and its scalar replacement plan.
     fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
+        if let Some((inner, nest)) = self.jammed_vector_nest(l, in_parallel)? {
+            return self.print_jammed_vector_nest(l, inner, nest, depth, in_parallel);
+        }
         if let Some(nest) = self.vector_nest(l, in_parallel)? {
             return self.print_vector_nest(l, &nest, depth, in_parallel);
         }
@@ -270,6 +293,11 @@ impl<'a> AstPrinter<'a> {
             self.line(depth_of_loop, &load.variable_declaration());
         }
         let collapse = parallel && declarations.is_none() && collapsible(l);
+        if collapse {
+            if let Ast::For(inner) = unwrap(&l.body) {
+                self.collapsed.insert(loop_key(inner));
+            }
+        }
         self.pragma(l, parallel, collapse, depth_of_loop);
         let step = if l.stride.is_one() {
             format!("{name}++")
@@ -317,7 +345,10 @@ impl<'a> AstPrinter<'a> {
         l: &'l Loop,
         in_parallel: bool,
     ) -> Result<Option<VectorNest<'l>>> {
-        if !self.options.vector_registers || self.vector_off || self.is_omp_parallel(l, in_parallel)
+        if !self.options.vector_registers
+            || self.vector_off
+            || self.is_omp_parallel(l, in_parallel)
+            || self.collapsed.contains(&loop_key(l))
         {
             return Ok(None);
         }
@@ -354,7 +385,111 @@ impl<'a> AstPrinter<'a> {
             v,
             guard,
             analysis,
+            jam: None,
         }))
+    }
+
+    /// The vector accumulator nest of the loop that is `p`'s whole body, with
+    /// [`vector::JAM`] consecutive iterations of `p` side by side, when that nest
+    /// qualifies, `p` has stride 1, no loop or guard of the nest depends on `p`, and the
+    /// copies' accumulators are pairwise distinct elements
+    /// ([`vector::copies_apart`]).
+    fn jammed_vector_nest<'l>(
+        &mut self,
+        p: &'l Loop,
+        in_parallel: bool,
+    ) -> Result<Option<(&'l Loop, VectorNest<'l>)>> {
+        if !self.options.vector_registers
+            || self.vector_off
+            || self.is_omp_parallel(p, in_parallel)
+            || !p.stride.is_one()
+            || self.declarations.contains_key(&loop_key(p))
+            || self.collapsed.contains(&loop_key(p))
+        {
+            return Ok(None);
+        }
+        let Ast::For(l) = unwrap(&p.body) else {
+            return Ok(None);
+        };
+        self.exprs
+            .enter(&p.iterator, &self.iterator_name(&p.iterator));
+        let nest = self.vector_nest(l, in_parallel);
+        self.exprs.leave();
+        let Some(mut nest) = nest? else {
+            return Ok(None);
+        };
+        let it = p.iterator.as_str();
+        let moves = nest.guard.mentions(it)
+            || nest.v.lower.mentions(it)
+            || nest.v.upper.mentions(it)
+            || nest.links.iter().any(|k| match k {
+                Link::For(c) => c.lower.mentions(it) || c.upper.mentions(it),
+                Link::If(c) => c.mentions(it),
+            });
+        let copies = vector::JAM;
+        if moves
+            || nest.analysis.accumulators.len() * copies > vector::MAX_VARIABLES
+            || !vector::copies_apart(&nest.analysis, it, copies)
+        {
+            return Ok(None);
+        }
+        nest.jam = Some((p.iterator.clone(), copies));
+        Ok(Some((l, nest)))
+    }
+
+    /// Prints loop `p` with its body `l` as a jammed vector accumulator nest: the
+    /// groups of consecutive iterations, then the iterations left one by one, each with
+    /// the plain vector nest.
+    fn print_jammed_vector_nest(
+        &mut self,
+        p: &Loop,
+        l: &Loop,
+        nest: VectorNest,
+        depth: usize,
+        in_parallel: bool,
+    ) -> Result<()> {
+        let copies = nest.copies();
+        let lower = self.exprs.expr(&p.lower)?;
+        let upper = self.exprs.expr(&p.upper)?;
+        let name = self.iterator_name(&p.iterator);
+        self.line(
+            depth,
+            &format!(
+                "for ({name} = {lower}; {name} <= {upper} - {}; {name} += {copies}) {{",
+                copies - 1
+            ),
+        );
+        self.exprs.enter(&p.iterator, &name);
+        let jammed = self.print_vector_nest(l, &nest, depth + 1, in_parallel);
+        self.exprs.leave();
+        jammed?;
+        self.line(depth, "}");
+        self.line(depth, &format!("for (; {name} <= {upper}; {name}++) {{"));
+        self.exprs.enter(&p.iterator, &name);
+        let single = VectorNest { jam: None, ..nest };
+        let rest = self.print_vector_nest(l, &single, depth + 1, in_parallel);
+        self.exprs.leave();
+        rest?;
+        self.line(depth, "}");
+        Ok(())
+    }
+
+    /// Brings the jammed loop's iterator into scope as copy `r` (`(p + r)`); false when
+    /// the nest is not jammed.
+    fn enter_copy(&mut self, nest: &VectorNest, r: usize) -> bool {
+        match &nest.jam {
+            Some((it, _)) => {
+                let name = self.iterator_name(it);
+                let printed = if r == 0 {
+                    name
+                } else {
+                    format!("({name} + {r})")
+                };
+                self.exprs.enter(it, &printed);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The statement instances of a body of instances, with the printer's current scope.
@@ -423,7 +558,7 @@ impl<'a> AstPrinter<'a> {
             self.line(d, &format!("if ({guard}) {{"));
             d + 1
         };
-        let groups = nest.analysis.groups();
+        let groups = nest.analysis.groups(nest.copies());
         // Strips of `groups` vectors, then of half as many, ..., then of one.
         let sizes: Vec<usize> =
             std::iter::successors(Some(groups), |&m| (m > 1).then_some(m / 2)).collect();
@@ -448,7 +583,17 @@ impl<'a> AstPrinter<'a> {
         set_vector_lower(&mut rest, &nest.v.iterator, Expr::Var(strip.clone()));
         self.exprs.enter(&strip, &strip);
         self.vector_off = true;
-        let printed = self.for_loop(&rest, d, in_parallel);
+        let mut printed = Ok(());
+        for r in 0..nest.copies() {
+            let entered = self.enter_copy(nest, r);
+            printed = self.for_loop(&rest, d, in_parallel);
+            if entered {
+                self.exprs.leave();
+            }
+            if printed.is_err() {
+                break;
+            }
+        }
         self.vector_off = false;
         self.exprs.leave();
         printed?;
@@ -456,8 +601,8 @@ impl<'a> AstPrinter<'a> {
         Ok(())
     }
 
-    /// One strip of `m` vectors per accumulator starting at `strip`: the loads, the
-    /// chain with the vector statements, the stores.
+    /// One strip of `m` vectors per accumulator (and copy) starting at `strip`: the
+    /// loads, the chain with the vector statements, the stores.
     fn vector_strip(
         &mut self,
         nest: &VectorNest,
@@ -474,51 +619,62 @@ impl<'a> AstPrinter<'a> {
                 format!("({strip} + {g} * {lanes})")
             }
         };
+        let copies = nest.copies();
         let n_acc = nest.analysis.accumulators.len();
-        let names: Vec<Vec<String>> = (0..n_acc)
-            .map(|_| (0..m).map(|_| self.temporaries.fresh()).collect())
+        // names[r][a][g]: the variable of accumulator `a` of copy `r`, vector `g`.
+        let names: Vec<Vec<Vec<String>>> = (0..copies)
+            .map(|_| {
+                (0..n_acc)
+                    .map(|_| (0..m).map(|_| self.temporaries.fresh()).collect())
+                    .collect()
+            })
             .collect();
-        // The accumulators' element texts, per group, with the chain's iterators as
-        // printed outside it (they do not occur in the accumulators' subscripts).
-        let mut addresses: Vec<Vec<String>> = vec![Vec::new(); n_acc];
-        for g in 0..m {
-            self.exprs.enter(&nest.v.iterator, &lane(g));
-            let its = vector::iterators(&nest.links);
-            for it in &its {
-                let name = self.iterator_name(it);
-                self.exprs.enter(it, &name);
-            }
-            let instances = self.instances(&nest.v.body);
-            for _ in 0..its.len() {
-                self.exprs.leave();
-            }
-            self.exprs.leave();
-            let instances = instances?;
-            for (a, (k, range)) in nest.analysis.accumulators.iter().enumerate() {
-                let inst = &instances[*k];
-                let (tokens, _) = inst
-                    .scanned
-                    .as_ref()
-                    .expect("analysed instances are scanned");
-                addresses[a].push(scan::substitute(
-                    &inst.text,
-                    tokens,
-                    range.clone(),
-                    &inst.statement.iterators,
-                    &inst.values,
-                    &[],
-                ));
+        let its = vector::iterators(&nest.links);
+        // The accumulators' element texts, per copy and vector, with the chain's
+        // iterators as printed inside it (they do not occur in the accumulators'
+        // subscripts).
+        let mut addresses: Vec<Vec<Vec<String>>> = vec![vec![Vec::new(); n_acc]; copies];
+        for (r, per_copy) in addresses.iter_mut().enumerate() {
+            for g in 0..m {
+                let entered = self.enter_copy(nest, r);
+                self.exprs.enter(&nest.v.iterator, &lane(g));
+                for it in &its {
+                    let name = self.iterator_name(it);
+                    self.exprs.enter(it, &name);
+                }
+                let instances = self.instances(&nest.v.body);
+                for _ in 0..its.len() + 1 + usize::from(entered) {
+                    self.exprs.leave();
+                }
+                let instances = instances?;
+                for (a, (k, range)) in nest.analysis.accumulators.iter().enumerate() {
+                    let inst = &instances[*k];
+                    let (tokens, _) = inst
+                        .scanned
+                        .as_ref()
+                        .expect("analysed instances are scanned");
+                    per_copy[a].push(scan::substitute(
+                        &inst.text,
+                        tokens,
+                        range.clone(),
+                        &inst.statement.iterators,
+                        &inst.values,
+                        &[],
+                    ));
+                }
             }
         }
-        for a in 0..n_acc {
-            for g in 0..m {
-                self.line(
-                    depth,
-                    &format!(
-                        "{vector_type} {} = *({vector_type} *) &{};",
-                        names[a][g], addresses[a][g]
-                    ),
-                );
+        for r in 0..copies {
+            for a in 0..n_acc {
+                for g in 0..m {
+                    self.line(
+                        depth,
+                        &format!(
+                            "{vector_type} {} = *({vector_type} *) &{};",
+                            names[r][a][g], addresses[r][a][g]
+                        ),
+                    );
+                }
             }
         }
         // The chain.
@@ -549,51 +705,64 @@ impl<'a> AstPrinter<'a> {
             }
             d += 1;
         }
+        // statements[r][g]: the instances of copy `r` at vector `g`.
         let mut statements = Vec::new();
-        for g in 0..m {
-            self.exprs.enter(&nest.v.iterator, &lane(g));
-            let instances = self.instances(&nest.v.body);
-            self.exprs.leave();
-            statements.push(instances?);
-        }
-        let n_instances = statements[0].len();
-        for k in 0..n_instances {
-            for (g, instances) in statements.iter().enumerate() {
-                let inst = &instances[k];
-                let (tokens, _) = inst
-                    .scanned
-                    .as_ref()
-                    .expect("analysed instances are scanned");
-                let mut replaced = Vec::new();
-                for (range, operand) in &nest.analysis.operands[k] {
-                    match operand {
-                        Operand::Accumulator(a) => {
-                            replaced.push((range.clone(), names[*a][g].clone()))
-                        }
-                        Operand::Lane => {
-                            let element = scan::substitute(
-                                &inst.text,
-                                tokens,
-                                range.clone(),
-                                &inst.statement.iterators,
-                                &inst.values,
-                                &[],
-                            );
-                            replaced
-                                .push((range.clone(), format!("(*({vector_type} *) &{element})")));
-                        }
-                        Operand::Scalar => {}
-                    }
+        for r in 0..copies {
+            let mut per_copy = Vec::new();
+            for g in 0..m {
+                let copy = self.enter_copy(nest, r);
+                self.exprs.enter(&nest.v.iterator, &lane(g));
+                let instances = self.instances(&nest.v.body);
+                self.exprs.leave();
+                if copy {
+                    self.exprs.leave();
                 }
-                let text = scan::substitute(
-                    &inst.text,
-                    tokens,
-                    0..tokens.len(),
-                    &inst.statement.iterators,
-                    &inst.values,
-                    &replaced,
-                );
-                self.line(d, &format!("{text};"));
+                per_copy.push(instances?);
+            }
+            statements.push(per_copy);
+        }
+        let n_instances = statements[0][0].len();
+        for k in 0..n_instances {
+            for (r, per_copy) in statements.iter().enumerate() {
+                for (g, instances) in per_copy.iter().enumerate() {
+                    let inst = &instances[k];
+                    let (tokens, _) = inst
+                        .scanned
+                        .as_ref()
+                        .expect("analysed instances are scanned");
+                    let mut replaced = Vec::new();
+                    for (range, operand) in &nest.analysis.operands[k] {
+                        match operand {
+                            Operand::Accumulator(a) => {
+                                replaced.push((range.clone(), names[r][*a][g].clone()))
+                            }
+                            Operand::Lane => {
+                                let element = scan::substitute(
+                                    &inst.text,
+                                    tokens,
+                                    range.clone(),
+                                    &inst.statement.iterators,
+                                    &inst.values,
+                                    &[],
+                                );
+                                replaced.push((
+                                    range.clone(),
+                                    format!("(*({vector_type} *) &{element})"),
+                                ));
+                            }
+                            Operand::Scalar => {}
+                        }
+                    }
+                    let text = scan::substitute(
+                        &inst.text,
+                        tokens,
+                        0..tokens.len(),
+                        &inst.statement.iterators,
+                        &inst.values,
+                        &replaced,
+                    );
+                    self.line(d, &format!("{text};"));
+                }
             }
         }
         for _ in 0..entered {
@@ -603,12 +772,17 @@ impl<'a> AstPrinter<'a> {
             d -= 1;
             self.line(d, "}");
         }
-        for a in 0..n_acc {
-            for g in 0..m {
-                self.line(
-                    depth,
-                    &format!("*({vector_type} *) &{} = {};", addresses[a][g], names[a][g]),
-                );
+        for r in 0..copies {
+            for a in 0..n_acc {
+                for g in 0..m {
+                    self.line(
+                        depth,
+                        &format!(
+                            "*({vector_type} *) &{} = {};",
+                            addresses[r][a][g], names[r][a][g]
+                        ),
+                    );
+                }
             }
         }
         Ok(())

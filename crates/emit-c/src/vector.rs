@@ -65,10 +65,14 @@ use crate::scan;
 pub(crate) const VECTOR_BYTES: usize = 32;
 
 /// The most vector variables a strip holds (registers left for the operands).
-const MAX_VARIABLES: usize = 12;
+pub(crate) const MAX_VARIABLES: usize = 12;
 
 /// The most vectors per accumulator in a strip.
 const MAX_GROUPS: usize = 4;
+
+/// The number of iterations of an enclosing loop run side by side (copies of the
+/// chain's statements with independent accumulators).
+pub(crate) const JAM: usize = 2;
 
 /// One node between `L` and `V`: a loop or a guard.
 pub(crate) enum Link<'a> {
@@ -192,14 +196,17 @@ pub(crate) struct Analysis {
     /// The distinct accumulators: the instance and token range of the first reference
     /// to each.
     pub accumulators: Vec<(usize, Range<usize>)>,
+    /// Each accumulator's array and subscripts.
+    pub elements: Vec<(String, Vec<Expr>)>,
     /// Per instance, its references in order with what each becomes.
     pub operands: Vec<Vec<(Range<usize>, Operand)>>,
 }
 
 impl Analysis {
-    /// The number of vectors per accumulator in a full strip.
-    pub fn groups(&self) -> usize {
-        (MAX_VARIABLES / self.accumulators.len()).clamp(1, MAX_GROUPS)
+    /// The number of vectors per accumulator in a full strip, with `copies` copies of
+    /// each accumulator.
+    pub fn groups(&self, copies: usize) -> usize {
+        (MAX_VARIABLES / (self.accumulators.len() * copies)).clamp(1, MAX_GROUPS)
     }
 }
 
@@ -333,12 +340,62 @@ pub(crate) fn analyse(
     }
     Some(Analysis {
         element_type: element?,
+        elements: accumulators
+            .iter()
+            .map(|(_, _, _, array, subs)| (array.clone(), subs.clone()))
+            .collect(),
         accumulators: accumulators
             .into_iter()
             .map(|(k, range, _, _, _)| (k, range))
             .collect(),
         operands,
     })
+}
+
+/// Whether the accumulators of `copies` consecutive iterations of the loop over
+/// `iterator` (its value `p + r` in copy `r`) are pairwise distinct elements: for any
+/// two of them of one array, some subscript other than the last differs by a non-zero
+/// constant. The copies then share no written element, and each element keeps its
+/// operations in their order whatever the interleaving of the copies.
+pub(crate) fn copies_apart(analysis: &Analysis, iterator: &str, copies: usize) -> bool {
+    let shifted: Vec<(usize, &str, Vec<Expr>)> = (0..copies)
+        .flat_map(|r| {
+            analysis.elements.iter().map(move |(array, subs)| {
+                let subs = subs
+                    .iter()
+                    .map(|e| shift(e, iterator, r as i64))
+                    .collect::<Vec<_>>();
+                (r, array.as_str(), subs)
+            })
+        })
+        .collect();
+    shifted.iter().enumerate().all(|(i, (ri, ai, si))| {
+        shifted[i + 1..].iter().all(|(rj, aj, sj)| {
+            ai != aj || {
+                let n = si.len() - 1;
+                // Two accumulators of one copy were already proved apart.
+                (ri == rj) || distinct(&si[..n], &sj[..n])
+            }
+        })
+    })
+}
+
+/// `e` with `iterator` replaced by `iterator + r`.
+fn shift(e: &Expr, iterator: &str, r: i64) -> Expr {
+    match e {
+        Expr::Var(v) if v == iterator => Expr::Add(vec![
+            Expr::Var(v.clone()),
+            Expr::Int(pollen_arith::Int::from(r)),
+        ]),
+        Expr::Var(_) | Expr::Int(_) => e.clone(),
+        Expr::Add(terms) => Expr::Add(terms.iter().map(|t| shift(t, iterator, r)).collect()),
+        Expr::Mul(k, inner) => Expr::Mul(k.clone(), Box::new(shift(inner, iterator, r))),
+        Expr::FloorDiv(inner, d) => Expr::FloorDiv(Box::new(shift(inner, iterator, r)), d.clone()),
+        Expr::CeilDiv(inner, d) => Expr::CeilDiv(Box::new(shift(inner, iterator, r)), d.clone()),
+        Expr::Mod(inner, d) => Expr::Mod(Box::new(shift(inner, iterator, r)), d.clone()),
+        Expr::Min(terms) => Expr::Min(terms.iter().map(|t| shift(t, iterator, r)).collect()),
+        Expr::Max(terms) => Expr::Max(terms.iter().map(|t| shift(t, iterator, r)).collect()),
+    }
 }
 
 /// Every reference of the tokenised `text` to an array or scalar of the scop, in order:

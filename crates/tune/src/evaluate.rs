@@ -60,6 +60,9 @@ pub struct Knobs {
     /// The default pipeline's strategy ([`DriverOptions::strategy`]); structures are
     /// always scheduled by Pluto.
     pub strategy: Strategy,
+    /// Reductions held in explicit vector variables
+    /// ([`DriverOptions::vector_registers`]).
+    pub vector_registers: bool,
 }
 
 impl Default for Knobs {
@@ -71,6 +74,7 @@ impl Default for Knobs {
             unroll_and_jam: true,
             parallel: true,
             strategy: Strategy::Pluto,
+            vector_registers: false,
         }
     }
 }
@@ -86,7 +90,7 @@ pub const MAX_TILE_SIZE: i64 = 1024;
 impl Knobs {
     /// The suffix of a candidate's key: empty for the default choices, else one word
     /// per changed parameter (` strategy=akg`, ` no-tiling`, ` tiles=32,256`,
-    /// ` no-unroll-and-jam`, ` sequential`).
+    /// ` no-unroll-and-jam`, ` sequential`, ` vector-registers`).
     pub fn suffix(&self) -> String {
         let mut out = String::new();
         if self.strategy != Strategy::Pluto {
@@ -104,6 +108,9 @@ impl Knobs {
         }
         if !self.parallel {
             out += " sequential";
+        }
+        if self.vector_registers {
+            out += " vector-registers";
         }
         out
     }
@@ -146,6 +153,10 @@ impl Knobs {
         }
         out.push(Knobs {
             parallel: !self.parallel,
+            ..self.clone()
+        });
+        out.push(Knobs {
+            vector_registers: !self.vector_registers,
             ..self.clone()
         });
         out
@@ -218,7 +229,9 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
     let mut knobs = Knobs::default();
     let mut seen_suffix = false;
     while let Some(&last) = words.last() {
-        if last == "sequential" && knobs.parallel {
+        if last == "vector-registers" && !knobs.vector_registers {
+            knobs.vector_registers = true;
+        } else if last == "sequential" && knobs.parallel {
             knobs.parallel = false;
         } else if last == "no-tiling" && knobs.tiling {
             knobs.tiling = false;
@@ -519,6 +532,7 @@ impl Local {
             strategy,
             unroll_and_jam: base.unroll_and_jam && knobs.unroll_and_jam,
             parallel: base.parallel && knobs.parallel,
+            vector_registers: base.vector_registers || knobs.vector_registers,
             ..base
         }
     }

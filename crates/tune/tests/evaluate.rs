@@ -29,13 +29,13 @@ const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N
 fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     assert_eq!(s.structures().len(), 16);
-    // The default, its 12 neighbours, then three candidates per structure.
+    // The default, its 13 neighbours, then three candidates per structure.
     let all = candidates(&s);
-    assert_eq!(all.len(), 1 + 12 + 3 * 16);
+    assert_eq!(all.len(), 1 + 13 + 3 * 16);
     assert!(all[0].structure.is_none() && all[0].is_default());
     assert_eq!(all[0].key(), "default");
     assert!(all.iter().enumerate().all(|(k, c)| c.id == k));
-    let variants: Vec<String> = all[1..13].iter().map(|c| c.key()).collect();
+    let variants: Vec<String> = all[1..14].iter().map(|c| c.key()).collect();
     assert_eq!(
         variants,
         [
@@ -47,18 +47,19 @@ fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
             "default tiles=64,512",
             "default no-unroll-and-jam",
             "default sequential",
+            "default vector-registers",
             "default no-tiling",
             "default strategy=basteln",
             "default strategy=polymage",
             "default strategy=akg",
         ]
     );
-    assert!(all[1..13]
+    assert!(all[1..14]
         .iter()
         .all(|c| c.structure.is_none() && !c.is_default()));
-    assert_eq!(all[13].inner, Inner::Tiled);
-    assert_eq!(all[15].inner, Inner::Original);
-    assert!(all[13..].iter().all(|c| c.knobs == Knobs::default()));
+    assert_eq!(all[14].inner, Inner::Tiled);
+    assert_eq!(all[16].inner, Inner::Original);
+    assert!(all[14..].iter().all(|c| c.knobs == Knobs::default()));
     let keys: std::collections::BTreeSet<String> = all.iter().map(|c| c.key()).collect();
     assert_eq!(keys.len(), all.len(), "keys are unique");
 }
@@ -143,14 +144,20 @@ fn timers_are_found_and_left_out_of_the_output() {
 #[test]
 fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     let tiled = Knobs::default().neighbours(true);
-    assert_eq!(tiled.len(), TILE_SIZES.len() + 2);
+    assert_eq!(tiled.len(), TILE_SIZES.len() + 3);
     let untiled = Knobs::default().neighbours(false);
     assert_eq!(
         untiled,
-        [Knobs {
-            parallel: false,
-            ..Knobs::default()
-        }]
+        [
+            Knobs {
+                parallel: false,
+                ..Knobs::default()
+            },
+            Knobs {
+                vector_registers: true,
+                ..Knobs::default()
+            }
+        ]
     );
     // From a changed point, the model's sizes are a neighbour again, and every
     // neighbour differs in exactly one parameter.
@@ -159,12 +166,13 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         ..Knobs::default()
     };
     let n = at64.neighbours(true);
-    assert_eq!(n.len(), TILE_SIZES.len() + 2);
+    assert_eq!(n.len(), TILE_SIZES.len() + 3);
     assert!(n.iter().any(|k| k.tile_sizes.is_none()));
     for k in &n {
         let changed = usize::from(k.tile_sizes != at64.tile_sizes)
             + usize::from(k.unroll_and_jam != at64.unroll_and_jam)
-            + usize::from(k.parallel != at64.parallel);
+            + usize::from(k.parallel != at64.parallel)
+            + usize::from(k.vector_registers != at64.vector_registers);
         assert_eq!(changed, 1, "{k:?}");
         assert!(k.tiling && k.strategy == Strategy::Pluto, "{k:?}");
     }
@@ -200,7 +208,13 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     let all = candidates(&s);
     let untiled = all.iter().find(|c| c.inner == Inner::Untiled).unwrap();
     let keys: Vec<String> = neighbours(untiled).iter().map(|c| c.key()).collect();
-    assert_eq!(keys, [format!("{} sequential", untiled.key())]);
+    assert_eq!(
+        keys,
+        [
+            format!("{} sequential", untiled.key()),
+            format!("{} vector-registers", untiled.key())
+        ]
+    );
     // The default pipeline's neighbours also turn tiling off and change the strategy;
     // untiled, it has no tile sizes to change, and each key names its candidate.
     let keys: Vec<String> = neighbours(&all[0]).iter().map(|c| c.key()).collect();
@@ -220,6 +234,7 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         keys,
         [
             "default strategy=akg no-tiling sequential",
+            "default strategy=akg no-tiling vector-registers",
             "default no-tiling",
             "default strategy=basteln no-tiling",
             "default strategy=polymage no-tiling",
@@ -284,6 +299,13 @@ fn a_candidates_knobs_reach_the_pipeline() {
     assert!(!sequential.contains("omp parallel"), "{sequential}");
     let parallel = local.optimize(tiled).unwrap().text;
     assert!(parallel.contains("omp parallel"), "{parallel}");
+    // The vector accumulators reach the emitter: atax's `tmp[i]` sums over `j` in an
+    // innermost loop, which holds no vector loop below a reduction, so the option is
+    // passed on and the text stays the plain one.
+    let mut vectors = tiled.clone();
+    vectors.knobs.vector_registers = true;
+    assert!(local.driver_options(&vectors).vector_registers);
+    assert!(!local.driver_options(tiled).vector_registers);
     // The default's variants keep its profitability check.
     let default_variant = all.iter().find(|c| c.key() == "default tiles=32").unwrap();
     let options = local.driver_options(default_variant);
