@@ -189,3 +189,89 @@ fn example_kernels_with_vector_accumulators_equal_the_originals() {
         "applied only to {applied:?}"
     );
 }
+
+/// A reduction over `k` into `y[i][j]`, reading `x` with stride 2 along `j` (gathered)
+/// and `z` with stride 1 (loaded), with a division: 37 columns leave strips of 4, 2 and
+/// 1 vectors and a scalar rest.
+const STRIDED: &str = r#"#include <stdio.h>
+#ifndef N
+# define N 37
+#endif
+#ifndef K
+# define K 11
+#endif
+#ifndef M
+# define M 5
+#endif
+static float x[K][2 * N + 3], z[K][N], w[M][K], y[M][N];
+
+static void kernel(void)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      y[i][j] = 0.5f * w[i][0];
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j < N; j++)
+        y[i][j] = y[i][j] + x[k][2 * j + 1] * w[i][k] - z[k][j] / w[i][k];
+#pragma endscop
+}
+
+int main(void)
+{
+  for (int k = 0; k < K; k++)
+    for (int j = 0; j < 2 * N + 3; j++)
+      x[k][j] = (float) ((k * 7 + j * 3) % 13) / 7.0f - 0.9f;
+  for (int k = 0; k < K; k++)
+    for (int j = 0; j < N; j++)
+      z[k][j] = (float) ((k * 3 + j * 5) % 11) / 3.0f - 1.1f;
+  for (int i = 0; i < M; i++)
+    for (int k = 0; k < K; k++)
+      w[i][k] = (float) ((i * 5 + k * 11) % 17 + 1) / 9.0f;
+  kernel();
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++)
+      printf("%a\n", y[i][j]);
+  return 0;
+}
+"#;
+
+#[test]
+fn gathered_operands_and_divisions_keep_the_results() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-registers-strided");
+    let source = dir.join("strided.c");
+    std::fs::write(&source, STRIDED).unwrap();
+    let expected = build_and_run(&source, &dir, &[]);
+    let text = check(
+        &dir,
+        &source,
+        "strided-0",
+        &["--no-tile"],
+        &dir,
+        &[],
+        &expected,
+    );
+    assert!(text.contains("vector_size("), "{text}");
+    assert!(
+        text.contains("= x[c1][2 * (t3 + t9) + 1]; t8; })"),
+        "not gathered\n{text}"
+    );
+    for defines in [
+        &["-DN=5", "-DK=3", "-DM=2"][..],
+        &["-DN=64", "-DK=2", "-DM=3"][..],
+    ] {
+        let expected = build_and_run(&source, &dir, defines);
+        check(
+            &dir,
+            &source,
+            "strided-1",
+            &["--no-tile"],
+            &dir,
+            defines,
+            &expected,
+        );
+    }
+}

@@ -705,21 +705,50 @@ impl<'a> AstPrinter<'a> {
             }
             d += 1;
         }
-        // statements[r][g]: the instances of copy `r` at vector `g`.
+        // statements[r][g]: the instances of copy `r` at vector `g`; gathered[r][g]:
+        // the same at element `element` of that vector, for the gathered operands.
+        let gathers = nest
+            .analysis
+            .operands
+            .iter()
+            .flatten()
+            .any(|(_, o)| *o == Operand::Gather);
+        let (gathered_vector, element) = if gathers {
+            (self.temporaries.fresh(), self.temporaries.fresh())
+        } else {
+            (String::new(), String::new())
+        };
         let mut statements = Vec::new();
+        let mut gathered = Vec::new();
         for r in 0..copies {
             let mut per_copy = Vec::new();
+            let mut per_copy_gathered = Vec::new();
             for g in 0..m {
-                let copy = self.enter_copy(nest, r);
-                self.exprs.enter(&nest.v.iterator, &lane(g));
-                let instances = self.instances(&nest.v.body);
-                self.exprs.leave();
-                if copy {
+                for at_element in [false, true] {
+                    if at_element && !gathers {
+                        continue;
+                    }
+                    let copy = self.enter_copy(nest, r);
+                    let value = if at_element {
+                        format!("({} + {element})", lane(g))
+                    } else {
+                        lane(g)
+                    };
+                    self.exprs.enter(&nest.v.iterator, &value);
+                    let instances = self.instances(&nest.v.body);
                     self.exprs.leave();
+                    if copy {
+                        self.exprs.leave();
+                    }
+                    if at_element {
+                        per_copy_gathered.push(instances?);
+                    } else {
+                        per_copy.push(instances?);
+                    }
                 }
-                per_copy.push(instances?);
             }
             statements.push(per_copy);
+            gathered.push(per_copy_gathered);
         }
         let n_instances = statements[0][0].len();
         for k in 0..n_instances {
@@ -748,6 +777,26 @@ impl<'a> AstPrinter<'a> {
                                 replaced.push((
                                     range.clone(),
                                     format!("(*({vector_type} *) &{element})"),
+                                ));
+                            }
+                            Operand::Gather => {
+                                let at = &gathered[r][g][k];
+                                let (at_tokens, _) =
+                                    at.scanned.as_ref().expect("analysed instances are scanned");
+                                let value = scan::substitute(
+                                    &at.text,
+                                    at_tokens,
+                                    range.clone(),
+                                    &at.statement.iterators,
+                                    &at.values,
+                                    &[],
+                                );
+                                replaced.push((
+                                    range.clone(),
+                                    format!(
+                                        "({{ {vector_type} {gathered_vector}; for ({it_type} {element} = 0; {element} < {lanes}; {element}++) {gathered_vector}[{element}] = {value}; {gathered_vector}; }})",
+                                        it_type = self.options.iterator_type
+                                    ),
                                 ));
                             }
                             Operand::Scalar => {}

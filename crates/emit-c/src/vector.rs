@@ -38,8 +38,10 @@
 //!   of one array differ by a non-zero constant in a subscript other than the last, so
 //!   that their strips never overlap;
 //! - every other reference either does not depend on `w` (a scalar, broadcast to every
-//!   element) or has its last subscript `w + e` and the others independent of `w` (a
-//!   vector load); every right-hand side holds a vector operand.
+//!   element) or has the others independent of `w` and its last subscript `w + e` (a
+//!   vector load) or `a·w + e` with another constant `a` (a vector gathered element by
+//!   element in a GNU statement expression); every right-hand side holds a vector
+//!   operand.
 //!
 //! # Why the values are the same
 //! The written arrays are only accessed through the accumulators, whose element in
@@ -185,6 +187,9 @@ pub(crate) enum Operand {
     Accumulator(usize),
     /// A vector loaded from the strip's elements.
     Lane,
+    /// A vector gathered element by element: the last subscript moves by a constant
+    /// other than 1 with `V`'s iterator (a strided convolution's input).
+    Gather,
     /// The same element in every lane.
     Scalar,
 }
@@ -315,12 +320,14 @@ pub(crate) fn analyse(
                 Operand::Scalar
             } else {
                 let (last, rest) = subs.split_last()?;
-                if !matches!(affine(last), Some((_, terms)) if terms.get(v) == Some(&1))
-                    || rest.iter().any(|e| e.mentions(v))
-                {
+                if rest.iter().any(|e| e.mentions(v)) {
                     return None;
                 }
-                Operand::Lane
+                match affine(last).and_then(|(_, terms)| terms.get(v).copied()) {
+                    Some(1) => Operand::Lane,
+                    Some(_) => Operand::Gather,
+                    None => return None,
+                }
             };
             if position == 0 && !matches!(operand, Operand::Accumulator(_)) {
                 return None;
