@@ -218,6 +218,16 @@ fn literal(src: &str, text: &str, span: Span) -> EResult<Value> {
             message,
             limit: false,
         }),
+        Err(Error::UnsupportedSyntax {
+            line,
+            column,
+            construct,
+        }) => Err(EvalError {
+            line,
+            column,
+            message: format!("unsupported: {construct}"),
+            limit: false,
+        }),
         Err(other) => Err(EvalError {
             line,
             column,
@@ -733,6 +743,28 @@ mod tests {
         assert_eq!((e.line, e.column), (3, 9), "{}", e.message);
         let e = error("{ [i] : i >= };");
         assert_eq!((e.line, e.column), (1, 14), "{}", e.message);
+    }
+
+    #[test]
+    fn rational_sets_are_refused_at_rat() {
+        for (src, at) in [
+            ("rat: { [i] : 0 <= 2i <= 3 };", (1, 1)),
+            (
+                "A := { [i] };\ncard   rat: [N] -> { [i] : 0 <= 2i <= N };",
+                (2, 8),
+            ),
+            ("{ [i] : i = 0; rat: [i] : 0 <= 2i <= 3 };", (1, 16)),
+            ("[N] -> rat: { [i] };", (1, 8)),
+        ] {
+            let e = error(src);
+            assert_eq!((e.line, e.column), at, "{src}: {}", e.message);
+            assert_eq!(e.message, "unsupported: rational sets (`rat:`)", "{src}");
+        }
+        // `rat` is still a variable name.
+        assert_eq!(
+            value("rat := { [i] : 0 <= i < 2 };\ncard rat;").to_string(),
+            "2"
+        );
     }
 
     #[test]
