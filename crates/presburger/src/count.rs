@@ -33,8 +33,15 @@
 //! [`Set::sum_parametric`] sums any polynomial in the parameters and dimensions the
 //! same way (the count is the sum of 1), and [`Map::card_range_parametric`] counts
 //! the range points of each domain point, the domain's dimensions taking the place
-//! of parameters. Unbounded sets and splits beyond the limit are
-//! [`Error::Unsupported`], never approximated.
+//! of parameters until the result is put on the map's domain space.
+//!
+//! A dimension bounded on one side only, in a chamber where the polynomial summed is
+//! positive (a count, or a positive constant), makes the sum infinite at every
+//! parameter point where the chamber, that dimension left free, has a point: the
+//! chamber's other variables are projected out exactly (`compute_divs`) and the
+//! result is infinite ([`Extended::Infinity`], barvinok's `infty`) there. Other sums
+//! over unbounded sets and splits beyond the limit are [`Error::Unsupported`], never
+//! approximated.
 
 mod quasi;
 

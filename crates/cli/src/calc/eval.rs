@@ -10,7 +10,7 @@
 //! - sets never mix with maps, except on the left of `.` (the image of a set) and on
 //!   the right of `*` (`map * set` restricts the map's domain, as in iscc);
 //! - an operator applied to the wrong kind (`dom` of a set, `^-1` of a set, `card` of a
-//!   map, ...) is an error located at the operator.
+//!   boolean, ...) is an error located at the operator.
 //!
 //! Every statement runs under a fresh budget of the script's `--budget` steps, and every
 //! operator that calls the integer solver spends it (the library's `_with` variants); an
@@ -48,9 +48,11 @@ pub enum Value {
     Bool(bool),
     /// A number of points.
     Int(Int),
-    /// The number of points of a parametric set: a piecewise quasi-polynomial in the
-    /// parameters, printed as iscc does (`[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`,
-    /// `[N] -> { (1 + floor((N)/2)) : N >= 0 }`).
+    /// The number of points of a parametric or unbounded set, or of the range points of
+    /// a map per domain point: a piecewise quasi-polynomial, printed as iscc does
+    /// (`[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`,
+    /// `[N] -> { (1 + floor((N)/2)) : N >= 0 }`, `{ [i] -> i : 1 <= i <= 9 }`,
+    /// `{ infty }`).
     Count(PwQPolynomial),
     /// A value with an exactness flag (`A^+`, `A^*`), printed `(value, True)` as iscc
     /// does.
