@@ -202,9 +202,11 @@ Operators, from the tightest to the loosest binding:
   deltas A               the differences y - x of the pairs x -> y of a map
   coalesce A             the same points in fewer pieces
   sample A               one point of A, or the empty set
-  card A                 the number of points of a bounded set: an integer, or with
+  card A                 the number of points of a set: an integer, or with
                          parameters a piecewise quasi-polynomial in them, as
-                         barvinok prints it: [N] -> { (1 + floor((N)/2)) : N >= 0 }
+                         barvinok prints it: [N] -> { (1 + floor((N)/2)) : N >= 0 },
+                         { infty } where unbounded; of a map, the number of range
+                         points per domain point: { [i] -> i : 1 <= i <= 9 }
   params A               the parameter values for which A is not empty
   complement A           the points of A's space that are not in A
   is_empty A             True or False

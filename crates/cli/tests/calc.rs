@@ -417,10 +417,10 @@ fn type_errors_name_the_operator_and_the_kinds() {
         "S := { [i] : 0 <= i < 3 };\n\
          M := { [i] -> [i] };\n\
          S + M;\n\
-         card M;\n\
+         card (S = S);\n\
          complement (S + { T[i] });\n\
-         card [N] -> { [i] : i >= N };\n\
-         card { [i] : i >= 0 };\n",
+         card ({ A[i] -> B[j] } + { C[i] -> B[j] });\n\
+         card [N] -> { [i, j] : 0 <= 9967i and 9967i <= 9973j <= N };\n",
     );
     assert_eq!(run.code, Some(1));
     assert_eq!(run.stdout, "");
@@ -432,21 +432,56 @@ fn type_errors_name_the_operator_and_the_kinds() {
     );
     assert_eq!(
         errors[1],
-        "<stdin>:4:1: error: `card` needs a set, found a map"
+        "<stdin>:4:1: error: `card` needs a set or a map, found a boolean"
     );
     assert_eq!(
         errors[2],
         "<stdin>:5:1: error: `complement` needs a set or a map in one space, found a union set"
     );
     assert!(
-        errors[3].starts_with("<stdin>:6:1: error: ") && errors[3].contains("unbounded"),
+        errors[3].starts_with(
+            "<stdin>:6:1: error: `card` of a union map counts per domain point of one space"
+        ),
         "{}",
         errors[3]
     );
     assert!(
-        errors[4].starts_with("<stdin>:7:1: error: "),
+        errors[4].starts_with("<stdin>:7:1: error: ") && errors[4].contains("residue classes"),
         "{}",
         errors[4]
+    );
+}
+
+#[test]
+fn card_of_maps_unbounded_sets_and_rational_sets() {
+    let run = calc_stdin(
+        "card { [i] -> [j] : 0 <= j < i < 10 };\n\
+         card [N] -> { [i] -> [j] : 0 <= j < i < N };\n\
+         card { [i] -> [j] : exists e : j = 2e and 0 <= j <= i };\n\
+         card { [i] : i >= 0 };\n\
+         card { [i, j] : 0 <= i <= j };\n\
+         card [N] -> { [i] : i >= N };\n\
+         card [N] -> { [i] : 0 <= i and (N <= 0 or i < N) };\n\
+         card { [i] -> [j] : j >= i };\n\
+         rat: { [i] : 0 <= 2i <= 3 };\n",
+    );
+    assert_eq!(run.code, Some(1));
+    assert_eq!(
+        run.lines(),
+        vec![
+            "{ [i] -> i : 1 <= i <= 9 }",
+            "[N] -> { [i] -> i : 1 <= i < N }",
+            "{ [i] -> (1 + floor((i)/2)) : i >= 0 }",
+            "{ infty }",
+            "{ infty }",
+            "[N] -> { infty }",
+            "[N] -> { N : N >= 1; infty : N <= 0 }",
+            "{ [i] -> infty }",
+        ]
+    );
+    assert_eq!(
+        run.stderr,
+        "<stdin>:9:1: error: unsupported: rational sets (`rat:`)\n"
     );
 }
 

@@ -33,12 +33,19 @@
 //! [`Set::sum_parametric`] sums any polynomial in the parameters and dimensions the
 //! same way (the count is the sum of 1), and [`Map::card_range_parametric`] counts
 //! the range points of each domain point, the domain's dimensions taking the place
-//! of parameters. Unbounded sets and splits beyond the limit are
-//! [`Error::Unsupported`], never approximated.
+//! of parameters until the result is put on the map's domain space.
+//!
+//! A dimension bounded on one side only, in a chamber where the polynomial summed is
+//! positive (a count, or a positive constant), makes the sum infinite at every
+//! parameter point where the chamber, that dimension left free, has a point: the
+//! chamber's other variables are projected out exactly (`compute_divs`) and the
+//! result is infinite ([`Extended::Infinity`], barvinok's `infty`) there. Other sums
+//! over unbounded sets and splits beyond the limit are [`Error::Unsupported`], never
+//! approximated.
 
 mod quasi;
 
-pub use quasi::{Floor, PwQPolynomial, QuasiPolynomial};
+pub use quasi::{Extended, Floor, PwQPolynomial, QuasiPolynomial};
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -49,7 +56,7 @@ use crate::bmap::{normalize_div, BasicMap, DivDef};
 use crate::error::{Budget, Error, Result};
 use crate::map::Map;
 use crate::set::Set;
-use crate::space::Space;
+use crate::space::{Space, Tuple};
 
 /// A polynomial with rational coefficients in `n` variables.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -438,8 +445,10 @@ impl PwPolynomial {
 impl Set {
     /// The number of points as a piecewise quasi-polynomial in the parameters (a set
     /// without parameters gives one constant piece). See the module documentation for
-    /// the method and the sets it covers; [`Error::Unsupported`] for the others, and
-    /// for unbounded sets.
+    /// the method and the sets it covers; [`Error::Unsupported`] for the others.
+    ///
+    /// An unbounded set has infinitely many points: the count is infinite (barvinok's
+    /// `infty`) on the parameter values for which the set is unbounded.
     pub fn card_parametric(&self) -> Result<PwQPolynomial> {
         self.card_parametric_with(&mut Budget::unlimited())
     }
@@ -453,7 +462,9 @@ impl Set {
     /// The sum of `f` over the points of the set, as a piecewise quasi-polynomial in
     /// the parameters: `f` is a polynomial in the parameters and then the set's
     /// dimensions (`n_params + n_dims` variables). The sets covered are those of
-    /// [`Set::card_parametric`] (the count is the sum of 1).
+    /// [`Set::card_parametric`] (the count is the sum of 1); the sum is infinite where
+    /// the set is unbounded if `f` is a positive constant, and
+    /// [`Error::Unsupported`] for an unbounded set otherwise.
     pub fn sum_parametric(&self, f: &Polynomial) -> Result<PwQPolynomial> {
         self.sum_parametric_with(f, &mut Budget::unlimited())
     }
@@ -478,10 +489,13 @@ impl Set {
 }
 
 impl Map {
-    /// The number of range points of each domain point, as a piecewise
-    /// quasi-polynomial in the parameters and then the domain's dimensions (named as
-    /// in the map where they have names that are not taken, `i0, i1, …` otherwise).
-    /// The maps covered are those whose wrapped set [`Set::card_parametric`] covers.
+    /// The number of range points of each domain point (iscc's `card` of a map), as a
+    /// piecewise quasi-polynomial on the map's domain space: its variables are the
+    /// parameters, then the domain's dimensions (named as in the map where they have
+    /// names that are not taken, `i0, i1, …` otherwise), and it prints as iscc does,
+    /// `[N] -> { [i] -> i : 0 < i < N }`. Infinite where a domain point has infinitely
+    /// many range points. The maps covered are those whose wrapped set
+    /// [`Set::card_parametric`] covers.
     pub fn card_range_parametric(&self) -> Result<PwQPolynomial> {
         self.card_range_parametric_with(&mut Budget::unlimited())
     }
@@ -489,22 +503,19 @@ impl Map {
     /// [`Map::card_range_parametric`] within a budget.
     pub fn card_range_parametric_with(&self, budget: &mut Budget) -> Result<PwQPolynomial> {
         let space = self.space();
-        let mut names = space.param_names().to_vec();
-        let domain: Vec<Option<String>> = match space.domain_tuple() {
-            Some(t) => t.dim_names().to_vec(),
-            None => vec![None; space.n_in()],
+        let params = space.param_names().to_vec();
+        let (name, dims) = match space.domain_tuple() {
+            Some(t) => (t.name().map(str::to_string), t.dim_names().to_vec()),
+            None => (None, vec![None; space.n_in()]),
         };
-        for (k, name) in domain.into_iter().enumerate() {
-            let mut candidate = name.unwrap_or_else(|| format!("i{k}"));
-            let mut extra = 0;
-            while names.contains(&candidate) {
-                candidate = format!("i{k}_{extra}");
-                extra += 1;
-            }
-            names.push(candidate);
-        }
+        let named = Space::set(params.clone(), Tuple::with_names(name.clone(), dims));
+        let names = quasi::variable_names(&named);
+        let tuple = Tuple::with_names(
+            name,
+            names[params.len()..].iter().cloned().map(Some).collect(),
+        );
         let f = Polynomial::constant(space.n_dims(), Rat::one());
-        sum_trailing(self, names, &f, budget)
+        sum_trailing(self, names, &f, budget)?.on_space(Space::set(params, tuple))
     }
 }
 
@@ -518,6 +529,7 @@ fn sum_trailing(
     budget: &mut Budget,
 ) -> Result<PwQPolynomial> {
     let p = fixed.len();
+    let positive = f.degree() == 0 && f.terms().all(|(_, c)| c.is_positive()) && !f.is_zero();
     let mut out = PwQPolynomial::zero(fixed.clone());
     for part in counted_parts(m, budget)? {
         // The variables: the fixed ones, the summed dimensions, then the divs, which
@@ -532,12 +544,21 @@ fn sum_trailing(
             eqs: part.eqs().to_vec(),
             ineqs,
             poly: f.remap(n_all, &(0..n).collect::<Vec<_>>()),
+            positive,
         };
         let mut chambers = Vec::new();
         sum_out(stage, &mut chambers, budget)?;
-        for stage in chambers {
-            let (domain, value) = stage.into_piece(&fixed, budget)?;
-            out.add_piece(domain, value, budget)?;
+        for chamber in chambers {
+            match chamber {
+                Chamber::Bounded(stage) => {
+                    let (domain, value) = stage.into_piece(&fixed, budget)?;
+                    out.add_piece(domain, value, budget)?;
+                }
+                Chamber::Unbounded(stage) => {
+                    let domain = stage.into_unbounded_domain(&fixed, budget)?;
+                    out.add_infinite(domain, budget)?;
+                }
+            }
         }
     }
     Ok(out)
@@ -593,7 +614,10 @@ const MAX_RESIDUE_CLASSES: u64 = 4096;
 /// `floor(num / den)` of the parameters and earlier floors (`num` over
 /// `[const | params | earlier floors]`), and its two defining inequalities are among
 /// `ineqs`, so the floors are functions of the parameters: the integer points of the
-/// system project one to one onto its parameters and dimensions.
+/// system project one to one onto its parameters and dimensions. When `positive`
+/// holds, the polynomial is positive at every integer point of the system (a count of
+/// the points of the dimensions summed out before, or a positive constant), so that a
+/// dimension without a lower or without an upper bound makes the sum infinite.
 #[derive(Clone, Debug)]
 struct Stage {
     p: usize,
@@ -601,6 +625,16 @@ struct Stage {
     eqs: Vec<Vec<Int>>,
     ineqs: Vec<Vec<Int>>,
     poly: Polynomial,
+    positive: bool,
+}
+
+/// What summation leaves: a system without dimensions and its quasi-polynomial, or a
+/// system whose sum is infinite at every point of it (its dimensions, the summed one
+/// removed, still to be projected out).
+#[derive(Debug)]
+enum Chamber {
+    Bounded(Stage),
+    Unbounded(Stage),
 }
 
 impl Stage {
@@ -668,6 +702,16 @@ impl Stage {
             Error::Unsupported("malformed quasi-polynomial of a counted chamber".into())
         })?;
         Ok((domain, value))
+    }
+
+    /// The parameter points at which an unbounded stage has a point: its floors and
+    /// dimensions projected out exactly.
+    fn into_unbounded_domain(self, params: &[String], budget: &mut Budget) -> Result<Set> {
+        let space = Space::params(params.to_vec());
+        let locals = self.n_vars() - self.p;
+        let b = BasicMap::from_parts(space, vec![None; locals], self.eqs, self.ineqs)?;
+        let projected = Map::from_basic(b).compute_divs_with(budget)?;
+        Set::from_map(projected)?.simplify_with(budget)
     }
 }
 
@@ -799,7 +843,7 @@ fn parameter_domain(
 /// dimension `w` whose coefficient `a` does not divide is first split into residue
 /// classes, `w = m·w' + r` for `r` in `[0, m)`, which makes it divide. With unit
 /// bounds, the chambers and Faulhaber's sums follow as for polynomials.
-fn sum_out(stage: Stage, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()> {
+fn sum_out(stage: Stage, out: &mut Vec<Chamber>, budget: &mut Budget) -> Result<()> {
     budget.tick(1)?;
     let n = stage.n_vars();
     let Some((eqs, ineqs)) = normalized(stage.eqs, stage.ineqs) else {
@@ -815,7 +859,7 @@ fn sum_out(stage: Stage, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()
     };
     let first = stage.first_dim();
     if first == n {
-        out.push(stage);
+        out.push(Chamber::Bounded(stage));
         return Ok(());
     }
     let is_unit = |c: &Int| c.is_one() || (-c).is_one();
@@ -985,7 +1029,7 @@ fn solved(
     mut stage: Stage,
     k: usize,
     v: usize,
-    out: &mut Vec<Stage>,
+    out: &mut Vec<Chamber>,
     budget: &mut Budget,
 ) -> Result<()> {
     let mut row = stage.eqs.remove(k);
@@ -1025,7 +1069,12 @@ fn solved(
 
 /// Sums dimension `v` out of a stage in which every coefficient of another dimension
 /// in `v`'s constraints is divisible by `v`'s coefficient there (see [`sum_out`]).
-fn eliminate(mut stage: Stage, v: usize, out: &mut Vec<Stage>, budget: &mut Budget) -> Result<()> {
+fn eliminate(
+    mut stage: Stage,
+    v: usize,
+    out: &mut Vec<Chamber>,
+    budget: &mut Budget,
+) -> Result<()> {
     budget.tick(1)?;
     let p_end = 1 + stage.first_dim();
     // `sum_out` solves the equalities on v first; one left here would be a lower and
@@ -1050,6 +1099,11 @@ fn eliminate(mut stage: Stage, v: usize, out: &mut Vec<Stage>, budget: &mut Budg
     }
     stage.eqs = eqs;
     stage.ineqs = others;
+    let has_lower = rows.iter().any(|r| r[1 + v].is_positive());
+    let has_upper = rows.iter().any(|r| r[1 + v].is_negative());
+    if !(has_lower && has_upper) {
+        return unbounded(stage, v, out);
+    }
     // The floors floor(e / a) of the bounds' parameter parts, added before the bounds
     // are written (each addition inserts a column).
     let mut bound_floors: Vec<Option<(Vec<Int>, Int)>> = Vec::new();
@@ -1114,9 +1168,6 @@ fn eliminate(mut stage: Stage, v: usize, out: &mut Vec<Stage>, budget: &mut Budg
             upper.push(bound);
         }
     }
-    if lower.is_empty() || upper.is_empty() {
-        return Err(Error::Unsupported("counting an unbounded set".into()));
-    }
     let diff = |a: &[Int], b: &[Int], shift: i64| -> Vec<Int> {
         let mut d: Vec<Int> = a.iter().zip(b).map(|(x, y)| x - y).collect();
         d[0] = &d[0] - &Int::from(shift);
@@ -1153,10 +1204,30 @@ fn eliminate(mut stage: Stage, v: usize, out: &mut Vec<Stage>, budget: &mut Budg
                 eqs: eqs2.clone(),
                 ineqs: chamber,
                 poly: summed,
+                positive: stage.positive,
             };
             sum_out(next, out, budget)?;
         }
     }
+    Ok(())
+}
+
+/// Dimension `v` of a stage whose constraints on `v` (already removed from it) bound it
+/// on one side only: every point of the other variables that satisfies the rest has
+/// infinitely many values of `v`, so a positive sum is infinite there, and any other
+/// sum is [`Error::Unsupported`].
+fn unbounded(mut stage: Stage, v: usize, out: &mut Vec<Chamber>) -> Result<()> {
+    if !stage.positive {
+        return Err(Error::Unsupported(
+            "summing a polynomial over an unbounded set".into(),
+        ));
+    }
+    let col = 1 + v;
+    for r in stage.eqs.iter_mut().chain(stage.ineqs.iter_mut()) {
+        r.remove(col);
+    }
+    stage.poly = Polynomial::constant(stage.poly.n_vars() - 1, Rat::one());
+    out.push(Chamber::Unbounded(stage));
     Ok(())
 }
 
@@ -1274,12 +1345,15 @@ pub(crate) fn polynomial_text(p: &Polynomial, names: &[String]) -> String {
 impl fmt::Display for PwPolynomial {
     /// iscc's form: `[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`, `{ 6 }`, `{ 0 }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pieces: Vec<(&Set, String, bool)> = self
+        let pieces: Vec<(&Set, quasi::ValueText)> = self
             .pieces
             .iter()
-            .map(|(d, p)| (d, polynomial_text(p, &self.params), p.terms.len() > 1))
+            .map(|(d, p)| (d, (polynomial_text(p, &self.params), p.terms.len() > 1)))
             .collect();
-        f.write_str(&quasi::pieces_text(&self.params, &pieces))
+        let space = Space::params(self.params.clone());
+        let text =
+            quasi::pieces_text(&space, &self.params, &pieces, None).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
     }
 }
 
@@ -1292,17 +1366,22 @@ impl std::str::FromStr for PwPolynomial {
     /// `: condition` on the parameters in isl syntax. The pieces must be disjoint, as
     /// a printed value's are; where they overlap, the first holds.
     fn from_str(text: &str) -> Result<PwPolynomial> {
-        let (params, pieces) = quasi::parse_pieces(text, false)?;
-        let pieces = pieces
-            .into_iter()
-            .map(|(d, q)| {
-                let p = q
-                    .to_polynomial()
-                    .expect("a polynomial is read without floors");
-                (d, p)
-            })
-            .collect();
-        Ok(PwPolynomial { params, pieces })
+        let syntax = quasi::Syntax {
+            floors: false,
+            domains: false,
+        };
+        let read = quasi::parse_pieces(text, syntax)?;
+        let mut pieces = Vec::with_capacity(read.pieces.len());
+        for (d, q) in read.pieces {
+            let p = q.and_then(|q| q.to_polynomial()).ok_or_else(|| {
+                Error::Unsupported("a piece of a polynomial that is not a polynomial".into())
+            })?;
+            pieces.push((d, p));
+        }
+        Ok(PwPolynomial {
+            params: read.space.param_names().to_vec(),
+            pieces,
+        })
     }
 }
 

@@ -28,7 +28,18 @@ pub enum Error {
         /// What went wrong and what was expected.
         message: String,
     },
-    /// The operation does not apply to this input (e.g. counting an unbounded set).
+    /// The text uses a construct of isl's syntax that the library does not model, such
+    /// as rational sets (`rat:`): valid isl, refused at its place.
+    UnsupportedSyntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The construct, as the message names it (``rational sets (`rat:`)``).
+        construct: String,
+    },
+    /// The operation does not apply to this input (e.g. summing a polynomial over an
+    /// unbounded set).
     Unsupported(String),
     /// An optimum does not exist because the objective is unbounded.
     Unbounded,
@@ -48,6 +59,11 @@ impl fmt::Display for Error {
                 column,
                 message,
             } => write!(f, "{line}:{column}: {message}"),
+            Error::UnsupportedSyntax {
+                line,
+                column,
+                construct,
+            } => write!(f, "{line}:{column}: unsupported: {construct}"),
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
             Error::Unbounded => write!(f, "unbounded optimum"),
         }

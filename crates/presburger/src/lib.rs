@@ -24,7 +24,7 @@ pub mod text;
 pub mod union;
 
 pub use bmap::{BasicMap, DivDef};
-pub use count::{Floor, Polynomial, PwPolynomial, PwQPolynomial, QuasiPolynomial};
+pub use count::{Extended, Floor, Polynomial, PwPolynomial, PwQPolynomial, QuasiPolynomial};
 pub use error::{Budget, Error, Result};
 pub use map::Map;
 pub use point::Point;

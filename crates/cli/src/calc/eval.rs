@@ -10,7 +10,7 @@
 //! - sets never mix with maps, except on the left of `.` (the image of a set) and on
 //!   the right of `*` (`map * set` restricts the map's domain, as in iscc);
 //! - an operator applied to the wrong kind (`dom` of a set, `^-1` of a set, `card` of a
-//!   map, ...) is an error located at the operator.
+//!   boolean, ...) is an error located at the operator.
 //!
 //! Every statement runs under a fresh budget of the script's `--budget` steps, and every
 //! operator that calls the integer solver spends it (the library's `_with` variants); an
@@ -25,7 +25,9 @@ use std::collections::HashMap;
 use std::fmt;
 
 use pollen_presburger::text::{parse_object_at, Parsed};
-use pollen_presburger::{Budget, DimKind, Error, Int, Map, PwQPolynomial, Set, UnionMap, UnionSet};
+use pollen_presburger::{
+    Budget, DimKind, Error, Extended, Int, Map, PwQPolynomial, Set, Space, UnionMap, UnionSet,
+};
 
 use super::lexer::Span;
 use super::parser::{BinaryOp, Expr, ExprKind, Stmt, UnaryOp};
@@ -46,9 +48,11 @@ pub enum Value {
     Bool(bool),
     /// A number of points.
     Int(Int),
-    /// The number of points of a parametric set: a piecewise quasi-polynomial in the
-    /// parameters, printed as iscc does (`[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`,
-    /// `[N] -> { (1 + floor((N)/2)) : N >= 0 }`).
+    /// The number of points of a parametric or unbounded set, or of the range points of
+    /// a map per domain point: a piecewise quasi-polynomial, printed as iscc does
+    /// (`[N] -> { ((1/2) * N + (1/2) * N^2) : N >= 1 }`,
+    /// `[N] -> { (1 + floor((N)/2)) : N >= 0 }`, `{ [i] -> i : 1 <= i <= 9 }`,
+    /// `{ infty }`).
     Count(PwQPolynomial),
     /// A value with an exactness flag (`A^+`, `A^*`), printed `(value, True)` as iscc
     /// does.
@@ -216,6 +220,16 @@ fn literal(src: &str, text: &str, span: Span) -> EResult<Value> {
             line,
             column,
             message,
+            limit: false,
+        }),
+        Err(Error::UnsupportedSyntax {
+            line,
+            column,
+            construct,
+        }) => Err(EvalError {
+            line,
+            column,
+            message: format!("unsupported: {construct}"),
             limit: false,
         }),
         Err(other) => Err(EvalError {
@@ -480,8 +494,8 @@ fn unary(op: UnaryOp, value: Value, budget: &mut Budget) -> OpResult {
         (UnaryOp::Params, Rel::One(m)) => Ok(Value::Set(m.params_set())),
         (UnaryOp::Params, Rel::Union(u)) => union_params(&u),
         (UnaryOp::Sample, r) => sample(r, budget),
-        (UnaryOp::Card, _) if !is_set => fail(format!("`card` needs a set, found {kind}")),
-        (UnaryOp::Card, r) => card(r, budget),
+        (UnaryOp::Card, r) if is_set => card(r, budget),
+        (UnaryOp::Card, r) => card_of_map(r, budget),
     }
 }
 
@@ -572,9 +586,10 @@ fn single_point(m: &Map, point: &[Int]) -> pollen_presburger::Result<Map> {
     Ok(result)
 }
 
-/// The number of points of a bounded set (or union set): an integer without
-/// parameters (by summation, or by enumeration for the sets the summation refuses),
-/// else a piecewise quasi-polynomial in them.
+/// The number of points of a set (or union set): an integer for a bounded set
+/// without parameters (by summation, or by enumeration for the sets the summation
+/// refuses), else a piecewise quasi-polynomial in the parameters, `{ infty }` where
+/// the set is unbounded.
 fn card(r: Rel, budget: &mut Budget) -> OpResult {
     let members: Vec<Map> = match r {
         Rel::One(m) => vec![m],
@@ -599,13 +614,49 @@ fn card(r: Rel, budget: &mut Budget) -> OpResult {
     let mut total = Int::zero();
     for m in members {
         let set = lib(Set::from_map(m))?;
-        total += match set.card_parametric_with(budget) {
+        let count = match set.card_parametric_with(budget) {
             Ok(count) => lib(count.eval(&[]))?,
-            Err(Error::Unsupported(_)) => lib(set.card_with(budget))?,
+            Err(Error::Unsupported(_)) => Extended::Finite(lib(set.card_with(budget))?),
             Err(e) => lib(Err(e))?,
         };
+        match count {
+            Extended::Finite(n) => total += n,
+            Extended::Infinity => {
+                let infinite = PwQPolynomial::infinity_on(Space::params(Vec::new()));
+                return Ok(Value::Count(lib(infinite)?));
+            }
+        }
     }
     Ok(Value::Int(total))
+}
+
+/// iscc's `card` of a map (or of a union of maps on one domain space): the number of
+/// range points of each domain point, a piecewise quasi-polynomial on the domain
+/// (`{ [i] -> i : 1 <= i <= 9 }`), infinite where a domain point has infinitely many.
+fn card_of_map(r: Rel, budget: &mut Budget) -> OpResult {
+    let members: Vec<Map> = match r {
+        Rel::One(m) => vec![m],
+        Rel::Union(u) => u.maps().cloned().collect(),
+    };
+    let mut total: Option<PwQPolynomial> = None;
+    for m in members {
+        let count = lib(m.card_range_parametric_with(budget))?;
+        total = Some(match total {
+            None => count,
+            Some(t) if t.space() == count.space() => lib(t.add_with(&count, budget))?,
+            Some(t) => {
+                return fail(format!(
+                    "`card` of a union map counts per domain point of one space, found {} and {}",
+                    t.space(),
+                    count.space()
+                ))
+            }
+        });
+    }
+    match total {
+        Some(total) => Ok(Value::Count(total)),
+        None => fail("`card` of an empty union map, which has no domain space".into()),
+    }
 }
 
 #[cfg(test)]
@@ -699,8 +750,8 @@ mod tests {
         let e = error("deltas { [i] } . { [i] -> [i] };");
         assert_eq!((e.line, e.column), (1, 1));
 
-        let e = error("card { [i] -> [j] };");
-        assert_eq!(e.message, "`card` needs a set, found a map");
+        let e = error("card (is_empty { [i] });");
+        assert_eq!(e.message, "`card` needs a set or a map, found a boolean");
 
         let e = error("(card { [i] : i = 0 }) + { [i] };");
         assert_eq!((e.line, e.column), (1, 24));
@@ -736,6 +787,28 @@ mod tests {
     }
 
     #[test]
+    fn rational_sets_are_refused_at_rat() {
+        for (src, at) in [
+            ("rat: { [i] : 0 <= 2i <= 3 };", (1, 1)),
+            (
+                "A := { [i] };\ncard   rat: [N] -> { [i] : 0 <= 2i <= N };",
+                (2, 8),
+            ),
+            ("{ [i] : i = 0; rat: [i] : 0 <= 2i <= 3 };", (1, 16)),
+            ("[N] -> rat: { [i] };", (1, 8)),
+        ] {
+            let e = error(src);
+            assert_eq!((e.line, e.column), at, "{src}: {}", e.message);
+            assert_eq!(e.message, "unsupported: rational sets (`rat:`)", "{src}");
+        }
+        // `rat` is still a variable name.
+        assert_eq!(
+            value("rat := { [i] : 0 <= i < 2 };\ncard rat;").to_string(),
+            "2"
+        );
+    }
+
+    #[test]
     fn parametric_counts_are_piecewise_quasi_polynomials() {
         let v = value("card [N] -> { [i, j] : 0 <= j <= i < N };");
         assert_eq!(v.kind_name(), "a piecewise quasi-polynomial");
@@ -764,10 +837,53 @@ mod tests {
     }
 
     #[test]
+    fn maps_count_their_range_per_domain_point() {
+        let count = |src: &str| value(src).to_string();
+        assert_eq!(
+            count("card { [i] -> [j] : 0 <= j < i < 10 };"),
+            "{ [i] -> i : 1 <= i <= 9 }"
+        );
+        assert_eq!(
+            count("card [N] -> { [i] -> [j] : 0 <= j < i < N };"),
+            "[N] -> { [i] -> i : 1 <= i < N }"
+        );
+        assert_eq!(
+            count("card { [i] -> [j] : exists e : j = 2e and 0 <= j <= i };"),
+            "{ [i] -> (1 + floor((i)/2)) : i >= 0 }"
+        );
+        assert_eq!(count("card { S[i] -> [j] : 1 = 0 };"), "{ S[i] -> 0 }");
+        // A union on one domain space adds up; on several, it is an error.
+        assert_eq!(
+            count("card ({ A[i] -> B[j] : 0 <= j < i < 3 } + { A[i] -> C[j] : 0 <= j < 2 });"),
+            "{ A[i] -> (2 + i) : 1 <= i <= 2; A[i] -> 2 : i <= 0 or i >= 3 }"
+        );
+        let e = error("card ({ A[i] -> B[j] } + { C[i] -> B[j] });");
+        assert!(e.message.contains("one space"), "{}", e.message);
+        assert_eq!(
+            value("card { [i] -> [j] : 0 <= j < i < 10 };").kind_name(),
+            "a piecewise quasi-polynomial"
+        );
+    }
+
+    #[test]
+    fn unbounded_counts_are_infinite() {
+        let count = |src: &str| value(src).to_string();
+        assert_eq!(count("card { [i] : i >= 0 };"), "{ infty }");
+        assert_eq!(count("card { [i, j] : 0 <= i < 5 };"), "{ infty }");
+        assert_eq!(count("card { [i] : i < 0; [i, j] : i = j };"), "{ infty }");
+        assert_eq!(count("card [N] -> { [i] : i >= N };"), "[N] -> { infty }");
+        assert_eq!(
+            count("card [N] -> { [i] : 0 <= i and (N <= 0 or i < N) };"),
+            "[N] -> { N : N >= 1; infty : N <= 0 }"
+        );
+        assert_eq!(count("card { [i] -> [j] : j >= i };"), "{ [i] -> infty }");
+    }
+
+    #[test]
     fn library_errors_point_at_the_operator() {
-        let e = error("A := [N] -> { [i] : i >= N };\n card A;");
+        let e = error("A := [N] -> { [i, j] : 0 <= 9967i and 9967i <= 9973j <= N };\n card A;");
         assert_eq!((e.line, e.column), (2, 2));
-        assert!(e.message.contains("unbounded"), "{}", e.message);
+        assert!(e.message.contains("residue classes"), "{}", e.message);
         let e = error("deltas { [i] -> [j, k] };");
         assert_eq!((e.line, e.column), (1, 1));
     }

@@ -2,9 +2,10 @@
 //!
 //! The language is iscc's: identifiers, the operators `:= ; + * - . = <= < ^-1 ( )`,
 //! `#` comments to the end of a line, and set/map literals. A literal is either a
-//! brace-balanced `{ ... }` or a parameter list `[ ... ] -> { ... }`; its text is kept
-//! whole and handed to the isl-syntax parser of `pollen-presburger`, so the calculator
-//! never needs to understand constraints itself.
+//! brace-balanced `{ ... }` or a parameter list `[ ... ] -> { ... }`, either possibly
+//! after isl's `rat:` (a rational set, which the library refuses at `rat`); its text is
+//! kept whole and handed to the isl-syntax parser of `pollen-presburger`, so the
+//! calculator never needs to understand constraints itself.
 //!
 //! # Invariants
 //! - Every token's span is a byte range of the source; spans are increasing and do not
@@ -185,7 +186,12 @@ impl Lexer<'_> {
             '^' => self.inverse(),
             '{' => self.literal_body(start),
             '[' => self.parametric_literal(start),
-            c if c.is_ascii_alphabetic() || c == '_' => self.ident(start),
+            c if c.is_ascii_alphabetic() || c == '_' => match self.ident(start) {
+                TokenKind::Ident(word) if word.eq_ignore_ascii_case("rat") => self
+                    .rational_literal(start)
+                    .unwrap_or(TokenKind::Ident(word)),
+                kind => kind,
+            },
             c => TokenKind::Invalid(format!("unexpected character `{c}`")),
         };
         self.token(kind, start)
@@ -210,6 +216,51 @@ impl Lexer<'_> {
             }
         }
         TokenKind::Ident(self.src[start..self.pos].to_string())
+    }
+
+    /// After `rat`: when `:` (not `:=`) follows, the literal `rat: { ... }` (or
+    /// `rat: [ ... ] -> { ... }`) starting at `start`, whose reading reports rational
+    /// sets as unsupported; `None`, consuming nothing, when `rat` is a variable.
+    fn rational_literal(&mut self, start: usize) -> Option<TokenKind> {
+        let save = self.pos;
+        self.skip_trivia();
+        if self.peek() != Some(':') || self.peek_at(1) == Some('=') {
+            self.pos = save;
+            return None;
+        }
+        self.bump();
+        self.skip_trivia();
+        Some(match self.bump() {
+            Some('{') => self.literal_body(start),
+            Some('[') => self.parametric_literal(start),
+            _ => TokenKind::Invalid(
+                "unsupported: rational sets (`rat:`), and a `{ ... }` literal expected after `rat:`"
+                    .into(),
+            ),
+        })
+    }
+
+    /// Skips `rat:` (and the blanks after it) where it comes next: the literal keeps it,
+    /// and its reader refuses it.
+    fn skip_rational_mark(&mut self) {
+        let rest = &self.src[self.pos..];
+        let is_rat = rest.get(..3).is_some_and(|w| w.eq_ignore_ascii_case("rat"))
+            && !rest[3..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\'');
+        if !is_rat {
+            return;
+        }
+        let save = self.pos;
+        self.pos += 3;
+        self.skip_trivia();
+        if self.peek() == Some(':') && self.peek_at(1) != Some('=') {
+            self.bump();
+            self.skip_trivia();
+        } else {
+            self.pos = save;
+        }
     }
 
     /// After `^`: expects `-1`, allowing spaces in between as iscc does.
@@ -297,6 +348,7 @@ impl Lexer<'_> {
         self.bump();
         self.bump();
         self.skip_trivia();
+        self.skip_rational_mark();
         if self.peek() != Some('{') {
             return TokenKind::Invalid("expected a `{ ... }` literal after `->`".into());
         }
@@ -430,5 +482,33 @@ mod tests {
         assert!(matches!(&tokenize("[N] { }")[0].kind, TokenKind::Invalid(m) if m.contains("->")));
         assert!(matches!(&tokenize("A^2")[1].kind, TokenKind::Invalid(m) if m.contains("-1")));
         assert!(matches!(&tokenize("A @ B")[1].kind, TokenKind::Invalid(m) if m.contains('@')));
+        assert!(
+            matches!(&tokenize("rat: 3;")[0].kind, TokenKind::Invalid(m) if m.contains("rational"))
+        );
+    }
+
+    #[test]
+    fn rational_literals_keep_their_prefix() {
+        let src = "A := rat: { [i] : 0 <= 2i <= 3 }; rat : [N] -> { [i] };";
+        let tokens = tokenize(src);
+        assert_eq!(
+            tokens[2].kind,
+            TokenKind::Literal("rat: { [i] : 0 <= 2i <= 3 }".into())
+        );
+        assert_eq!(
+            tokens[4].kind,
+            TokenKind::Literal("rat : [N] -> { [i] }".into())
+        );
+        // `rat` stays a variable where no `:` follows, or `:=` does.
+        assert_eq!(
+            kinds("rat := rat;"),
+            vec![
+                ident("rat"),
+                TokenKind::Assign,
+                ident("rat"),
+                TokenKind::Semi,
+                TokenKind::Eof
+            ]
+        );
     }
 }

@@ -43,8 +43,9 @@ pub enum UnaryOp {
     Coalesce,
     /// `sample`: one point, or the empty set.
     Sample,
-    /// `card`: the number of points of a bounded set: an integer, or a piecewise
-    /// quasi-polynomial in the parameters.
+    /// `card`: the number of points of a set (an integer, or a piecewise
+    /// quasi-polynomial in the parameters, infinite where the set is unbounded), or of
+    /// a map's range per domain point.
     Card,
     /// `params`: the parameter values for which the operand is non-empty.
     Params,

@@ -19,7 +19,9 @@ use pollen_arith::{Int, Rat};
 
 use super::{polynomial_text, split_top, Polynomial, PwPolynomial, MAX_DEGREE};
 use crate::error::{Budget, Error, Result};
+use crate::map::Map;
 use crate::set::Set;
+use crate::space::{Space, Tuple};
 
 /// An integer floor `floor(num / den)` of an affine expression in the parameters and
 /// earlier floors of the same quasi-polynomial.
@@ -444,7 +446,7 @@ fn floor_text(f: &Floor, names: &[String]) -> String {
 }
 
 /// The names of the polynomial's variables: the parameters, then the floors' texts.
-fn variable_names(q: &QuasiPolynomial, params: &[String]) -> Vec<String> {
+fn floor_names(q: &QuasiPolynomial, params: &[String]) -> Vec<String> {
     let mut names = params.to_vec();
     for f in &q.floors {
         let text = floor_text(f, &names);
@@ -455,7 +457,7 @@ fn variable_names(q: &QuasiPolynomial, params: &[String]) -> Vec<String> {
 
 /// iscc's text of a quasi-polynomial in named parameters.
 pub(crate) fn quasi_text(q: &QuasiPolynomial, params: &[String]) -> String {
-    polynomial_text(&q.poly, &variable_names(q, params))
+    polynomial_text(&q.poly, &floor_names(q, params))
 }
 
 impl fmt::Display for QuasiPolynomial {
@@ -467,88 +469,190 @@ impl fmt::Display for QuasiPolynomial {
     }
 }
 
-/// A piecewise quasi-polynomial in the parameters: the value at a parameter point is
-/// the quasi-polynomial of the piece whose domain holds it, zero outside every piece
-/// (the domains are disjoint). The form of barvinok's `card`.
+/// A value that may be infinite: a piecewise quasi-polynomial's value at a point
+/// (`Extended<Rat>`) or a count (`Extended<Int>`). [`Extended::Infinity`] is
+/// barvinok's `infty`, the number of points of an unbounded set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Extended<T> {
+    /// A finite value.
+    Finite(T),
+    /// Positive infinity.
+    Infinity,
+}
+
+impl<T> Extended<T> {
+    /// The finite value; `None` for infinity.
+    pub fn finite(self) -> Option<T> {
+        match self {
+            Extended::Finite(v) => Some(v),
+            Extended::Infinity => None,
+        }
+    }
+
+    /// Whether this is infinity.
+    pub fn is_infinite(&self) -> bool {
+        matches!(self, Extended::Infinity)
+    }
+}
+
+impl<T: fmt::Display> fmt::Display for Extended<T> {
+    /// The finite value, or `infty` as barvinok writes infinity.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Extended::Finite(v) => v.fmt(f),
+            Extended::Infinity => f.write_str(INFTY),
+        }
+    }
+}
+
+/// barvinok's spelling of infinity.
+const INFTY: &str = "infty";
+
+/// A piecewise quasi-polynomial: the value at a point of its domain space is the
+/// quasi-polynomial of the piece whose domain holds it, infinity on its infinite
+/// domain, and zero elsewhere. The domain space is a parameter space (the number of
+/// points of a set, barvinok's `[N] -> { (1 + floor((N)/2)) : N >= 0 }`) or a set
+/// space (the number of range points of a map per domain point, iscc's
+/// `[N] -> { [i] -> i : 0 < i < N }`); the quasi-polynomials' variables are the
+/// parameters, then the dimensions of the domain space.
+///
+/// # Invariants
+/// The piece domains and the infinite domain live in `space`, a parameter or set
+/// space, and are pairwise disjoint; every quasi-polynomial has
+/// `space.n_params() + space.n_dims()` variables and is not zero.
 #[derive(Clone, Debug)]
 pub struct PwQPolynomial {
-    params: Vec<String>,
+    space: Space,
     pieces: Vec<(Set, QuasiPolynomial)>,
+    infinite: Set,
 }
 
 impl PwQPolynomial {
-    /// Zero everywhere.
+    /// Zero everywhere, as a function of the parameters.
     pub fn zero(params: Vec<String>) -> PwQPolynomial {
+        let space = Space::params(params);
         PwQPolynomial {
-            params,
+            infinite: Set::empty(space.clone()),
+            space,
             pieces: Vec::new(),
         }
     }
 
-    /// The parameters, in the order of the quasi-polynomials' parameters.
-    pub fn params(&self) -> &[String] {
-        &self.params
+    /// Zero everywhere on a parameter or set space; [`Error::Unsupported`] for a map
+    /// space.
+    pub fn zero_on(space: Space) -> Result<PwQPolynomial> {
+        if space.is_map() {
+            return Err(Error::Unsupported(format!(
+                "a piecewise quasi-polynomial on the map space {space}"
+            )));
+        }
+        Ok(PwQPolynomial {
+            infinite: Set::empty(space.clone()),
+            space,
+            pieces: Vec::new(),
+        })
     }
 
-    /// The pieces: disjoint parameter domains and their quasi-polynomials.
+    /// Infinity everywhere on a parameter or set space (the count of a set that is
+    /// unbounded for every value of its parameters).
+    pub fn infinity_on(space: Space) -> Result<PwQPolynomial> {
+        let mut out = PwQPolynomial::zero_on(space)?;
+        out.infinite = Set::universe(out.space.clone());
+        Ok(out)
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &[String] {
+        self.space.param_names()
+    }
+
+    /// The domain space: a parameter space, or a set space whose dimensions follow the
+    /// parameters among the quasi-polynomials' variables.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// The names of the quasi-polynomials' variables as printed: the parameters, then
+    /// the domain's dimensions (`i0, i1, …` where a dimension has no name or its name
+    /// is taken).
+    pub fn variable_names(&self) -> Vec<String> {
+        variable_names(&self.space)
+    }
+
+    /// The finite pieces: disjoint domains and their quasi-polynomials.
     pub fn pieces(&self) -> &[(Set, QuasiPolynomial)] {
         &self.pieces
     }
 
-    /// The same function as a piecewise polynomial, when no piece has a floor.
+    /// Where the value is infinite (disjoint from the pieces' domains).
+    pub fn infinite_domain(&self) -> &Set {
+        &self.infinite
+    }
+
+    /// The same function as a piecewise polynomial in the parameters, when it is
+    /// finite, of the parameters alone, and no piece has a floor.
     pub fn to_polynomial(&self) -> Option<PwPolynomial> {
+        if !self.space.is_params() || !self.infinite.as_map().is_obviously_empty() {
+            return None;
+        }
         let mut pieces = Vec::new();
         for (d, q) in &self.pieces {
             pieces.push((d.clone(), q.to_polynomial()?));
         }
-        Some(PwPolynomial::from_pieces(self.params.clone(), pieces))
+        Some(PwPolynomial::from_pieces(self.params().to_vec(), pieces))
     }
 
-    /// The value at a parameter point (zero outside every piece).
-    pub fn value(&self, params: &[Int]) -> Result<Rat> {
-        self.check_arity(params)?;
+    /// The value at a point of the domain space (the parameters' values, then the
+    /// dimensions'): infinity on the infinite domain, zero outside every piece.
+    pub fn value(&self, point: &[Int]) -> Result<Extended<Rat>> {
+        self.check_arity(point)?;
+        if self.infinite.contains_point(point)? {
+            return Ok(Extended::Infinity);
+        }
         for (domain, q) in &self.pieces {
-            if domain.contains_point(params)? {
-                return Ok(q.eval(params));
+            if domain.contains_point(point)? {
+                return Ok(Extended::Finite(q.eval(point)));
             }
         }
-        Ok(Rat::zero())
+        Ok(Extended::Finite(Rat::zero()))
     }
 
-    /// The value at a parameter point, which must be an integer (a count).
-    pub fn eval(&self, params: &[Int]) -> Result<Int> {
-        let v = self.value(params)?;
-        if v.is_integer() {
-            Ok(v.floor())
-        } else {
-            Err(Error::Unsupported(format!(
-                "a count that is not an integer ({v}) at {params:?}"
-            )))
+    /// The value at a point, which must be an integer or infinity (a count).
+    pub fn eval(&self, point: &[Int]) -> Result<Extended<Int>> {
+        match self.value(point)? {
+            Extended::Infinity => Ok(Extended::Infinity),
+            Extended::Finite(v) if v.is_integer() => Ok(Extended::Finite(v.floor())),
+            Extended::Finite(v) => Err(Error::Unsupported(format!(
+                "a count that is not an integer ({v}) at {point:?}"
+            ))),
         }
     }
 
-    fn check_arity(&self, params: &[Int]) -> Result<()> {
-        if params.len() == self.params.len() {
+    fn check_arity(&self, point: &[Int]) -> Result<()> {
+        let n = self.space.n_dims();
+        if point.len() == n {
             Ok(())
         } else {
             Err(Error::Unsupported(format!(
-                "evaluating a function of {} parameters at {} values",
-                self.params.len(),
-                params.len()
+                "evaluating a function of {n} variables at {} values",
+                point.len()
             )))
         }
     }
 
-    /// `self + other`, pointwise (the same parameters, by name).
+    /// `self + other`, pointwise (the same domain space, parameters by name);
+    /// infinity absorbs every finite value.
     pub fn add_with(&self, other: &PwQPolynomial, budget: &mut Budget) -> Result<PwQPolynomial> {
-        if self.params != other.params {
+        if self.space != other.space {
             return Err(Error::Unsupported(format!(
-                "adding counts over different parameters [{}] and [{}]",
-                self.params.join(", "),
-                other.params.join(", ")
+                "adding counts over different spaces {} and {}",
+                self.space, other.space
             )));
         }
         let mut out = self.clone();
+        if !other.infinite.as_map().is_obviously_empty() {
+            out.add_infinite(other.infinite.clone(), budget)?;
+        }
         for (d, q) in &other.pieces {
             out.add_piece(d.clone(), q.clone(), budget)?;
         }
@@ -556,7 +660,7 @@ impl PwQPolynomial {
     }
 
     /// Adds `(domain, q)` to disjoint pieces, keeping them disjoint: the overlaps get
-    /// the sum of the quasi-polynomials.
+    /// the sum of the quasi-polynomials, and the infinite domain stays infinite.
     pub(crate) fn add_piece(
         &mut self,
         domain: Set,
@@ -564,6 +668,12 @@ impl PwQPolynomial {
         budget: &mut Budget,
     ) -> Result<()> {
         let mut rest = domain;
+        if !self.infinite.as_map().is_obviously_empty() {
+            rest = Set::from_map(
+                rest.as_map()
+                    .subtract_with(self.infinite.as_map(), budget)?,
+            )?;
+        }
         let mut out = Vec::new();
         for (d, old) in std::mem::take(&mut self.pieces) {
             budget.tick(1)?;
@@ -588,84 +698,292 @@ impl PwQPolynomial {
         self.pieces = out;
         Ok(())
     }
+
+    /// Makes the value infinite on `domain` (in the domain space).
+    pub(crate) fn add_infinite(&mut self, domain: Set, budget: &mut Budget) -> Result<()> {
+        if domain.is_empty_with(budget)? {
+            return Ok(());
+        }
+        let mut out = Vec::new();
+        for (d, q) in std::mem::take(&mut self.pieces) {
+            budget.tick(1)?;
+            let rest = Set::from_map(d.as_map().subtract_with(domain.as_map(), budget)?)?;
+            if !rest.is_empty_with(budget)? {
+                out.push((rest, q));
+            }
+        }
+        self.pieces = out;
+        self.infinite = self.infinite.union(&domain)?.simplify_with(budget)?;
+        Ok(())
+    }
+
+    /// The same function on another domain space with as many variables (parameters
+    /// and dimensions together), taken in the same order: how the count of a map's
+    /// range, computed with the domain's dimensions as parameters, gets its domain
+    /// tuple.
+    pub(crate) fn on_space(self, space: Space) -> Result<PwQPolynomial> {
+        let mut pieces = Vec::with_capacity(self.pieces.len());
+        for (d, q) in self.pieces {
+            pieces.push((respaced(&d, &space)?, q));
+        }
+        Ok(PwQPolynomial {
+            infinite: respaced(&self.infinite, &space)?,
+            space,
+            pieces,
+        })
+    }
+}
+
+/// `set` with the same constraints over the same columns in `space`, which has as
+/// many parameters and dimensions together (moving the domain's dimensions between
+/// parameters and tuple).
+fn respaced(set: &Set, space: &Space) -> Result<Set> {
+    let parts = set
+        .as_map()
+        .basic_maps()
+        .iter()
+        .map(|b| {
+            let mut b = b.clone();
+            b.set_space(space.clone());
+            b
+        })
+        .collect();
+    Set::from_map(Map::from_parts(space.clone(), parts)?)
+}
+
+/// The names of the variables of a function on `space`: the parameters, then the
+/// tuple's dimensions, each its own name where it has one that is not taken, `i<k>`
+/// (or `i<k>_<m>`) otherwise.
+pub(crate) fn variable_names(space: &Space) -> Vec<String> {
+    let mut names = space.param_names().to_vec();
+    let dims: Vec<Option<String>> = match space.range_tuple() {
+        Some(t) => t.dim_names().to_vec(),
+        None => Vec::new(),
+    };
+    for (k, name) in dims.into_iter().enumerate() {
+        let mut candidate = name.unwrap_or_else(|| format!("i{k}"));
+        let mut extra = 0;
+        while names.contains(&candidate) {
+            candidate = format!("i{k}_{extra}");
+            extra += 1;
+        }
+        names.push(candidate);
+    }
+    names
 }
 
 impl From<PwPolynomial> for PwQPolynomial {
     fn from(p: PwPolynomial) -> PwQPolynomial {
-        PwQPolynomial {
-            params: p.params().to_vec(),
-            pieces: p
-                .pieces()
-                .iter()
-                .map(|(d, q)| (d.clone(), QuasiPolynomial::from_polynomial(q.clone())))
-                .collect(),
-        }
+        let mut out = PwQPolynomial::zero(p.params().to_vec());
+        out.pieces = p
+            .pieces()
+            .iter()
+            .map(|(d, q)| (d.clone(), QuasiPolynomial::from_polynomial(q.clone())))
+            .collect();
+        out
     }
 }
 
-/// iscc's text of pieces `value : condition` in named parameters.
-pub(crate) fn pieces_text(params: &[String], pieces: &[(&Set, String, bool)]) -> String {
+/// The condition of a domain of a function on `space` as iscc prints it, over the
+/// variable names `names`; `None` when it always holds.
+fn condition_text(domain: &Set, names: &[String]) -> Result<Option<String>> {
+    let flat = respaced(domain, &Space::params(names.to_vec()))?;
+    let text = flat.to_string();
+    Ok(text
+        .find(": ")
+        .and_then(|at| text[at + 2..].strip_suffix(" }"))
+        .map(str::to_string))
+}
+
+/// The tuple of a function on a set space as printed before each value (`[i] -> `,
+/// `S[i, j] -> `), over the dimensions' names; empty for a parameter space.
+fn tuple_text(space: &Space, dim_names: &[String]) -> String {
+    match space.range_tuple() {
+        Some(t) => format!(
+            "{}[{}] -> ",
+            t.name().unwrap_or_default(),
+            dim_names.join(", ")
+        ),
+        None => String::new(),
+    }
+}
+
+/// A printed piece value: `(text, whether it needs parentheses)`.
+pub(crate) type ValueText = (String, bool);
+
+/// iscc's text of a piecewise function on `space` (variables named `names`): finite
+/// pieces `value : condition`, then `infty : condition` on `infinite` (when given and
+/// not empty).
+pub(crate) fn pieces_text(
+    space: &Space,
+    names: &[String],
+    pieces: &[(&Set, ValueText)],
+    infinite: Option<&Set>,
+) -> Result<String> {
+    let params = space.param_names();
     let prefix = if params.is_empty() {
         String::new()
     } else {
         format!("[{}] -> ", params.join(", "))
     };
-    if pieces.is_empty() {
-        return format!("{prefix}{{ 0 }}");
-    }
+    let tuple = tuple_text(space, &names[params.len()..]);
     let mut out = Vec::new();
-    for (domain, text, several_terms) in pieces {
+    let mut piece = |value: String, domain: &Set| -> Result<()> {
+        out.push(match condition_text(domain, names)? {
+            Some(c) => format!("{tuple}{value} : {c}"),
+            None => format!("{tuple}{value}"),
+        });
+        Ok(())
+    };
+    for (domain, (text, several_terms)) in pieces {
         let value = if *several_terms || text.starts_with('-') {
             format!("({text})")
         } else {
             text.clone()
         };
-        let d = domain.to_string();
-        let condition = d
-            .find(": ")
-            .and_then(|at| d[at + 2..].strip_suffix(" }"))
-            .map(str::to_string);
-        out.push(match condition {
-            Some(c) => format!("{value} : {c}"),
-            None => value,
-        });
+        piece(value, domain)?;
     }
-    format!("{prefix}{{ {} }}", out.join("; "))
+    if let Some(domain) = infinite.filter(|d| !d.as_map().is_obviously_empty()) {
+        piece(INFTY.to_string(), domain)?;
+    }
+    if out.is_empty() {
+        return Ok(format!("{prefix}{{ {tuple}0 }}"));
+    }
+    Ok(format!("{prefix}{{ {} }}", out.join("; ")))
 }
 
 impl fmt::Display for PwQPolynomial {
-    /// iscc's form: `[N] -> { (1 + floor((N)/2)) : N >= 0 }`, `{ 6 }`, `{ 0 }`.
+    /// iscc's form: `[N] -> { (1 + floor((N)/2)) : N >= 0 }`, `{ 6 }`, `{ 0 }`,
+    /// `{ infty }`, and on a set space `[N] -> { [i] -> i : 0 < i < N }`,
+    /// `{ [i] -> 0 }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pieces: Vec<(&Set, String, bool)> = self
+        let names = self.variable_names();
+        let pieces: Vec<(&Set, ValueText)> = self
             .pieces
             .iter()
-            .map(|(d, q)| (d, quasi_text(q, &self.params), q.poly.terms().count() > 1))
+            .map(|(d, q)| (d, (quasi_text(q, &names), q.poly.terms().count() > 1)))
             .collect();
-        f.write_str(&pieces_text(&self.params, &pieces))
+        let text = pieces_text(&self.space, &names, &pieces, Some(&self.infinite))
+            .map_err(|_| fmt::Error)?;
+        f.write_str(&text)
     }
 }
 
 impl std::str::FromStr for PwQPolynomial {
     type Err = Error;
 
-    /// Reads iscc's form, as printed: `[N] -> { (1 + floor((N)/2)) : N >= 0 }`. A
-    /// piece is a quasi-polynomial (integers, parameters, `floor(…)` of an affine
-    /// expression, `+ - *`, `/` by a constant, `^` with a constant exponent,
-    /// parentheses) and an optional `: condition` on the parameters in isl syntax. The
-    /// pieces must be disjoint, as a printed value's are; where they overlap, the first
-    /// holds.
+    /// Reads iscc's form, as printed: `[N] -> { (1 + floor((N)/2)) : N >= 0 }`, or
+    /// with a domain tuple before every value, `[N] -> { [i] -> i : 0 < i < N }`. A
+    /// piece is a quasi-polynomial (integers, parameters and domain dimensions,
+    /// `floor(…)` of an affine expression, `+ - *`, `/` by a constant, `^` with a
+    /// constant exponent, parentheses) or `infty`, and an optional `: condition` in
+    /// isl syntax. The pieces must be disjoint, as a printed value's are; where they
+    /// overlap, the first holds.
     fn from_str(text: &str) -> Result<PwQPolynomial> {
-        let (params, pieces) = parse_pieces(text, true)?;
-        Ok(PwQPolynomial { params, pieces })
+        let read = parse_pieces(
+            text,
+            Syntax {
+                floors: true,
+                domains: true,
+            },
+        )?;
+        let mut out = PwQPolynomial::zero_on(read.space)?;
+        for (domain, value) in read.pieces {
+            match value {
+                Some(q) => out.pieces.push((domain, q)),
+                None => out.infinite = out.infinite.union(&domain)?,
+            }
+        }
+        Ok(out)
     }
 }
 
-/// Parameter domains and their quasi-polynomials.
-pub(crate) type Pieces = Vec<(Set, QuasiPolynomial)>;
+/// What a reader of iscc's piecewise form accepts beyond polynomials in the
+/// parameters.
+#[derive(Clone, Copy)]
+pub(crate) struct Syntax {
+    /// `floor(…)`.
+    pub floors: bool,
+    /// A domain tuple before the values (`[i] -> …`) and the value `infty`.
+    pub domains: bool,
+}
 
-/// The parameters and the disjoint pieces of iscc's piecewise form; `floor` is read
-/// only when `floors` is set.
-pub(crate) fn parse_pieces(text: &str, floors: bool) -> Result<(Vec<String>, Pieces)> {
+/// A piecewise function as read: its domain space and its disjoint pieces, `None`
+/// standing for `infty`.
+pub(crate) struct ReadPieces {
+    pub space: Space,
+    pub pieces: Vec<(Set, Option<QuasiPolynomial>)>,
+}
+
+/// The byte offset of the first `->` of `text` outside brackets.
+fn top_level_arrow(text: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '-' if depth == 0 && text[k + 1..].starts_with('>') => return Some(k),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A domain tuple `name[d0, d1]` (name optional) over the parameters `params`: its
+/// name and dimension names, or an error (byte offset in `text`, message).
+fn parse_tuple(
+    text: &str,
+    params: &[String],
+) -> std::result::Result<(Option<String>, Vec<String>), (usize, String)> {
+    let lead = text.len() - text.trim_start().len();
+    let body = text.trim();
+    let open = body.find('[').ok_or((
+        lead,
+        "expected a domain tuple '[…]' before '->'".to_string(),
+    ))?;
+    let name = body[..open].trim();
+    let is_identifier = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\'')
+    };
+    if !name.is_empty() && !is_identifier(name) {
+        return Err((lead, format!("expected a tuple name, found '{name}'")));
+    }
+    let inner = body[open + 1..].strip_suffix(']').ok_or((
+        lead + body.len(),
+        "expected ']' closing the domain tuple".to_string(),
+    ))?;
+    let mut dims: Vec<String> = Vec::new();
+    if !inner.trim().is_empty() {
+        let mut at = lead + open + 1;
+        for dim in inner.split(',') {
+            let d = dim.trim();
+            let offset = at + dim.len() - dim.trim_start().len();
+            if !is_identifier(d) {
+                return Err((offset, format!("expected a dimension name, found '{d}'")));
+            }
+            if dims.iter().any(|x| x == d) {
+                return Err((offset, format!("duplicate dimension '{d}'")));
+            }
+            if params.iter().any(|p| p == d) {
+                return Err((
+                    offset,
+                    format!("the domain dimension '{d}' is named like a parameter"),
+                ));
+            }
+            dims.push(d.to_string());
+            at += dim.len() + 1;
+        }
+    }
+    let name = (!name.is_empty()).then(|| name.to_string());
+    Ok((name, dims))
+}
+
+/// The domain space and the disjoint pieces of iscc's piecewise form.
+pub(crate) fn parse_pieces(text: &str, syntax: Syntax) -> Result<ReadPieces> {
     let err = |at: usize, m: &str| {
         let mut at = at.min(text.len());
         while !text.is_char_boundary(at) {
@@ -706,56 +1024,152 @@ pub(crate) fn parse_pieces(text: &str, floors: bool) -> Result<(Vec<String>, Pie
             .filter(|s| !s.is_empty())
             .collect()
     };
-    let mut pieces: Vec<(Set, QuasiPolynomial)> = Vec::new();
+    // The domain space, from the first piece.
+    let mut space: Option<Space> = None;
+    let mut read: Vec<(Set, Option<QuasiPolynomial>)> = Vec::new();
     let body_start = open + 1;
     for (start, piece) in split_top(&text[body_start..close], ';') {
         let at = body_start + start;
         if piece.trim().is_empty() {
             continue;
         }
-        let (value_text, condition) = match split_top(piece, ':').as_slice() {
-            [(_, p)] => (*p, None),
-            [(_, p), (c_at, c)] => (*p, Some((*c_at, *c))),
-            _ => return Err(err(at, "expected one ':' in a piece")),
-        };
-        let value = QuasiParser {
-            text: value_text,
-            at: 0,
-            params: &params,
-            floors,
-            depth: 0,
-        }
-        .parse()
-        .map_err(|(k, m)| err(at + k, &m))?;
-        let domain_text = format!(
-            "[{}] -> {{ : {} }}",
-            params.join(", "),
-            condition.map_or("true", |(_, c)| c)
-        );
-        // An error in the condition, at its place in `text`.
-        let prefix = format!("[{}] -> {{ : ", params.join(", ")).len();
-        let domain = crate::text::parse_set(&domain_text).map_err(|e| match (e, condition) {
-            (
-                Error::Parse {
-                    column, message, ..
-                },
-                Some((c_at, c)),
-            ) => {
-                let offset = column.saturating_sub(1).saturating_sub(prefix).min(c.len());
-                err(at + c_at + offset, &message)
+        // The value, then everything after the first top-level ':' as the condition.
+        let parts = split_top(piece, ':');
+        let value_text = parts[0].1;
+        let condition = parts.get(1).map(|&(c_at, _)| (c_at, &piece[c_at..]));
+        // An optional domain tuple before the value.
+        let (value_at, value_text, piece_space) = match top_level_arrow(value_text) {
+            Some(arrow) => {
+                if !syntax.domains {
+                    return Err(err(at, "a domain tuple in a polynomial of the parameters"));
+                }
+                let (name, dims) =
+                    parse_tuple(&value_text[..arrow], &params).map_err(|(k, m)| err(at + k, &m))?;
+                let tuple = Tuple::with_names(name, dims.into_iter().map(Some).collect());
+                (
+                    arrow + 2,
+                    &value_text[arrow + 2..],
+                    Space::set(params.clone(), tuple),
+                )
             }
-            (e, _) => e,
+            None => (0, value_text, Space::params(params.clone())),
+        };
+        let function_space = match &space {
+            None => piece_space.clone(),
+            Some(s) if *s == piece_space => s.clone(),
+            Some(s) => {
+                return Err(err(
+                    at,
+                    &format!("a piece over {piece_space} in a function over {s}"),
+                ))
+            }
+        };
+        space = Some(function_space.clone());
+        let names = variable_names(&piece_space);
+        let value = if value_text.trim() == INFTY {
+            if !syntax.domains {
+                return Err(err(at + value_at, "infinity ('infty') in a polynomial"));
+            }
+            None
+        } else {
+            let q = QuasiParser {
+                text: value_text,
+                at: 0,
+                params: &names,
+                floors: syntax.floors,
+                depth: 0,
+            }
+            .parse()
+            .map_err(|(k, m)| err(at + value_at + k, &m))?;
+            Some(q)
+        };
+        let domain = read_condition(&names, condition, &function_space).map_err(|e| match e {
+            ConditionError::At(k, m) => err(at + k, &m),
+            ConditionError::Other(e) => e,
         })?;
         // Later pieces only where the earlier do not hold.
         let mut rest = domain;
-        for (d, _) in &pieces {
+        for (d, _) in &read {
             rest = Set::from_map(rest.as_map().subtract(d.as_map())?)?;
         }
-        if !value.is_zero() && !rest.is_empty()? {
-            pieces.push((rest, value));
+        let zero = value.as_ref().is_some_and(QuasiPolynomial::is_zero);
+        if !zero && !rest.is_empty()? {
+            read.push((rest, value));
         }
     }
-    Ok((params, pieces))
+    Ok(ReadPieces {
+        space: space.unwrap_or_else(|| Space::params(params)),
+        pieces: read,
+    })
+}
+
+/// Why a piece's condition could not be read.
+enum ConditionError {
+    /// A syntax error at a byte offset of the piece.
+    At(usize, String),
+    /// Another error of the set reader.
+    Other(Error),
+}
+
+/// The domain of a piece in `space`: `condition` (its byte offset in the piece and
+/// its text from the `:` on) over the variables `names`, or the whole space.
+fn read_condition(
+    names: &[String],
+    condition: Option<(usize, &str)>,
+    space: &Space,
+) -> std::result::Result<Set, ConditionError> {
+    let head = format!("[{}] -> {{ : ", names.join(", "));
+    let domain_text = format!("{head}{} }}", condition.map_or("true", |(_, c)| c));
+    let flat = crate::text::parse_set(&domain_text).map_err(|e| match (e, condition) {
+        (
+            Error::Parse {
+                line,
+                column,
+                message,
+            },
+            Some((c_at, c)),
+        ) => ConditionError::At(condition_offset(&head, c, line, column) + c_at, message),
+        (
+            Error::UnsupportedSyntax {
+                line,
+                column,
+                construct,
+            },
+            Some((c_at, c)),
+        ) => ConditionError::At(
+            condition_offset(&head, c, line, column) + c_at,
+            format!("unsupported: {construct}"),
+        ),
+        (e, _) => ConditionError::Other(e),
+    })?;
+    if !flat.space().is_params() {
+        return Err(ConditionError::At(
+            condition.map_or(0, |(c_at, _)| c_at),
+            "expected a condition on the variables, not a tuple".into(),
+        ));
+    }
+    respaced(&flat, space).map_err(ConditionError::Other)
+}
+
+/// The byte offset in the condition `c` of a reader's position (1-based line and
+/// column, in characters) in `head` followed by `c`.
+fn condition_offset(head: &str, c: &str, line: usize, column: usize) -> usize {
+    if line <= 1 {
+        let chars = column
+            .saturating_sub(1)
+            .saturating_sub(head.chars().count());
+        return c.char_indices().nth(chars).map_or(c.len(), |(k, _)| k);
+    }
+    // A later line of the condition.
+    let mut offset = 0;
+    for (n, l) in c.split_inclusive('\n').enumerate() {
+        if n + 1 == line {
+            let chars = column.saturating_sub(1);
+            return offset + l.char_indices().nth(chars).map_or(l.len(), |(k, _)| k);
+        }
+        offset += l.len();
+    }
+    c.len()
 }
 
 /// A recursive-descent reader of a quasi-polynomial in named parameters. Errors are
@@ -939,6 +1353,12 @@ impl QuasiParser<'_> {
             self.at += word;
             if let Some(k) = self.params.iter().position(|p| p == name) {
                 return Ok(QuasiPolynomial::from_polynomial(Polynomial::var(n, k)));
+            }
+            if name == INFTY {
+                return Err((
+                    start,
+                    format!("'{INFTY}' only as the whole value of a piece"),
+                ));
             }
             if name == "floor" && self.text[self.at..].trim_start().starts_with('(') {
                 if !self.floors {

@@ -37,6 +37,15 @@ impl Pos {
             message: message.into(),
         }
     }
+
+    /// An [`Error::UnsupportedSyntax`] for `construct` at this position.
+    pub fn unsupported(self, construct: impl Into<String>) -> Error {
+        Error::UnsupportedSyntax {
+            line: self.line,
+            column: self.col,
+            construct: construct.into(),
+        }
+    }
 }
 
 /// Keywords, matched without regard to case.

@@ -26,8 +26,9 @@
 //! be defined in the list by the parameters before it (`[N, M = 2N] -> …`, a constraint
 //! of every piece).
 //!
-//! Not supported: isl's rational sets (`rat:`, a positioned error), `infty`/`NaN`,
-//! quasi-polynomials, schedules, `Sym = …`, and a union mixing parameter domains with
+//! Not supported: isl's rational sets (`rat:` before an object or a piece, an
+//! [`Error::UnsupportedSyntax`] at `rat`), `infty`/`NaN` (which only
+//! [`PwQPolynomial`](crate::PwQPolynomial)'s reader takes), schedules, `Sym = …`, and a union mixing parameter domains with
 //! sets or sets with maps.
 //!
 //! # Invariants

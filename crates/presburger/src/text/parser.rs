@@ -47,6 +47,9 @@ use super::ast::{
 use super::lexer::{Keyword, Pos, Tok, Token};
 use crate::error::Result;
 
+/// The construct named by the error of `rat:`.
+pub(crate) const RATIONAL_SETS: &str = "rational sets (`rat:`)";
+
 /// An already parsed item standing in front of the next token.
 enum Pending {
     Expr(Expr),
@@ -161,6 +164,7 @@ impl Parser {
 
     /// Parses a whole object and checks that nothing follows it.
     pub fn parse_object(&mut self) -> Result<Object> {
+        self.refuse_rational()?;
         let mut params = Vec::new();
         let mut param_defs = Vec::new();
         let had_params = self.peek() == &Tok::LBracket;
@@ -198,6 +202,7 @@ impl Parser {
                 }
             }
             self.expect(&Tok::Arrow, "'->' after the parameter list")?;
+            self.refuse_rational()?;
         }
         if had_params {
             self.expect(&Tok::LBrace, "'{'")?;
@@ -232,6 +237,18 @@ impl Parser {
         })
     }
 
+    /// isl's `rat:` marks a rational set or map, before the object (`rat: { … }`) or
+    /// before a piece (`{ rat: [i] : … }`); the library's sets are integer sets, so it is
+    /// an [`Error::UnsupportedSyntax`](crate::Error::UnsupportedSyntax) at `rat`.
+    fn refuse_rational(&self) -> Result<()> {
+        match self.peek() {
+            Tok::Kw(Keyword::Unsupported, word) if word.eq_ignore_ascii_case("rat") => {
+                Err(self.pos().unsupported(RATIONAL_SETS))
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn next_is_condition_separator(&self) -> bool {
         matches!(self.peek(), Tok::Colon | Tok::OrOp("|"))
     }
@@ -248,13 +265,7 @@ impl Parser {
                 formula,
             });
         }
-        if let Tok::Kw(Keyword::Unsupported, word) = self.peek() {
-            if word.as_str() == "rat" {
-                return Err(pos.error(
-                    "rational sets and maps ('rat:') are not supported: only integer sets and maps can be read",
-                ));
-            }
-        }
+        self.refuse_rational()?;
         if !self.next_is_tuple() {
             return self.unexpected("a tuple or ':'");
         }

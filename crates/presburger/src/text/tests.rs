@@ -156,6 +156,22 @@ fn check_error(text: &str, line: usize, column: usize, message: &str) {
     }
 }
 
+/// `text` names rational sets at `line:column`: an unsupported construct, not a
+/// syntax error, and the same from every reader.
+fn check_unsupported(text: &str, line: usize, column: usize) {
+    let expect = Error::UnsupportedSyntax {
+        line,
+        column,
+        construct: "rational sets (`rat:`)".into(),
+    };
+    assert_eq!(parse_object(text).err(), Some(expect.clone()), "{text}");
+    assert_eq!(parse_map(text).err(), Some(expect.clone()), "{text}");
+    assert_eq!(
+        expect.to_string(),
+        format!("{line}:{column}: unsupported: rational sets (`rat:`)")
+    );
+}
+
 fn int(v: i64) -> Int {
     Int::from(v)
 }
@@ -1554,12 +1570,11 @@ fn parameters_defined_in_the_list() {
 
 #[test]
 fn errors_of_the_other_spellings() {
-    check_error(
-        "{ rat: [i] : 0 <= 2i <= 3 }",
-        1,
-        3,
-        "rational sets and maps ('rat:') are not supported",
-    );
+    check_unsupported("{ rat: [i] : 0 <= 2i <= 3 }", 1, 3);
+    check_unsupported("rat: { [i] : 0 <= 2i <= 3 }", 1, 1);
+    check_unsupported("[N] -> rat: { [i] : 0 <= 2i <= N }", 1, 8);
+    check_unsupported("[N] -> { [i] : i = N; rat: [i] : 0 <= 2i <= N }", 1, 23);
+    check_unsupported("\n  RAT : { [i] -> [j] }", 2, 3);
     check_error(
         "[N = M, M] -> { [i] }",
         1,
