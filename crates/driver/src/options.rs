@@ -49,7 +49,10 @@ pub struct Options {
     pub scalar_replacement: bool,
     /// Reductions of outer loops into the elements of an innermost vector loop are kept
     /// in explicit vector variables across those loops (strips of the vector loop moved
-    /// outside them; `pollen_emit_c::EmitOptions::vector_registers`). Off by default;
+    /// outside them; `pollen_emit_c::EmitOptions::vector_registers`), and every
+    /// permutable band puts innermost the coincident member along which its writes have
+    /// unit stride (`pollen_transform::TileOptions::lane_innermost`), so that a
+    /// reduction's loops run outside its output's lanes. Off by default;
     /// `pollen opt --vector-registers` turns it on.
     pub vector_registers: bool,
     /// Statements whose subscripts divide an iterator by a constant (`u[x / 2]`) are

@@ -938,6 +938,7 @@ fn tile_schedule(
             // No band is tiled, but permutable bands still get a stride-1 innermost loop.
             let order = TileOptions {
                 min_band_depth: usize::MAX,
+                lane_innermost: options.vector_registers,
                 budget: options.budget,
                 ..TileOptions::default()
             };
@@ -957,6 +958,7 @@ fn tile_schedule(
     let tile_options = TileOptions {
         require_reuse: sizes.is_none(),
         sizes,
+        lane_innermost: options.vector_registers,
         wavefront: options.parallel,
         unroll_and_jam: options.unroll_and_jam,
         cache: options.cache,

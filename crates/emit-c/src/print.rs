@@ -529,25 +529,30 @@ impl<'a> AstPrinter<'a> {
         in_parallel: bool,
     ) -> Result<()> {
         let ty = nest.analysis.element_type.clone();
-        let vector_type = self.temporaries.fresh();
-        let lanes = self.temporaries.fresh();
-        let strip = self.temporaries.fresh();
         let it_type = self.options.iterator_type.clone();
         self.line(depth, "{");
         let d = depth + 1;
-        self.line(
-            d,
-            &format!(
-                "typedef {ty} {vector_type} __attribute__((vector_size({}), aligned(sizeof({ty})), may_alias));",
-                vector::VECTOR_BYTES
-            ),
-        );
-        self.line(
-            d,
-            &format!(
-                "const {it_type} {lanes} = ({it_type}) (sizeof({vector_type}) / sizeof({ty}));"
-            ),
-        );
+        // The full vector type and a half one for the last lanes, each with its number
+        // of elements.
+        let mut types = Vec::new();
+        for bytes in [vector::VECTOR_BYTES, vector::VECTOR_BYTES / 2] {
+            let vector_type = self.temporaries.fresh();
+            let lanes = self.temporaries.fresh();
+            self.line(
+                d,
+                &format!(
+                    "typedef {ty} {vector_type} __attribute__((vector_size({bytes}), aligned(sizeof({ty})), may_alias));"
+                ),
+            );
+            self.line(
+                d,
+                &format!(
+                    "const {it_type} {lanes} = ({it_type}) (sizeof({vector_type}) / sizeof({ty}));"
+                ),
+            );
+            types.push((vector_type, lanes));
+        }
+        let strip = self.temporaries.fresh();
         let lower = self.exprs.expr(&nest.v.lower)?;
         let upper = self.exprs.argument(&nest.v.upper)?;
         self.line(d, &format!("{it_type} {strip} = {lower};"));
@@ -559,20 +564,32 @@ impl<'a> AstPrinter<'a> {
             d + 1
         };
         let groups = nest.analysis.groups(nest.copies());
-        // Strips of `groups` vectors, then of half as many, ..., then of one.
-        let sizes: Vec<usize> =
-            std::iter::successors(Some(groups), |&m| (m > 1).then_some(m / 2)).collect();
-        for m in sizes {
+        // Strips of `groups` full vectors, then of half as many, ..., then of one, then
+        // one half vector.
+        let mut phases: Vec<(usize, usize)> =
+            std::iter::successors(Some(groups), |&m| (m > 1).then_some(m / 2))
+                .map(|m| (m, 0))
+                .collect();
+        phases.push((1, 1));
+        for (m, t) in phases {
+            let (vector_type, lanes) = &types[t];
             let width = if m == 1 {
                 lanes.clone()
             } else {
                 format!("{m} * {lanes}")
             };
-            self.line(
-                inner,
-                &format!("for (; {strip} <= {upper} - ({width} - 1); {strip} += {width}) {{"),
-            );
-            self.vector_strip(nest, m, &strip, &lanes, &vector_type, inner + 1)?;
+            // A half vector covers at most one strip: `if`, not `for`.
+            let fits = format!("{strip} <= {upper} - ({width} - 1)");
+            let header = if t == 0 {
+                format!("for (; {fits}; {strip} += {width}) {{")
+            } else {
+                format!("if ({fits}) {{")
+            };
+            self.line(inner, &header);
+            self.vector_strip(nest, m, &strip, lanes, vector_type, inner + 1)?;
+            if t != 0 {
+                self.line(inner + 1, &format!("{strip} += {width};"));
+            }
             self.line(inner, "}");
         }
         if inner > d {

@@ -215,6 +215,53 @@ pub fn member_steps_in(
     Ok(steps)
 }
 
+/// Per member of `band` (below the bands of `prefix`): whether the band's statements
+/// write, and every written access moves with unit stride along the member (the member
+/// walks consecutive elements of everything the band writes: the lanes of a vector
+/// accumulator).
+pub fn writes_unit_stride_in(
+    scop: &Scop,
+    band: &Band,
+    prefix: &Prefix,
+    budget: &mut Budget,
+) -> Result<Vec<bool>> {
+    let n = band.n_members();
+    let mut unit = vec![true; n];
+    let mut writes = false;
+    for p in placed(scop, band, prefix)? {
+        for access in p
+            .statement
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+        {
+            writes = true;
+            for (member, ok) in unit.iter_mut().enumerate() {
+                if *ok && p.step(access, member, budget)? != Step::Unit {
+                    *ok = false;
+                }
+            }
+        }
+    }
+    Ok(if writes { unit } else { vec![false; n] })
+}
+
+/// `order` with the last coincident member whose writes all have unit stride
+/// (`lanes`, [`writes_unit_stride_in`]) moved innermost, the others keeping their
+/// order; `order` itself when there is none. Inside a permutable band every order is
+/// legal.
+pub fn lane_innermost(order: &[usize], lanes: &[bool], coincident: &[bool]) -> Vec<usize> {
+    match (0..lanes.len()).rev().find(|&m| lanes[m] && coincident[m]) {
+        Some(b) => order
+            .iter()
+            .copied()
+            .filter(|&m| m != b)
+            .chain([b])
+            .collect(),
+        None => order.to_vec(),
+    }
+}
+
 /// The order of the point band's members (`order[k]` is the original member placed at
 /// position `k`): the best member for the innermost loop moved there, the others in their
 /// original order. The identity when no member has a positive score.

@@ -54,8 +54,9 @@ use crate::error::{Error, Result};
 use crate::maps::{compose, permutation_map, tile_map, wavefront_map};
 use crate::order::{
     carries_recurrence_in, extend_prefix, has_tiling_reuse_in, intra_tile_order,
-    invariant_read_of_written_array, is_triangular_in, keeps_outer_loops_in, member_steps_in,
-    point_order, register_tiling_in, strided_with_spatial_reuse, Prefix,
+    invariant_read_of_written_array, is_triangular_in, keeps_outer_loops_in, lane_innermost,
+    member_steps_in, point_order, register_tiling_in, strided_with_spatial_reuse,
+    writes_unit_stride_in, Prefix,
 };
 use crate::sizes::{
     default_tile_sizes, default_triangular_tile_sizes, default_two_level_tile_sizes, element_bytes,
@@ -89,6 +90,12 @@ pub struct TileOptions {
     /// to the innermost parallel point loops, and a deep band's outer parallel
     /// dimensions (batch, heads) spread over blocks instead of inside a tile.
     pub parallel_tiled: Option<usize>,
+    /// Put innermost, in every permutable band (tiled or not) without bands below it,
+    /// the last coincident member along which every write of the band has unit stride
+    /// ([`crate::order::lane_innermost`]), ahead of the stride-1 choice (default off):
+    /// the order the emitter's vector accumulators need, a reduction's loops outside
+    /// the loop over its output's lanes even where its reads stride.
+    pub lane_innermost: bool,
     /// Register tiling: mark point bands whose loops gain from unroll-and-jam
     /// ([`crate::order::register_tiling`]) for code generation (default off).
     pub unroll_and_jam: bool,
@@ -113,6 +120,7 @@ impl Default for TileOptions {
             intra_tile_order: true,
             coincident_first: false,
             parallel_tiled: None,
+            lane_innermost: false,
             unroll_and_jam: false,
             require_reuse: false,
             min_band_depth: 2,
@@ -390,6 +398,17 @@ impl Tiler<'_, '_> {
         let steps = member_steps_in(self.scop, band, &self.prefix, self.budget)?;
         let scores: Vec<i64> = steps.iter().map(|(u, s)| u - s).collect();
         let strided: Vec<i64> = steps.iter().map(|(_, s)| *s).collect();
+        if self.options.lane_innermost {
+            let lanes = writes_unit_stride_in(self.scop, band, &self.prefix, self.budget)?;
+            if lanes.iter().zip(&band.coincident).any(|(l, c)| *l && *c) {
+                let order = if point {
+                    point_order(&scores, &strided, &band.coincident)
+                } else {
+                    intra_tile_order(&scores, &strided, &band.coincident)
+                };
+                return Ok(lane_innermost(&order, &lanes, &band.coincident));
+            }
+        }
         if !point {
             return Ok(intra_tile_order(&scores, &strided, &band.coincident));
         }

@@ -3,7 +3,7 @@
 //! step of an access along a band member and the choice of the innermost member.
 
 use pollen_scop::{ScheduleTree, Scop};
-use pollen_transform::order::{access_step, intra_tile_order, point_order, Step};
+use pollen_transform::order::{access_step, intra_tile_order, lane_innermost, point_order, Step};
 use pollen_transform::{tile, TileOptions};
 
 use crate::common::{bands, map, scheduled_instances, tiny_scop};
@@ -351,4 +351,46 @@ fn a_recurrence_beside_a_parallel_member_is_tiled_with_the_parallel_member_inner
         &[true, false],
     );
     assert_eq!(bands(&tiled(&scop, &options)).len(), 1);
+}
+
+#[test]
+fn lane_innermost_puts_the_member_of_unit_stride_writes_innermost() {
+    // Two reads walk along `i`, the write along `j`: the stride-1 choice takes `i`, the
+    // lane choice `j` (the vector accumulators' order), tiled or not.
+    let scop = tiny_scop(
+        DOMAIN,
+        &[
+            (true, "{ S[i, j] -> A[i, j] }"),
+            (false, "{ S[i, j] -> C[j, i] }"),
+            (false, "{ S[i, j] -> D[j, i] }"),
+        ],
+        "{ S[i, j] -> [i, j] }",
+        &[true, true],
+    );
+    let plain = order_of(&tiled(&scop, &options(&[2, 3], None, false, true)));
+    let by_tiles_then = |inner: fn(i64, i64) -> Vec<i64>| {
+        sorted_box((-3, 0), (5, 7), move |i, j| {
+            let mut key = vec![i.div_euclid(2), j.div_euclid(3)];
+            key.extend(inner(i, j));
+            key
+        })
+    };
+    assert_eq!(plain, by_tiles_then(|i, j| vec![j, i]));
+    let lanes = TileOptions {
+        lane_innermost: true,
+        ..options(&[2, 3], None, false, true)
+    };
+    assert_eq!(
+        order_of(&tiled(&scop, &lanes)),
+        by_tiles_then(|i, j| vec![i, j])
+    );
+    assert_eq!(
+        lane_innermost(&[1, 0], &[false, true], &[true, true]),
+        [0, 1]
+    );
+    // Only a coincident member qualifies.
+    assert_eq!(
+        lane_innermost(&[1, 0], &[false, true], &[true, false]),
+        [1, 0]
+    );
 }
