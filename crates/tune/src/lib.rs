@@ -49,11 +49,12 @@
 //! // The default pipeline with one parameter changed.
 //! assert_eq!(keys[1], "default tiles=16");
 //! assert_eq!(keys[8], "default sequential");
-//! assert_eq!(keys[9], "default no-tiling");
-//! assert_eq!(keys[12], "default strategy=akg");
+//! assert_eq!(keys[9], "default vector-registers");
+//! assert_eq!(keys[10], "default no-tiling");
+//! assert_eq!(keys[13], "default strategy=akg");
 //! // Then three candidates per fusion structure.
-//! assert_eq!(keys[13], "{S0 S1} tiled");
-//! assert_eq!(keys.len(), 1 + 12 + 3 * 2);
+//! assert_eq!(keys[14], "{S0 S1} tiled");
+//! assert_eq!(keys.len(), 1 + 13 + 3 * 2);
 //! ```
 
 pub mod evaluate;
