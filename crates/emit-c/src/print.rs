@@ -665,34 +665,25 @@ impl<'a> AstPrinter<'a> {
                 }
                 let instances = instances?;
                 for (a, (k, range)) in nest.analysis.accumulators.iter().enumerate() {
-                    let inst = &instances[*k];
-                    let (tokens, _) = inst
-                        .scanned
-                        .as_ref()
-                        .expect("analysed instances are scanned");
-                    per_copy[a].push(scan::substitute(
-                        &inst.text,
-                        tokens,
-                        range.clone(),
-                        &inst.statement.iterators,
-                        &inst.values,
-                        &[],
-                    ));
+                    per_copy[a].push(element_text(&instances[*k], range));
                 }
             }
         }
-        for r in 0..copies {
-            for a in 0..n_acc {
-                for g in 0..m {
-                    self.line(
-                        depth,
-                        &format!(
-                            "{vector_type} {} = *({vector_type} *) &{};",
-                            names[r][a][g], addresses[r][a][g]
-                        ),
-                    );
+        let each = |f: &dyn Fn(&str, &str) -> String| {
+            let mut lines = Vec::new();
+            for r in 0..copies {
+                for a in 0..n_acc {
+                    for g in 0..m {
+                        lines.push(f(&names[r][a][g], &addresses[r][a][g]));
+                    }
                 }
             }
+            lines
+        };
+        for line in
+            each(&|name, address| format!("{vector_type} {name} = *({vector_type} *) &{address};"))
+        {
+            self.line(depth, &line);
         }
         // The chain.
         let mut d = depth;
@@ -772,10 +763,6 @@ impl<'a> AstPrinter<'a> {
             for (r, per_copy) in statements.iter().enumerate() {
                 for (g, instances) in per_copy.iter().enumerate() {
                     let inst = &instances[k];
-                    let (tokens, _) = inst
-                        .scanned
-                        .as_ref()
-                        .expect("analysed instances are scanned");
                     let mut replaced = Vec::new();
                     for (range, operand) in &nest.analysis.operands[k] {
                         match operand {
@@ -783,31 +770,14 @@ impl<'a> AstPrinter<'a> {
                                 replaced.push((range.clone(), names[r][*a][g].clone()))
                             }
                             Operand::Lane => {
-                                let element = scan::substitute(
-                                    &inst.text,
-                                    tokens,
-                                    range.clone(),
-                                    &inst.statement.iterators,
-                                    &inst.values,
-                                    &[],
-                                );
+                                let element = element_text(inst, range);
                                 replaced.push((
                                     range.clone(),
                                     format!("(*({vector_type} *) &{element})"),
                                 ));
                             }
                             Operand::Gather => {
-                                let at = &gathered[r][g][k];
-                                let (at_tokens, _) =
-                                    at.scanned.as_ref().expect("analysed instances are scanned");
-                                let value = scan::substitute(
-                                    &at.text,
-                                    at_tokens,
-                                    range.clone(),
-                                    &at.statement.iterators,
-                                    &at.values,
-                                    &[],
-                                );
+                                let value = element_text(&gathered[r][g][k], range);
                                 replaced.push((
                                     range.clone(),
                                     format!(
@@ -819,15 +789,8 @@ impl<'a> AstPrinter<'a> {
                             Operand::Scalar => {}
                         }
                     }
-                    let text = scan::substitute(
-                        &inst.text,
-                        tokens,
-                        0..tokens.len(),
-                        &inst.statement.iterators,
-                        &inst.values,
-                        &replaced,
-                    );
-                    self.line(d, &format!("{text};"));
+                    let text = scalar::inline(inst, &replaced);
+                    self.line(d, &text);
                 }
             }
         }
@@ -838,18 +801,8 @@ impl<'a> AstPrinter<'a> {
             d -= 1;
             self.line(d, "}");
         }
-        for r in 0..copies {
-            for a in 0..n_acc {
-                for g in 0..m {
-                    self.line(
-                        depth,
-                        &format!(
-                            "*({vector_type} *) &{} = {};",
-                            addresses[r][a][g], names[r][a][g]
-                        ),
-                    );
-                }
-            }
+        for line in each(&|name, address| format!("*({vector_type} *) &{address} = {name};")) {
+            self.line(depth, &line);
         }
         Ok(())
     }
@@ -973,6 +926,22 @@ impl<'a> AstPrinter<'a> {
         let name = &self.macros[statement];
         Ok(format!("{name}({});", printed.join(", ")))
     }
+}
+
+/// The text of the tokens `range` of an instance, its iterators replaced by their values.
+fn element_text(inst: &scalar::Instance, range: &std::ops::Range<usize>) -> String {
+    let (tokens, _) = inst
+        .scanned
+        .as_ref()
+        .expect("analysed instances are scanned");
+    scan::substitute(
+        &inst.text,
+        tokens,
+        range.clone(),
+        &inst.statement.iterators,
+        &inst.values,
+        &[],
+    )
 }
 
 /// Sets the lower bound of the innermost loop over `iterator` inside `l` to `lower`.

@@ -787,7 +787,7 @@ fn depends_on(inst: &Instance, tokens: &[Token], r: &Reference, iterator: &str) 
 
 /// The instance's C statement with its iterators replaced by their values and the given
 /// references (token range, temporary) by temporaries.
-fn inline(inst: &Instance, replacements: &[(Range<usize>, String)]) -> String {
+pub(crate) fn inline(inst: &Instance, replacements: &[(Range<usize>, String)]) -> String {
     let (tokens, _) = inst
         .scanned
         .as_ref()
