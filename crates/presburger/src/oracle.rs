@@ -926,6 +926,36 @@ pub fn points_in_box(map: &Map, params: &[Int], lo: i64, hi: i64) -> BTreeSet<Ve
         .collect()
 }
 
+/// The number of points of `set` whose leading coordinates (parameters first) are
+/// `fixed` and whose other coordinates lie in `[lo, hi]`, each tested exactly with
+/// [`Set::contains_point`].
+pub fn count_in_box(set: &Set, fixed: &[i64], lo: i64, hi: i64) -> i64 {
+    let free = set.space().n_dims() - fixed.len();
+    let mut x = vec![lo; free];
+    let mut count = 0;
+    loop {
+        let point: Vec<Int> = fixed.iter().chain(&x).map(|&v| Int::from(v)).collect();
+        if set
+            .contains_point(&point)
+            .expect("a point of the set's space")
+        {
+            count += 1;
+        }
+        let mut k = 0;
+        loop {
+            if k == free {
+                return count;
+            }
+            x[k] += 1;
+            if x[k] <= hi {
+                break;
+            }
+            x[k] = lo;
+            k += 1;
+        }
+    }
+}
+
 /// Whether `map` contains `point` (parameters first), searching existentials in
 /// `[-window, window]` where unbounded.
 pub fn contains_by_search(map: &Map, point: &[i64], window: i64) -> bool {

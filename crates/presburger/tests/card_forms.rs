@@ -14,27 +14,7 @@ fn ints(values: &[i64]) -> Vec<Int> {
 /// The points of `s` whose leading coordinates are `fixed` and whose other
 /// coordinates lie in `[-r, r]`.
 fn points_in_box(s: &Set, fixed: &[i64], r: i64) -> i64 {
-    let free = s.space().n_dims() - fixed.len();
-    let mut x = vec![-r; free];
-    let mut count = 0;
-    loop {
-        let point: Vec<Int> = fixed.iter().chain(&x).map(|&v| Int::from(v)).collect();
-        if s.contains_point(&point).unwrap() {
-            count += 1;
-        }
-        let mut k = 0;
-        loop {
-            if k == free {
-                return count;
-            }
-            x[k] += 1;
-            if x[k] <= r {
-                break;
-            }
-            x[k] = -r;
-            k += 1;
-        }
-    }
+    pollen_presburger::oracle::count_in_box(s, fixed, -r, r)
 }
 
 /// The count of `s` at `fixed` by enumeration: the points in the box of radius 12,

@@ -13,27 +13,7 @@ fn set(text: &str) -> Set {
 
 /// The points of `s` at parameter values `params` inside the box `[-r, r]^d`.
 fn brute_force(s: &Set, params: &[i64], r: i64) -> i64 {
-    let d = s.n_dims();
-    let mut count = 0;
-    let mut x = vec![-r; d];
-    loop {
-        let point: Vec<Int> = params.iter().chain(&x).map(|&v| Int::from(v)).collect();
-        if s.contains_point(&point).unwrap() {
-            count += 1;
-        }
-        let mut k = 0;
-        loop {
-            if k == d {
-                return count;
-            }
-            x[k] += 1;
-            if x[k] <= r {
-                break;
-            }
-            x[k] = -r;
-            k += 1;
-        }
-    }
+    pollen_presburger::oracle::count_in_box(s, params, -r, r)
 }
 
 fn count_at(text: &str, params: &[i64]) -> i64 {

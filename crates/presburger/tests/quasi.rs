@@ -19,27 +19,7 @@ fn ints(values: &[i64]) -> Vec<Int> {
 
 /// The points of `s` at parameter values `params` inside the box `[lo, hi]^d`.
 fn brute_force(s: &Set, params: &[i64], lo: i64, hi: i64) -> i64 {
-    let d = s.n_dims();
-    let mut count = 0;
-    let mut x = vec![lo; d];
-    loop {
-        let point: Vec<Int> = params.iter().chain(&x).map(|&v| Int::from(v)).collect();
-        if s.contains_point(&point).unwrap() {
-            count += 1;
-        }
-        let mut k = 0;
-        loop {
-            if k == d {
-                return count;
-            }
-            x[k] += 1;
-            if x[k] <= hi {
-                break;
-            }
-            x[k] = lo;
-            k += 1;
-        }
-    }
+    pollen_presburger::oracle::count_in_box(s, params, lo, hi)
 }
 
 /// A small deterministic generator of parameter values (xorshift).
