@@ -171,6 +171,11 @@ pub struct OptArgs {
     /// the arrays a kernel only reads are copied to shared memory first).
     #[arg(long)]
     pub no_shared_memory: bool,
+    /// GPU targets: no explicit vector types (by default, with injection, statements
+    /// whose innermost loop is contiguous run groups of 4 iterations per thread, loaded
+    /// and stored as vectors where aligned).
+    #[arg(long)]
+    pub no_vector_types: bool,
     /// GPU targets: threads per block, x first (default: from the tile sizes).
     #[arg(long, value_delimiter = ',', value_name = "X,Y,Z")]
     pub block: Option<Vec<u32>>,
@@ -310,6 +315,7 @@ fn options(args: &OptArgs) -> Options {
             inject: !args.no_inject,
             block: args.block.clone(),
             shared_memory: !args.no_shared_memory,
+            vector_types: !args.no_vector_types,
             ..GpuOptions::default()
         },
         cache: machine_cache(),

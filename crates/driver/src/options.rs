@@ -298,6 +298,15 @@ pub struct GpuOptions {
     /// Reused tiles of the arrays a kernel only reads are copied to the block's shared
     /// memory (`pollen_gpu::GpuOptions::shared_memory`; default on).
     pub shared_memory: bool,
+    /// Explicit vector types, with injection: a statement whose scenario's innermost
+    /// pick is contiguous for some of its loads or stores (the paper's vector-type
+    /// dimension) runs groups of [`GpuOptions::lane_width`] iterations of its
+    /// thread-mapped `x` loop per thread, its contiguous references loaded and stored
+    /// as one vector where aligned (`pollen_gpu::Lanes`; default on). Without
+    /// injection there are no scenarios, and so no vector types.
+    pub vector_types: bool,
+    /// The iterations per vector (default 4: 16 bytes of `float`).
+    pub lane_width: u32,
 }
 
 impl Default for GpuOptions {
@@ -307,6 +316,8 @@ impl Default for GpuOptions {
             tile_size: 32,
             block: None,
             shared_memory: true,
+            vector_types: true,
+            lane_width: 4,
         }
     }
 }

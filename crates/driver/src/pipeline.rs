@@ -824,9 +824,19 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     };
     let tree = tiled.clone().unwrap_or_else(|| outcome.tree.clone());
     let ast = generate_loops(scop, &tree, options)?;
+    let lanes = if options.gpu.vector_types {
+        scenarios
+            .iter()
+            .filter_map(|s| Some((s.statement.clone(), s.vector_iterator()?)))
+            .collect()
+    } else {
+        Default::default()
+    };
     let gpu_options = pollen_gpu::GpuOptions {
         block: options.gpu.block.clone(),
         shared_memory: options.gpu.shared_memory,
+        lanes,
+        lane_width: options.gpu.lane_width,
         ..Default::default()
     };
     let program = pollen_gpu::map(scop, &ast, &gpu_options).map_err(Error::GpuMapping)?;

@@ -18,6 +18,7 @@
 //! the kernel's own variables). Only whole tokens are replaced: `i` is never replaced
 //! inside `ii` or `"i"`.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -39,6 +40,59 @@ pub(crate) enum Rename {
     Shared(String, Vec<String>),
     /// An array or scalar of the program that the kernel does not receive: an error.
     Missing,
+    /// An array in a flat buffer whose references are a lane group's vector elements
+    /// (the names of its extents after the first): each reference is printed as the
+    /// placeholder [`lane_placeholder`] of its number in the statement and listed in
+    /// the [`LaneRef`]s that [`lane_statement`] returns.
+    Lane(Vec<String>),
+}
+
+/// A reference of a [`Rename::Lane`] array in a statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LaneRef {
+    /// The array.
+    pub array: String,
+    /// Its flat subscript, as [`Rename::Flat`] prints it.
+    pub index: String,
+    /// Whether the statement may write it: an assignment operator follows it, or
+    /// `++`, `--` or `&` is next to it.
+    pub written: bool,
+}
+
+/// The text that stands for the lane reference number `n` of a statement: no C text
+/// holds the control character it starts and ends with.
+pub(crate) fn lane_placeholder(n: usize) -> String {
+    format!("\u{1}{n}\u{1}")
+}
+
+/// The assignment operators of C.
+const ASSIGNMENTS: [&str; 11] = [
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>=",
+];
+
+/// [`kernel_statement`] with the references of [`Rename::Lane`] arrays printed as
+/// placeholders, and those references in order.
+pub(crate) fn lane_statement(
+    statement: &str,
+    body: &str,
+    names: &BTreeMap<String, Rename>,
+) -> Result<(String, Vec<LaneRef>)> {
+    let text = statement_text(body);
+    let Some(tokens) = tokens(&text) else {
+        return Err(Error::UnsupportedStatement {
+            statement: statement.to_string(),
+            reason: "its text cannot be split into C tokens".to_string(),
+        });
+    };
+    let rewriter = Rewriter {
+        statement,
+        text: &text,
+        tokens: &tokens,
+        names,
+        lanes: RefCell::new(Vec::new()),
+    };
+    let printed = format!("{};", rewriter.range(0..tokens.len())?);
+    Ok((printed, rewriter.lanes.into_inner()))
 }
 
 /// The statement `statement` (its C text `body`) as a kernel prints it, with the names
@@ -60,6 +114,7 @@ pub(crate) fn kernel_statement(
         text: &text,
         tokens: &tokens,
         names,
+        lanes: RefCell::new(Vec::new()),
     };
     Ok(format!("{};", rewriter.range(0..tokens.len())?))
 }
@@ -70,6 +125,8 @@ struct Rewriter<'a> {
     text: &'a str,
     tokens: &'a [Token],
     names: &'a BTreeMap<String, Rename>,
+    /// The references of [`Rename::Lane`] arrays met so far.
+    lanes: RefCell<Vec<LaneRef>>,
 }
 
 impl Rewriter<'_> {
@@ -107,6 +164,22 @@ impl Rewriter<'_> {
             Some(Rename::Text(t)) => Ok((t.clone(), k + 1)),
             Some(Rename::Deref) => Ok((format!("{s}[0]"), k + 1)),
             Some(Rename::Flat(extents)) => self.flat(k, end, extents),
+            Some(Rename::Lane(extents)) => {
+                let (reference, next) = self.flat(k, end, extents)?;
+                let index = reference[s.len() + 1..reference.len() - 1].to_string();
+                let before = k.checked_sub(1).map(|b| self.spelling(b));
+                let after = (next < end).then(|| self.spelling(next));
+                let written = matches!(before, Some("++" | "--" | "&"))
+                    || after.is_some_and(|a| a == "++" || a == "--" || ASSIGNMENTS.contains(&a));
+                let mut lanes = self.lanes.borrow_mut();
+                let n = lanes.len();
+                lanes.push(LaneRef {
+                    array: s.to_string(),
+                    index,
+                    written,
+                });
+                Ok((lane_placeholder(n), next))
+            }
             Some(Rename::Shared(name, offsets)) => self.shared(k, end, name, offsets),
             Some(Rename::Missing) => Err(Error::UnsupportedStatement {
                 statement: self.statement.to_string(),

@@ -189,6 +189,54 @@ pub(crate) fn cuda_prelude(banner: bool) -> String {
     out.push_str(&helper_definitions());
     out.push_str(
         r#"
+/* pollen_N consecutive elements of type pollen_T, seen as the raw vector of their
+   size: a lane group's loads and stores of contiguous references move one raw vector
+   (a 16-byte float vector is one 128-bit access); its lanes are the elements
+   pollen_v[0 .. pollen_N - 1]. Every name is prefixed: the user's macros are in
+   force here. */
+template <int pollen_B> struct pollen_raw;
+template <> struct pollen_raw<2> { typedef unsigned short pollen_type; };
+template <> struct pollen_raw<4> { typedef unsigned int pollen_type; };
+template <> struct pollen_raw<8> { typedef uint2 pollen_type; };
+template <> struct pollen_raw<16> { typedef uint4 pollen_type; };
+struct __align__(32) pollen_raw32 { uint4 pollen_q[2]; };
+template <> struct pollen_raw<32> { typedef pollen_raw32 pollen_type; };
+struct __align__(64) pollen_raw64 { uint4 pollen_q[4]; };
+template <> struct pollen_raw<64> { typedef pollen_raw64 pollen_type; };
+template <typename pollen_T, int pollen_N> union pollen_lanes {
+  typedef typename pollen_raw<sizeof(pollen_T) * pollen_N>::pollen_type pollen_bits_type;
+  pollen_bits_type pollen_bits;
+  pollen_T pollen_v[pollen_N];
+};
+/* The store of a raw vector to an address aligned to its size, as vector stores
+   (nvcc may otherwise split the store of a union into element stores). */
+__device__ __forceinline__ void pollen_vst(void *pollen_p, unsigned short pollen_r)
+{
+  *(unsigned short *)pollen_p = pollen_r;
+}
+__device__ __forceinline__ void pollen_vst(void *pollen_p, unsigned int pollen_r)
+{
+  __stwb((unsigned int *)pollen_p, pollen_r);
+}
+__device__ __forceinline__ void pollen_vst(void *pollen_p, uint2 pollen_r)
+{
+  __stwb((uint2 *)pollen_p, pollen_r);
+}
+__device__ __forceinline__ void pollen_vst(void *pollen_p, uint4 pollen_r)
+{
+  __stwb((uint4 *)pollen_p, pollen_r);
+}
+__device__ __forceinline__ void pollen_vst(void *pollen_p, pollen_raw32 pollen_r)
+{
+  __stwb((uint4 *)pollen_p, pollen_r.pollen_q[0]);
+  __stwb((uint4 *)pollen_p + 1, pollen_r.pollen_q[1]);
+}
+__device__ __forceinline__ void pollen_vst(void *pollen_p, pollen_raw64 pollen_r)
+{
+  for (int pollen_k = 0; pollen_k < 4; pollen_k++)
+    __stwb((uint4 *)pollen_p + pollen_k, pollen_r.pollen_q[pollen_k]);
+}
+
 /* Exits with a message when a CUDA call did not succeed. */
 static void pollen_cuda_check(cudaError_t status, const char *what)
 {

@@ -34,7 +34,7 @@ use pollen_gpu::{ArrayKind, Kernel, KernelAst, KernelLoop, Mapping};
 
 use crate::body::{self, Rename};
 use crate::error::{Error, Result};
-use crate::plan::{kernel_iterators, Arg, Plan};
+use crate::plan::{has_lanes, kernel_iterators, Arg, Plan};
 
 /// The language a kernel is printed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,7 +212,10 @@ pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Pr
     let mut iterators = BTreeSet::new();
     kernel_iterators(&kernel.body, &mut iterators)?;
     if !iterators.is_empty() {
-        let declared: Vec<String> = iterators.iter().map(|i| plan.iterator(i)).collect();
+        let mut declared: Vec<String> = iterators.iter().map(|i| plan.iterator(i)).collect();
+        if has_lanes(&kernel.body) {
+            declared.push(plan.shared("lane"));
+        }
         printer.line(1, &format!("long {};", declared.join(", ")));
     }
     for name in &kernel.arrays {
@@ -451,6 +454,9 @@ impl<'a> KernelPrinter<'a> {
         if !l.stride.is_positive() {
             return Err(Error::NonPositiveStride(l.stride.to_string()));
         }
+        if let Some(lanes) = &l.lanes {
+            return self.lane_loop(l, lanes, depth);
+        }
         let lower = self.exprs.expr(&l.lower)?;
         let upper = self.exprs.expr(&l.upper)?;
         let c = self.plan.iterator(&l.iterator);
@@ -485,6 +491,278 @@ impl<'a> KernelPrinter<'a> {
         Ok(())
     }
 
+    /// A thread-mapped loop run in lane groups ([`pollen_gpu::Lanes`]): each thread
+    /// steps over groups of `w` iterations; a full group whose vector addresses are all
+    /// aligned runs each statement with its contiguous references loaded and stored
+    /// as vectors and its arithmetic once per lane; any other group runs its
+    /// iterations one after the other.
+    fn lane_loop(&mut self, l: &KernelLoop, lanes: &pollen_gpu::Lanes, depth: usize) -> Result<()> {
+        let width = lanes.width;
+        if !l.stride.is_one() || !matches!(width, 2 | 4 | 8) {
+            return Err(Error::InvalidGeometry(self.kernel.name.clone()));
+        }
+        let Some((index, count)) = self.dialect.spread(l.mapping) else {
+            return Err(Error::InvalidGeometry(self.kernel.name.clone()));
+        };
+        let mut statements = Vec::new();
+        if !lane_statements(&l.body, &mut statements) {
+            return Err(Error::InvalidGeometry(self.kernel.name.clone()));
+        }
+        let lower = self.exprs.expr(&l.lower)?;
+        let upper = self.exprs.expr(&l.upper)?;
+        let c = self.plan.iterator(&l.iterator);
+        let start = if lower == "0" {
+            format!("{width} * {index}")
+        } else {
+            format!("{lower} + {width} * {index}")
+        };
+        self.line(
+            depth,
+            &format!("for ({c} = {start}; {c} <= {upper}; {c} += {width} * {count}) {{"),
+        );
+        // Each statement per lane, with its vector references.
+        let mut groups = Vec::new();
+        for &(statement, args) in &statements {
+            groups.push(self.lane_group(statement, args, l, lanes, &c)?);
+        }
+        let mut guard = vec![format!("{c} + {} <= {upper}", width - 1)];
+        if self.dialect == Dialect::Cuda {
+            for g in &groups {
+                for slot in &g.slots {
+                    let test = format!(
+                        "(size_t)&{}[{}] % sizeof({}) == 0",
+                        slot.array,
+                        slot.index,
+                        self.vector_type(&slot.element_type, width)
+                    );
+                    if !guard.contains(&test) {
+                        guard.push(test);
+                    }
+                }
+            }
+        }
+        self.line(depth + 1, &format!("if ({}) {{", guard.join(" && ")));
+        for g in &groups {
+            self.line(depth + 2, "{");
+            for slot in &g.slots {
+                let line = self.slot_declaration(slot, width);
+                self.line(depth + 3, &line);
+            }
+            for text in &g.lanes {
+                self.line(depth + 3, text);
+            }
+            for slot in g.slots.iter().filter(|s| s.store) {
+                let line = self.slot_store(slot, width);
+                self.line(depth + 3, &line);
+            }
+            self.line(depth + 2, "}");
+        }
+        self.line(depth + 1, "} else {");
+        let lane = self.plan.shared("lane");
+        let last = pollen_codegen::Expr::Min(vec![
+            l.upper.clone(),
+            pollen_codegen::Expr::Add(vec![
+                pollen_codegen::Expr::var(&l.iterator),
+                pollen_codegen::Expr::int(i64::from(width) - 1),
+            ]),
+        ]);
+        self.exprs.enter(&l.iterator, &c);
+        let last = self.exprs.expr(&last);
+        self.exprs.leave();
+        self.line(
+            depth + 2,
+            &format!("for ({lane} = {c}; {lane} <= {}; {lane}++) {{", last?),
+        );
+        self.exprs.enter(&l.iterator, &lane);
+        let body = self.ast(&l.body, depth + 3);
+        self.exprs.leave();
+        body?;
+        self.line(depth + 2, "}");
+        self.line(depth + 1, "}");
+        self.line(depth, "}");
+        Ok(())
+    }
+
+    /// One statement of a lane group: its vector slots and its text for each lane. A
+    /// statement that writes a contiguous reference other than by its leading
+    /// assignment keeps every reference scalar.
+    fn lane_group(
+        &mut self,
+        statement: &str,
+        args: &[pollen_codegen::Expr],
+        l: &KernelLoop,
+        lanes: &pollen_gpu::Lanes,
+        c: &str,
+    ) -> Result<LaneGroup> {
+        let contiguous: BTreeSet<&str> = lanes
+            .contiguous
+            .iter()
+            .filter(|(s, _)| s == statement)
+            .map(|(_, a)| a.as_str())
+            .collect();
+        let mut vector = true;
+        loop {
+            let mut slots: Vec<Slot> = Vec::new();
+            let mut lane_texts = Vec::new();
+            let mut numbering: Vec<usize> = Vec::new();
+            let mut usable = true;
+            for k in 0..lanes.width {
+                let at = if k == 0 {
+                    c.to_string()
+                } else {
+                    format!("({c} + {k})")
+                };
+                self.exprs.enter(&l.iterator, &at);
+                let rendered = self.lane_text(statement, args, vector.then_some(&contiguous));
+                self.exprs.leave();
+                let (mut text, refs) = rendered?;
+                if k == 0 {
+                    for (n, r) in refs.iter().enumerate() {
+                        let leading = n == 0 && text.starts_with(&body::lane_placeholder(0));
+                        if r.written && !leading {
+                            usable = false;
+                        }
+                        let found = slots
+                            .iter()
+                            .position(|s| s.array == r.array && s.index == r.index);
+                        let j = match found {
+                            Some(j) => j,
+                            None => {
+                                let element_type = self
+                                    .plan
+                                    .arrays
+                                    .get(r.array.as_str())
+                                    .map(|a| a.element_type.clone())
+                                    .ok_or_else(|| Error::UnknownArray(r.array.clone()))?;
+                                slots.push(Slot {
+                                    name: self.plan.shared(&format!("lane_v{}", slots.len())),
+                                    array: r.array.clone(),
+                                    index: r.index.clone(),
+                                    element_type,
+                                    load: false,
+                                    store: false,
+                                });
+                                slots.len() - 1
+                            }
+                        };
+                        if r.written {
+                            slots[j].store = true;
+                            // A compound assignment reads the element too.
+                            let op = text[body::lane_placeholder(0).len()..].trim_start();
+                            if !op.starts_with('=') || op.starts_with("==") {
+                                slots[j].load = true;
+                            }
+                        } else {
+                            slots[j].load = true;
+                        }
+                        numbering.push(j);
+                    }
+                }
+                if !usable {
+                    break;
+                }
+                if refs.len() != numbering.len() {
+                    return Err(Error::InvalidGeometry(self.kernel.name.clone()));
+                }
+                for (n, &j) in numbering.iter().enumerate() {
+                    let element = self.lane_element(&slots[j].name, k);
+                    text = text.replace(&body::lane_placeholder(n), &element);
+                }
+                lane_texts.push(text);
+            }
+            if usable {
+                return Ok(LaneGroup {
+                    slots,
+                    lanes: lane_texts,
+                });
+            }
+            vector = false;
+        }
+    }
+
+    /// A statement's text with the references to `contiguous` arrays (those held in
+    /// flat buffers) as lane placeholders.
+    fn lane_text(
+        &mut self,
+        statement: &str,
+        args: &[pollen_codegen::Expr],
+        contiguous: Option<&BTreeSet<&str>>,
+    ) -> Result<(String, Vec<body::LaneRef>)> {
+        let Some(s) = self.plan.scop.statement(statement) else {
+            return Err(Error::UnknownStatement(statement.to_string()));
+        };
+        if s.iterators.len() != args.len() {
+            return Err(Error::ArityMismatch {
+                statement: statement.to_string(),
+                expected: s.iterators.len(),
+                found: args.len(),
+            });
+        }
+        let mut renames = self.renames.clone();
+        for array in contiguous.into_iter().flatten() {
+            if let Some(Rename::Flat(extents)) = renames.get(*array) {
+                let extents = extents.clone();
+                renames.insert(array.to_string(), Rename::Lane(extents));
+            }
+        }
+        for (iterator, value) in s.iterators.iter().zip(args) {
+            renames.insert(iterator.clone(), Rename::Text(self.exprs.argument(value)?));
+        }
+        body::lane_statement(statement, &s.body, &renames)
+    }
+
+    /// The vector type of `width` elements of `element`.
+    fn vector_type(&self, element: &str, width: u32) -> String {
+        format!("pollen_lanes<{element}, {width}>")
+    }
+
+    /// Lane `k` of the vector variable `name`.
+    fn lane_element(&self, name: &str, k: u32) -> String {
+        match self.dialect {
+            Dialect::Cuda => format!("{name}.pollen_v[{k}]"),
+            Dialect::OpenCl => format!("{name}[{k}]"),
+        }
+    }
+
+    /// The declaration of a slot's vector variable, loaded from memory when the
+    /// statement reads it.
+    fn slot_declaration(&self, slot: &Slot, width: u32) -> String {
+        let (name, array, index, element) =
+            (&slot.name, &slot.array, &slot.index, &slot.element_type);
+        match self.dialect {
+            Dialect::Cuda => {
+                let vector = self.vector_type(element, width);
+                if slot.load {
+                    format!(
+                        "{vector} {name}; {name}.pollen_bits = *(const {vector}::pollen_bits_type *)&{array}[{index}];"
+                    )
+                } else {
+                    format!("{vector} {name};")
+                }
+            }
+            Dialect::OpenCl => {
+                if slot.load {
+                    format!(
+                        "{element} {name}[{width}]; vstore{width}(vload{width}(0, &{array}[{index}]), 0, {name});"
+                    )
+                } else {
+                    format!("{element} {name}[{width}];")
+                }
+            }
+        }
+    }
+
+    /// The store of a slot's vector variable to memory.
+    fn slot_store(&self, slot: &Slot, width: u32) -> String {
+        let (name, array, index) = (&slot.name, &slot.array, &slot.index);
+        match self.dialect {
+            Dialect::Cuda => format!("pollen_vst(&{array}[{index}], {name}.pollen_bits);"),
+            Dialect::OpenCl => {
+                format!("vstore{width}(vload{width}(0, {name}), 0, &{array}[{index}]);")
+            }
+        }
+    }
+
     /// A statement instance, inline.
     fn user(&mut self, statement: &str, args: &[pollen_codegen::Expr], depth: usize) -> Result<()> {
         let Some(s) = self.plan.scop.statement(statement) else {
@@ -504,5 +782,45 @@ impl<'a> KernelPrinter<'a> {
         let text = body::kernel_statement(statement, &s.body, &renames)?;
         self.line(depth, &text);
         Ok(())
+    }
+}
+
+/// One statement of a lane group, as printed.
+struct LaneGroup {
+    /// The vector variables, in order of first reference.
+    slots: Vec<Slot>,
+    /// The statement's text for each lane, its vector references replaced by the lanes'
+    /// elements.
+    lanes: Vec<String>,
+}
+
+/// A vector of consecutive elements that a lane group's statement reads or writes.
+struct Slot {
+    /// The vector variable.
+    name: String,
+    /// The array.
+    array: String,
+    /// The flat subscript of the group's first element.
+    index: String,
+    /// The array's element type.
+    element_type: String,
+    /// Whether the statement reads it (loaded before the lanes).
+    load: bool,
+    /// Whether the statement writes it (stored after the lanes).
+    store: bool,
+}
+
+/// Collects the statements of a lane loop's body; false when it holds anything else.
+fn lane_statements<'a>(
+    ast: &'a KernelAst,
+    out: &mut Vec<(&'a str, &'a [pollen_codegen::Expr])>,
+) -> bool {
+    match ast {
+        KernelAst::Block(v) => v.iter().all(|c| lane_statements(c, out)),
+        KernelAst::User { statement, args } => {
+            out.push((statement.as_str(), args.as_slice()));
+            true
+        }
+        _ => false,
     }
 }

@@ -10,11 +10,16 @@ use crate::error::{Error, Result};
 use crate::names::{self, HOST_PREFIXES, KERNEL_PREFIXES};
 
 /// The names that the preludes define, which the source may not use otherwise.
-pub(crate) const RESERVED: [&str; 4] = [
+pub(crate) const RESERVED: [&str; 9] = [
     "pollen_cl_check",
     "pollen_cl_device",
     "pollen_cl_open",
     "pollen_cuda_check",
+    "pollen_lanes",
+    "pollen_raw",
+    "pollen_raw32",
+    "pollen_raw64",
+    "pollen_vst",
 ];
 
 /// The guards of the preludes: a source holding one already has that prelude.
@@ -106,6 +111,18 @@ impl<'a> Plan<'a> {
                 generated.push(format!("copy_n{d}"));
                 generated.push(format!("copy_x{d}"));
             }
+        }
+        // A lane loop's scalar iterator and vector variables (at most one per array
+        // reference of a statement).
+        if program.kernels.iter().any(|k| has_lanes(&k.body)) {
+            generated.push("lane".to_string());
+            let most = scop
+                .statements
+                .iter()
+                .map(|s| s.body.matches('[').count())
+                .max()
+                .unwrap_or(0);
+            generated.extend((0..most).map(|j| format!("lane_v{j}")));
         }
         let mut distinct = BTreeSet::new();
         if let Some(twice) = generated.iter().find(|g| !distinct.insert(g.as_str())) {
@@ -355,4 +372,17 @@ fn host_names(program: &GpuProgram) -> Vec<String> {
     }
     out.extend(program.kernels.iter().map(|k| format!("k_{}", k.name)));
     out
+}
+
+/// Whether `ast` holds a loop run in lane groups.
+pub(crate) fn has_lanes(ast: &KernelAst) -> bool {
+    match ast {
+        KernelAst::Block(v) => v.iter().any(has_lanes),
+        KernelAst::For(l) => l.lanes.is_some() || has_lanes(&l.body),
+        KernelAst::If {
+            then, otherwise, ..
+        } => has_lanes(then) || otherwise.as_deref().is_some_and(has_lanes),
+        KernelAst::SingleThread(b) | KernelAst::Shared { body: b, .. } => has_lanes(b),
+        KernelAst::User { .. } | KernelAst::Barrier | KernelAst::Copy { .. } => false,
+    }
 }

@@ -29,6 +29,7 @@ fn sequential(ast: &Ast) -> KernelAst {
             upper: l.upper.clone(),
             stride: l.stride.clone(),
             mapping: Mapping::Sequential,
+            lanes: None,
             body: Box::new(sequential(&l.body)),
         }),
         Ast::If {

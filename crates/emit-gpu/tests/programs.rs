@@ -60,6 +60,7 @@ fn lp(
         upper,
         stride: Int::one(),
         mapping,
+        lanes: None,
         body: Box::new(KernelAst::Block(body)),
     })
 }

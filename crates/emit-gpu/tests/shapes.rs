@@ -61,6 +61,7 @@ fn lp(iterator: &str, upper: Expr, mapping: Mapping, body: KernelAst) -> KernelA
         upper,
         stride: Int::one(),
         mapping,
+        lanes: None,
         body: Box::new(body),
     })
 }

@@ -45,7 +45,9 @@ use pollen_presburger::{Budget, DimKind, Map};
 use pollen_scop::{AccessKind, Scop};
 
 use crate::error::{Error, Result};
-use crate::program::{ArrayKind, GpuProgram, Host, KernelAst, KernelLoop, Mapping, SharedArray};
+use crate::program::{
+    ArrayKind, GpuProgram, Host, KernelAst, KernelLoop, Lanes, Mapping, SharedArray,
+};
 
 /// The step limit of [`check`].
 pub const DEFAULT_CHECK_LIMIT: u64 = 50_000_000;
@@ -830,6 +832,9 @@ impl Sim<'_> {
                 )
             }
         };
+        if let Some(lanes) = &l.lanes {
+            return self.lane_loop(l, lanes, first, every, t);
+        }
         let lower = self.eval(&l.lower)?;
         let upper = self.eval(&l.upper)?;
         let mut v = &lower + &(&first * &l.stride);
@@ -856,6 +861,64 @@ impl Sim<'_> {
         if spread {
             t.divergent -= 1;
         }
+        result
+    }
+
+    /// A thread-mapped loop run in lane groups: thread number `first` of `every` runs
+    /// the groups `first, first + every, ...`; in each, every statement of the body for
+    /// each of the group's iterations in turn.
+    fn lane_loop(
+        &mut self,
+        l: &KernelLoop,
+        lanes: &Lanes,
+        first: Int,
+        every: Int,
+        t: &mut Thread,
+    ) -> Result<()> {
+        let invalid = |why: &str| {
+            Err(Error::InvalidProgram(format!(
+                "the lane loop over {} {why}",
+                l.iterator
+            )))
+        };
+        if !matches!(l.mapping, Mapping::Thread(_)) {
+            return invalid("is not mapped to threads");
+        }
+        if lanes.width < 2 || !l.stride.is_one() {
+            return invalid("needs stride 1 and groups of two iterations or more");
+        }
+        let mut statements = Vec::new();
+        if !lane_statements(&l.body, &mut statements) {
+            return invalid("holds more than statements");
+        }
+        let width = Int::from(lanes.width);
+        let lower = self.eval(&l.lower)?;
+        let upper = self.eval(&l.upper)?;
+        let mut start = &lower + &(&first * &width);
+        let jump = &every * &width;
+        t.divergent += 1;
+        let mut result = Ok(());
+        'groups: while start <= upper {
+            for s in &statements {
+                let mut v = start.clone();
+                while v <= upper && v < &start + &width {
+                    if let Err(e) = self.step() {
+                        result = Err(e);
+                        break 'groups;
+                    }
+                    self.env.push((l.iterator.clone(), v.clone()));
+                    let r = self.kernel(s, t);
+                    self.env.pop();
+                    if r.is_err() {
+                        result = r;
+                        break 'groups;
+                    }
+                    v = &v + &Int::one();
+                }
+            }
+            start = &start + &jump;
+        }
+        t.divergent -= 1;
         result
     }
 
@@ -1123,5 +1186,17 @@ impl Sim<'_> {
                 best.ok_or_else(|| Error::InvalidProgram("an empty min or max".to_string()))?
             }
         })
+    }
+}
+
+/// Collects the statements of a lane loop's body; false when it holds anything else.
+fn lane_statements<'a>(ast: &'a KernelAst, out: &mut Vec<&'a KernelAst>) -> bool {
+    match ast {
+        KernelAst::Block(v) => v.iter().all(|c| lane_statements(c, out)),
+        KernelAst::User { .. } => {
+            out.push(ast);
+            true
+        }
+        _ => false,
     }
 }

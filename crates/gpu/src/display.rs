@@ -182,7 +182,21 @@ fn write_kernel(
             match l.mapping {
                 Mapping::Sequential => {}
                 Mapping::Block(d) => write!(out, " // block {}", axis(d))?,
-                Mapping::Thread(d) => write!(out, " // thread {}", axis(d))?,
+                Mapping::Thread(d) => match &l.lanes {
+                    Some(lanes) => write!(
+                        out,
+                        " // thread {}, lanes of {}: {}",
+                        axis(d),
+                        lanes.width,
+                        lanes
+                            .contiguous
+                            .iter()
+                            .map(|(s, a)| format!("{s}.{a}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )?,
+                    None => write!(out, " // thread {}", axis(d))?,
+                },
                 Mapping::Global(d) => write!(out, " // global {}", axis(d))?,
             }
             out.push('\n');

@@ -167,5 +167,6 @@ pub use check::{
 pub use error::{Error, Result};
 pub use map::{block_model, map, GpuOptions, MAX_THREADS_PER_BLOCK, MODEL_THREADS_PER_BLOCK};
 pub use program::{
-    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping, SharedArray,
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Lanes, Mapping,
+    SharedArray,
 };

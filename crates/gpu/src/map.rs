@@ -10,9 +10,10 @@ use pollen_scop::{AccessKind, Scop};
 use crate::error::{Error, Result};
 use crate::extent::{cond_vars, constant_trip, expr_vars, trip_bound, Range};
 use crate::program::{
-    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Mapping, SharedArray,
+    ArrayKind, DeviceArray, GpuProgram, Host, Kernel, KernelAst, KernelLoop, Lanes, Mapping,
+    SharedArray,
 };
-use crate::promote::Promoter;
+use crate::promote::{subscripts, Affine, Promoter};
 
 /// The most threads one block may hold.
 pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
@@ -39,6 +40,15 @@ pub struct GpuOptions {
     /// The most bytes of shared memory one block's promoted arrays may take (default
     /// 48 KiB); elements count 8 bytes unless their type is `float`.
     pub shared_memory_bytes: u64,
+    /// Statements to run as vector lanes, each with the position of its iterator along
+    /// which its references are contiguous (constraint injection's innermost pick):
+    /// a thread-mapped `x` loop whose body is such statements only, each with that
+    /// iterator equal to the loop's iterator plus a constant, runs groups of
+    /// [`GpuOptions::lane_width`] iterations per thread ([`crate::Lanes`]). Empty by
+    /// default.
+    pub lanes: BTreeMap<String, usize>,
+    /// The iterations per lane group (default 4: one 16-byte vector of `float`).
+    pub lane_width: u32,
 }
 
 impl Default for GpuOptions {
@@ -49,12 +59,20 @@ impl Default for GpuOptions {
             default_grid: 32,
             shared_memory: true,
             shared_memory_bytes: 48 * 1024,
+            lanes: BTreeMap::new(),
+            lane_width: 4,
         }
     }
 }
 
 impl GpuOptions {
     fn validate(&self) -> Result<()> {
+        if !matches!(self.lane_width, 2 | 4 | 8) {
+            return Err(Error::InvalidOptions(format!(
+                "a lane group has 2, 4 or 8 iterations, not {}",
+                self.lane_width
+            )));
+        }
         if self.max_grid == 0 || self.default_grid == 0 {
             return Err(Error::InvalidOptions(
                 "grid sizes must be at least 1".to_string(),
@@ -322,6 +340,14 @@ impl Mapper<'_> {
         }
         let innermost = blocks[p - 1];
         let extent = constant_trip(&innermost.lower, &innermost.upper, &innermost.stride);
+        let lanes = if p == 1 { None } else { self.lanes(innermost) };
+        let extent = match &lanes {
+            Some(lanes) => {
+                let width = Int::from(lanes.width);
+                extent.map(|t| t.ceil_div(&width))
+            }
+            None => extent,
+        };
         let block = self.block_sizes(&vec![vec![extent]]);
         let mut body = sequential(&innermost.body)?;
         if p == 1 {
@@ -329,7 +355,10 @@ impl Mapper<'_> {
             let grid = vec![self.grid_extent(innermost, &chain[..first], Some(block[0]))];
             return self.finish(grid, block, wrap(body), false);
         }
-        body = mapped(innermost, Mapping::Thread(0), body);
+        body = match lanes {
+            Some(lanes) => lane_mapped(innermost, lanes, body),
+            None => mapped(innermost, Mapping::Thread(0), body),
+        };
         let mut grid = vec![Expr::int(1); p - 1];
         for (k, c) in blocks[..p - 1].iter().enumerate().rev() {
             let d = p - 2 - k;
@@ -507,13 +536,82 @@ impl Mapper<'_> {
             if extents.len() <= d {
                 extents.resize(d + 1, Vec::new());
             }
-            extents[d].push(constant_trip(&c.lower, &c.upper, &c.stride));
-            body = mapped(c, Mapping::Thread(d as u8), body);
+            let trip = constant_trip(&c.lower, &c.upper, &c.stride);
+            let lanes = if d == 0 { self.lanes(c) } else { None };
+            match lanes {
+                Some(lanes) => {
+                    let width = Int::from(lanes.width);
+                    extents[d].push(trip.map(|t| t.ceil_div(&width)));
+                    body = lane_mapped(c, lanes, body);
+                }
+                None => {
+                    extents[d].push(trip);
+                    body = mapped(c, Mapping::Thread(d as u8), body);
+                }
+            }
         }
         for c in chain[..first].iter().rev() {
             body = mapped(c, Mapping::Sequential, body);
         }
         Ok(body)
+    }
+
+    /// The lane groups of the thread-mapped `x` loop `l`, when [`GpuOptions::lanes`]
+    /// asks for them: `l` has stride 1, its body is statements only, each one of
+    /// the options' statements whose lane iterator is `l`'s iterator plus a constant
+    /// and whose other iterators do not mention it, and some statement has a
+    /// contiguous array (every reference to it moves by one element per iteration
+    /// along its last subscript and stays in the others).
+    fn lanes(&self, l: &Loop) -> Option<Lanes> {
+        if self.options.lanes.is_empty() || !l.stride.is_one() {
+            return None;
+        }
+        let mut users = Vec::new();
+        statements_only(&l.body, &mut users)?;
+        let c = l.iterator.as_str();
+        let mut contiguous = Vec::new();
+        for (statement, args) in users {
+            let &position = self.options.lanes.get(statement)?;
+            let stmt = self.scop.statement(statement)?;
+            let affine: Vec<Affine> = args.iter().map(Affine::of).collect::<Option<_>>()?;
+            for (k, a) in affine.iter().enumerate() {
+                let coefficient = a.terms.get(c).cloned().unwrap_or_else(Int::zero);
+                let wanted = if k == position {
+                    Int::one()
+                } else {
+                    Int::zero()
+                };
+                if coefficient != wanted {
+                    return None;
+                }
+            }
+            let mut arrays: BTreeMap<&str, bool> = BTreeMap::new();
+            for access in &stmt.accesses {
+                let moves = subscripts(&access.relation, &affine).is_some_and(|subs| {
+                    let along = |s: &Affine| s.terms.get(c).cloned().unwrap_or_else(Int::zero);
+                    match subs.split_last() {
+                        Some((last, rest)) => {
+                            along(last).is_one() && rest.iter().all(|s| along(s).is_zero())
+                        }
+                        None => false,
+                    }
+                });
+                *arrays.entry(access.array.as_str()).or_insert(true) &= moves;
+            }
+            for (array, moves) in arrays {
+                let pair = (statement.to_string(), array.to_string());
+                if moves && !contiguous.contains(&pair) {
+                    contiguous.push(pair);
+                }
+            }
+        }
+        if contiguous.is_empty() {
+            return None;
+        }
+        Some(Lanes {
+            width: self.options.lane_width,
+            contiguous,
+        })
     }
 
     /// The block sizes of a kernel whose thread loops have these extents per dimension.
@@ -562,6 +660,7 @@ impl Mapper<'_> {
                         upper: Expr::int(0),
                         stride: Int::one(),
                         mapping: Mapping::Thread(e as u8),
+                        lanes: None,
                         body: Box::new(inner),
                     });
                 }
@@ -752,8 +851,30 @@ fn mapped(l: &Loop, mapping: Mapping, body: KernelAst) -> KernelAst {
         upper: l.upper.clone(),
         stride: l.stride.clone(),
         mapping,
+        lanes: None,
         body: Box::new(body),
     })
+}
+
+/// The loop `l` mapped to the threads' `x` dimension in lane groups.
+fn lane_mapped(l: &Loop, lanes: Lanes, body: KernelAst) -> KernelAst {
+    let mut mapped = mapped(l, Mapping::Thread(0), body);
+    if let KernelAst::For(k) = &mut mapped {
+        k.lanes = Some(lanes);
+    }
+    mapped
+}
+
+/// The statements of `ast` in order, when it holds nothing else (blocks of statements).
+fn statements_only<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) -> Option<()> {
+    match ast {
+        Ast::Block(v) => v.iter().try_for_each(|c| statements_only(c, out)),
+        Ast::User { statement, args } => {
+            out.push((statement.as_str(), args.as_slice()));
+            Some(())
+        }
+        Ast::For(_) | Ast::If { .. } => None,
+    }
 }
 
 /// The chain of perfectly nested parallel loops from `l` (through blocks of one child),

@@ -211,8 +211,32 @@ pub struct KernelLoop {
     pub stride: Int,
     /// How its iterations are spread.
     pub mapping: Mapping,
+    /// With `Some`, each thread of a [`Mapping::Thread`] loop runs groups of
+    /// consecutive iterations as vector lanes (see [`Lanes`]); `None` for every other
+    /// loop.
+    pub lanes: Option<Lanes>,
     /// The body.
     pub body: Box<KernelAst>,
+}
+
+/// The iterations of a thread-mapped loop run in groups of [`Lanes::width`]: thread `t`
+/// of `n` runs the groups `t, t + n, ...`, group `g` being the iterations `g·w, ...,
+/// g·w + w − 1` counted from the first (those up to the loop's last value). The loop's
+/// body is statements only, and within a group each statement runs for all the
+/// group's iterations (in order) before the next statement: a thread loop's iterations
+/// are independent, so any such order is the program's. The emitters load and store
+/// the [`Lanes::contiguous`] references of a full group as one vector where its
+/// address is aligned for it, and run the group one iteration after the other
+/// otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lanes {
+    /// The iterations per group (2 or more); the loop's stride is 1.
+    pub width: u32,
+    /// The `(statement, array)` pairs of the body whose every reference moves by one
+    /// element per iteration along the array's last subscript and stays in the others,
+    /// so that a group's references to one element sequence are `width` consecutive
+    /// elements.
+    pub contiguous: Vec<(String, String)>,
 }
 
 /// How the iterations of a kernel loop are spread over the grid.

@@ -13,9 +13,9 @@ use crate::program::{KernelAst, KernelLoop, Mapping, SharedArray};
 
 /// An affine expression over named variables.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Affine {
-    constant: Int,
-    terms: BTreeMap<String, Int>,
+pub(crate) struct Affine {
+    pub(crate) constant: Int,
+    pub(crate) terms: BTreeMap<String, Int>,
 }
 
 impl Affine {
@@ -33,7 +33,7 @@ impl Affine {
     }
 
     /// `e` when it is affine (constants, variables, sums and constant multiples).
-    fn of(e: &Expr) -> Option<Affine> {
+    pub(crate) fn of(e: &Expr) -> Option<Affine> {
         Some(match e {
             Expr::Int(c) => Affine::constant(c.clone()),
             Expr::Var(v) => Affine::var(v),
@@ -107,7 +107,7 @@ fn times(k: i64, e: &Expr) -> Expr {
 /// The subscripts of the access relation `relation` (one basic map without local
 /// variables, each output fixed by an equality with coefficient ±1 on it and none on
 /// the other outputs) at the statement instance whose iterators are `args`.
-fn subscripts(relation: &Map, args: &[Affine]) -> Option<Vec<Affine>> {
+pub(crate) fn subscripts(relation: &Map, args: &[Affine]) -> Option<Vec<Affine>> {
     let [b] = relation.basic_maps() else {
         return None;
     };

@@ -1,7 +1,7 @@
 //! Whatever loops are marked parallel, the mapped program runs every instance exactly
 //! once and its barriers are reached uniformly: only the dependences can be broken by
 //! wrong flags. Every example kernel's tiled AST, with its flags redrawn at random
-//! (a fixed seed), is mapped with random block sizes and checked.
+//! (a fixed seed), is mapped with random block sizes and lane groups and checked.
 
 use pollen_codegen::Ast;
 use pollen_gpu::{check, map, GpuOptions, Violation};
@@ -66,6 +66,16 @@ fn any_flags_run_every_instance_once() {
                 default_grid: 1 + rng.below(2) as u32,
                 shared_memory: rng.below(4) != 0,
                 shared_memory_bytes: 48 * 1024,
+                // Lane groups along a random iterator of every statement.
+                lanes: scop
+                    .statements
+                    .iter()
+                    .map(|s| {
+                        let n = s.iterators.len().max(1) as u64;
+                        (s.name.clone(), rng.below(n) as usize)
+                    })
+                    .collect(),
+                lane_width: [2, 4, 8][rng.below(3) as usize],
             };
             let program = match map(&scop, &a, &options) {
                 Ok(p) => p,

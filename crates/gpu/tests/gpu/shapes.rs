@@ -20,7 +20,10 @@ fn shape(a: &KernelAst) -> String {
             let m = match l.mapping {
                 Mapping::Sequential => "seq".to_string(),
                 Mapping::Block(d) => format!("block{d}"),
-                Mapping::Thread(d) => format!("thread{d}"),
+                Mapping::Thread(d) => match &l.lanes {
+                    Some(lanes) => format!("thread{d}x{}", lanes.width),
+                    None => format!("thread{d}"),
+                },
                 Mapping::Global(d) => format!("global{d}"),
             };
             format!("{m}[{}]", shape(&l.body))
@@ -566,4 +569,100 @@ fn a_local_scalar_shared_by_launches_stays_a_buffer() {
     let s = program.arrays.iter().find(|a| a.name == "s").expect("s");
     assert_eq!(s.kind, ArrayKind::ScalarBuffer);
     assert_checks(&scop, &program, 5);
+}
+
+const LANES: &str = "
+void lanes(int n, int m, float A[64][64], float B[64][64], float C[64][64], float x[64]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      A[i][j] = B[i][j] * x[j] + C[j][i];
+      B[i][j] = A[i][j] + x[i];
+    }
+#pragma endscop
+}";
+
+#[test]
+fn lane_groups_run_the_statements_of_contiguous_thread_loops() {
+    let scop = scop_of(LANES);
+    let deps = value_deps(&scop);
+    let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
+    let tree = tiled(&scop, &deps, &tree, 8);
+    let lanes: std::collections::BTreeMap<String, usize> =
+        [("S0".to_string(), 1), ("S1".to_string(), 1)].into();
+    for width in [2, 4, 8] {
+        let options = GpuOptions {
+            lanes: lanes.clone(),
+            lane_width: width,
+            ..GpuOptions::default()
+        };
+        let program = map(&scop, &ast(&scop, &tree), &options).expect("map");
+        let body = &program.kernels[0].body;
+        assert_eq!(
+            shape(body),
+            format!("block1[block0[thread1[thread0x{width}[S0 S1]]]]"),
+            "{program}"
+        );
+        // 8 / width threads along x: each runs groups of `width` iterations.
+        assert_eq!(program.kernels[0].block, vec![8 / width, 8]);
+        // A, B and x[j] move along j; C[j][i] does not, nor does x[i] in S1.
+        let text = program.to_string();
+        assert!(
+            text.contains(&format!("lanes of {width}: S0.A S0.B S0.x S1.A S1.B")),
+            "{text}"
+        );
+        for n in [5, 8, 13] {
+            assert_checks(&scop, &program, n);
+        }
+    }
+    // Along i the thread loop is not the lane iterator: no lanes.
+    let options = GpuOptions {
+        lanes: [("S0".to_string(), 0), ("S1".to_string(), 0)].into(),
+        ..GpuOptions::default()
+    };
+    let program = map(&scop, &ast(&scop, &tree), &options).expect("map");
+    assert_eq!(
+        shape(&program.kernels[0].body),
+        "block1[block0[thread1[thread0[S0 S1]]]]"
+    );
+    // A lane group is only a reordering of independent iterations: on a loop that
+    // carries a dependence, the checker sees it, even with one thread (S0 of the
+    // group's second iteration reads B before S1 of its first writes it).
+    let source = "
+void carried(int n, float A[64][64], float B[64][64]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 1; j < n; j++) {
+      A[i][j] = B[i][j - 1];
+      B[i][j] = A[i][j] + 1;
+    }
+#pragma endscop
+}";
+    let scop = scop_of(source);
+    let deps = value_deps(&scop);
+    let mut forced = ast(
+        &scop,
+        &pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule"),
+    );
+    fn mark(a: &mut Ast) {
+        match a {
+            Ast::Block(v) => v.iter_mut().for_each(mark),
+            Ast::For(l) => {
+                l.parallel = true;
+                mark(&mut l.body);
+            }
+            _ => {}
+        }
+    }
+    mark(&mut forced);
+    let options = GpuOptions {
+        lanes: [("S0".to_string(), 1), ("S1".to_string(), 1)].into(),
+        block: Some(vec![1]),
+        ..GpuOptions::default()
+    };
+    let program = map(&scop, &forced, &options).expect("map");
+    assert!(program.to_string().contains("lanes of 4"), "{program}");
+    let values = vec![("n".to_string(), 9)];
+    let report = check(&scop, &deps, &program, &values).expect("check");
+    assert!(!report.is_ok(), "{program}");
 }

@@ -381,6 +381,21 @@ pub struct Scenario {
     pub iterators: Vec<String>,
     /// The picks, innermost first.
     pub picks: Vec<Pick>,
+    /// Whether the innermost pick is vector-type eligible: some access of the statement
+    /// (a load or a store) is contiguous along it (stride exactly 1), so that the
+    /// iterations of a group along it touch consecutive elements.
+    pub vector: bool,
+}
+
+impl Scenario {
+    /// The position of the iterator of the innermost pick when it is vector-type
+    /// eligible ([`Scenario::vector`]).
+    pub fn vector_iterator(&self) -> Option<usize> {
+        self.picks
+            .first()
+            .filter(|_| self.vector)
+            .map(|p| p.iterator)
+    }
 }
 
 impl Scenario {
@@ -604,10 +619,17 @@ impl StatementInfo {
                 _ => Rat::zero(),
             };
         }
+        let one = Size::constant(1);
+        let vector = picks.first().is_some_and(|p| {
+            self.accesses
+                .iter()
+                .any(|a| a.strides.get(p.iterator) == Some(&one))
+        });
         Scenario {
             statement: self.name.clone(),
             iterators: self.iterators.clone(),
             picks,
+            vector,
         }
     }
 }
