@@ -127,3 +127,36 @@ fn errors_are_reported() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no-such-file.c"));
 }
+
+#[test]
+fn vector_types_come_with_injection_and_can_be_turned_off() {
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/operators/transpose_add.c");
+    let source = source.to_str().unwrap();
+    for target in ["cuda", "opencl"] {
+        let out = pollen(&["opt", source, "--target", target, "--explain"]);
+        assert!(out.status.success());
+        let explain = String::from_utf8_lossy(&out.stderr);
+        let code = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            explain.contains("injection: vector-type loops (contiguous innermost picks): S0 d"),
+            "{explain}"
+        );
+        assert!(
+            explain.contains("lanes of 4: S0.P S0.Q S0.bias"),
+            "{explain}"
+        );
+        let store = if target == "cuda" {
+            "pollen_vst(&"
+        } else {
+            "vstore4(vload4(0, "
+        };
+        assert!(code.contains(store), "{code}");
+        for off in ["--no-vector-types", "--no-inject"] {
+            let out = pollen(&["opt", source, "--target", target, off, "--explain"]);
+            assert!(out.status.success());
+            assert!(!String::from_utf8_lossy(&out.stderr).contains("lanes of"));
+            assert!(!String::from_utf8_lossy(&out.stdout).contains(store));
+        }
+    }
+}

@@ -629,6 +629,21 @@ impl GpuReport {
         for scenario in &self.scenarios {
             writeln!(f, "  {scenario}")?;
         }
+        let vector: Vec<String> = self
+            .scenarios
+            .iter()
+            .filter_map(|s| {
+                let k = s.vector_iterator()?;
+                Some(format!("{} {}", s.statement, s.iterators.get(k)?))
+            })
+            .collect();
+        if !vector.is_empty() {
+            writeln!(
+                f,
+                "injection: vector-type loops (contiguous innermost picks): {}",
+                vector.join(", ")
+            )?;
+        }
         writeln!(
             f,
             "injection: constraint tree (siblings in priority order):"

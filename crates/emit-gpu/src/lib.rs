@@ -187,6 +187,22 @@
 //! likewise. The prelude's functions are reserved: a source that already uses one of
 //! their names (without holding the prelude itself) is an error.
 //!
+//! # Lane groups (explicit vector types)
+//! A thread loop with [`pollen_gpu::Lanes`] steps over groups of `w` iterations (4 by
+//! default). A group that lies wholly inside the loop's bounds and whose vector
+//! addresses are aligned (CUDA: each address a multiple of the vector's size, tested at
+//! run time) runs each statement in turn as: its contiguous references loaded as
+//! vectors (each distinct reference once), the statement's arithmetic once per lane
+//! with those references replaced by the lanes' elements, and its written contiguous
+//! reference stored as one vector. Other groups run their iterations one after the
+//! other with the plain statement text. In CUDA a vector is `pollen_lanes<T, w>`, a
+//! union of `w` elements with the raw vector of their size (`uint4` for four `float`s)
+//! that is loaded by one access and stored by `pollen_vst` (one `st.global.v4`); in
+//! OpenCL it is a private array moved by `vloadw`/`vstorew`. A statement that writes a
+//! contiguous reference other than by its leading assignment keeps its references
+//! scalar. Each element still sees the operations of the C program in their order, so
+//! the results are unchanged.
+//!
 //! # Exactness
 //! Every thread runs its statement instances in the order of the mapped program, so
 //! where the mapping reorders no reduction the results are those of the C program bit

@@ -39,6 +39,16 @@
 //!   ([`Host::For`], [`Host::If`], [`Host::Block`]); consecutive host-level parts
 //!   without a parallel loop become one kernel of one thread (grid 1, block 1).
 //!
+//! - Lane groups: with [`GpuOptions::lanes`] (the statements whose innermost loop
+//!   constraint injection found contiguous, with that loop's iterator), a thread `x`
+//!   loop of stride 1 whose body is such statements only, each with that iterator equal
+//!   to the loop's iterator plus a constant, gets [`Lanes`] of
+//!   [`GpuOptions::lane_width`] iterations: each thread runs whole groups, and the
+//!   `(statement, array)` pairs whose every reference moves by one element per
+//!   iteration along the array's last subscript (from the access relations) are listed
+//!   for the emitters to load and store as vectors. The block's `x` extent is then the
+//!   tile's trip count divided by the width.
+//!
 //! Mapped loops are stride loops (see [`KernelLoop`]), so the sizes decide speed only.
 //! The grid size of a block- or globally mapped loop is a bound on its trip count
 //! that the host can compute: for a lower operand `l` and an upper operand `u` of its
@@ -110,7 +120,8 @@
 //!
 //! An independent dynamic check that shares no logic with the mapping: the program is
 //! simulated at concrete parameter values (host control, launches in order, every
-//! block and thread of each launch with the stride-loop semantics of each mapping), each
+//! block and thread of each launch with the stride-loop semantics of each mapping, a
+//! lane group's statements one after the other over the group's iterations), each
 //! statement instance recorded with its launch, block, thread, barrier phase and
 //! position in its thread's order; then every domain instance must run exactly once,
 //! every pair of every dependence must be ordered (an earlier launch, or the same
