@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use pollen_arith::Int;
 use pollen_emit_text::{ExprPrinter, Helper};
 use pollen_gpu::{ArrayKind, Kernel, KernelAst, KernelLoop, Mapping};
+use pollen_scop::AccessKind;
 
 use crate::body::{self, Rename};
 use crate::error::{Error, Result};
@@ -197,6 +198,7 @@ pub(crate) fn print(plan: &Plan, kernel: &Kernel, dialect: Dialect) -> Result<Pr
         renames,
         block_dims: kernel.block.len(),
         kernel,
+        lane: None,
         out: String::new(),
     };
     printer.line(
@@ -268,7 +270,24 @@ struct KernelPrinter<'a> {
     block_dims: usize,
     /// The kernel printed.
     kernel: &'a Kernel,
+    /// Inside a full lane group: its loop and arrays.
+    lane: Option<LaneContext>,
     out: String,
+}
+
+/// The full lane group being printed.
+#[derive(Clone)]
+struct LaneContext {
+    /// The lane loop's iterator.
+    iterator: String,
+    /// Its printed name (the group's first iteration).
+    printed: String,
+    /// The iterations per group.
+    width: u32,
+    /// The `(statement, array)` pairs moved as vectors.
+    contiguous: Vec<(String, String)>,
+    /// The loops of the body around the current point.
+    inner: usize,
 }
 
 impl<'a> KernelPrinter<'a> {
@@ -484,7 +503,13 @@ impl<'a> KernelPrinter<'a> {
         };
         self.line(depth, &format!("{header} {{"));
         self.exprs.enter(&l.iterator, &c);
+        if let Some(ctx) = &mut self.lane {
+            ctx.inner += 1;
+        }
         let body = self.ast(&l.body, depth + 1);
+        if let Some(ctx) = &mut self.lane {
+            ctx.inner -= 1;
+        }
         self.exprs.leave();
         body?;
         self.line(depth, "}");
@@ -492,22 +517,17 @@ impl<'a> KernelPrinter<'a> {
     }
 
     /// A thread-mapped loop run in lane groups ([`pollen_gpu::Lanes`]): each thread
-    /// steps over groups of `w` iterations; a full group whose vector addresses are all
-    /// aligned runs each statement with its contiguous references loaded and stored
-    /// as vectors and its arithmetic once per lane; any other group runs its
-    /// iterations one after the other.
+    /// steps over groups of `w` iterations. A full group runs the body once, each
+    /// statement for all its lanes ([`KernelPrinter::lane_user`]); a partial group runs
+    /// its iterations one after the other.
     fn lane_loop(&mut self, l: &KernelLoop, lanes: &pollen_gpu::Lanes, depth: usize) -> Result<()> {
         let width = lanes.width;
-        if !l.stride.is_one() || !matches!(width, 2 | 4 | 8) {
+        if !l.stride.is_one() || !matches!(width, 2 | 4 | 8) || self.lane.is_some() {
             return Err(Error::InvalidGeometry(self.kernel.name.clone()));
         }
         let Some((index, count)) = self.dialect.spread(l.mapping) else {
             return Err(Error::InvalidGeometry(self.kernel.name.clone()));
         };
-        let mut statements = Vec::new();
-        if !lane_statements(&l.body, &mut statements) {
-            return Err(Error::InvalidGeometry(self.kernel.name.clone()));
-        }
         let lower = self.exprs.expr(&l.lower)?;
         let upper = self.exprs.expr(&l.upper)?;
         let c = self.plan.iterator(&l.iterator);
@@ -520,43 +540,22 @@ impl<'a> KernelPrinter<'a> {
             depth,
             &format!("for ({c} = {start}; {c} <= {upper}; {c} += {width} * {count}) {{"),
         );
-        // Each statement per lane, with its vector references.
-        let mut groups = Vec::new();
-        for &(statement, args) in &statements {
-            groups.push(self.lane_group(statement, args, l, lanes, &c)?);
-        }
-        let mut guard = vec![format!("{c} + {} <= {upper}", width - 1)];
-        if self.dialect == Dialect::Cuda {
-            for g in &groups {
-                for slot in &g.slots {
-                    let test = format!(
-                        "(size_t)&{}[{}] % sizeof({}) == 0",
-                        slot.array,
-                        slot.index,
-                        self.vector_type(&slot.element_type, width)
-                    );
-                    if !guard.contains(&test) {
-                        guard.push(test);
-                    }
-                }
-            }
-        }
-        self.line(depth + 1, &format!("if ({}) {{", guard.join(" && ")));
-        for g in &groups {
-            self.line(depth + 2, "{");
-            for slot in &g.slots {
-                let line = self.slot_declaration(slot, width);
-                self.line(depth + 3, &line);
-            }
-            for text in &g.lanes {
-                self.line(depth + 3, text);
-            }
-            for slot in g.slots.iter().filter(|s| s.store) {
-                let line = self.slot_store(slot, width);
-                self.line(depth + 3, &line);
-            }
-            self.line(depth + 2, "}");
-        }
+        self.line(
+            depth + 1,
+            &format!("if ({c} + {} <= {upper}) {{", width - 1),
+        );
+        self.lane = Some(LaneContext {
+            iterator: l.iterator.clone(),
+            printed: c.clone(),
+            width,
+            contiguous: lanes.contiguous.clone(),
+            inner: 0,
+        });
+        self.exprs.enter(&l.iterator, &c);
+        let body = self.ast(&l.body, depth + 2);
+        self.exprs.leave();
+        self.lane = None;
+        body?;
         self.line(depth + 1, "} else {");
         let lane = self.plan.shared("lane");
         let last = pollen_codegen::Expr::Min(vec![
@@ -583,43 +582,117 @@ impl<'a> KernelPrinter<'a> {
         Ok(())
     }
 
-    /// One statement of a lane group: its vector slots and its text for each lane. A
-    /// statement that writes a contiguous reference other than by its leading
-    /// assignment keeps every reference scalar.
+    /// A statement instance of a full lane group, for all its lanes: where it has
+    /// contiguous references (inside an inner loop, to arrays it does not write), their
+    /// vectors are loaded, the statement's arithmetic runs once per lane on their
+    /// elements, and its written vector is stored; in CUDA only where every vector's
+    /// address is aligned to its size, the lanes' plain statements otherwise.
+    fn lane_user(
+        &mut self,
+        statement: &str,
+        args: &[pollen_codegen::Expr],
+        depth: usize,
+    ) -> Result<()> {
+        let Some(ctx) = self.lane.clone() else {
+            return Err(Error::InvalidGeometry(self.kernel.name.clone()));
+        };
+        let Some(s) = self.plan.scop.statement(statement) else {
+            return Err(Error::UnknownStatement(statement.to_string()));
+        };
+        let written: BTreeSet<&str> = s
+            .accesses
+            .iter()
+            .filter(|a| a.kind == AccessKind::Write)
+            .map(|a| a.array.as_str())
+            .collect();
+        let contiguous: BTreeSet<String> = ctx
+            .contiguous
+            .iter()
+            .filter(|(st, a)| st == statement && (ctx.inner == 0 || !written.contains(a.as_str())))
+            .map(|(_, a)| a.clone())
+            .collect();
+        let group = self.lane_group(statement, args, &ctx, &contiguous)?;
+        if group.slots.is_empty() {
+            for text in &group.lanes {
+                self.line(depth, text);
+            }
+            return Ok(());
+        }
+        let vector_depth = match self.dialect {
+            Dialect::Cuda => {
+                let mut guard: Vec<String> = Vec::new();
+                for slot in &group.slots {
+                    let test = format!(
+                        "(size_t)&{}[{}] % sizeof({}) == 0",
+                        slot.array,
+                        slot.index,
+                        self.vector_type(&slot.element_type, ctx.width)
+                    );
+                    if !guard.contains(&test) {
+                        guard.push(test);
+                    }
+                }
+                self.line(depth, &format!("if ({}) {{", guard.join(" && ")));
+                depth + 1
+            }
+            Dialect::OpenCl => {
+                self.line(depth, "{");
+                depth + 1
+            }
+        };
+        for slot in &group.slots {
+            let line = self.slot_declaration(slot, ctx.width);
+            self.line(vector_depth, &line);
+        }
+        for text in &group.lanes {
+            self.line(vector_depth, text);
+        }
+        for slot in group.slots.iter().filter(|s| s.store) {
+            let line = self.slot_store(slot, ctx.width);
+            self.line(vector_depth, &line);
+        }
+        if self.dialect == Dialect::Cuda {
+            self.line(depth, "} else {");
+            let scalar = self.lane_group(statement, args, &ctx, &BTreeSet::new())?;
+            for text in &scalar.lanes {
+                self.line(depth + 1, text);
+            }
+        }
+        self.line(depth, "}");
+        Ok(())
+    }
+
+    /// One statement of a lane group: its vector slots (the distinct references to the
+    /// `contiguous` arrays) and its text for each lane. A statement that writes a
+    /// contiguous reference other than by its leading assignment keeps every reference
+    /// scalar.
     fn lane_group(
         &mut self,
         statement: &str,
         args: &[pollen_codegen::Expr],
-        l: &KernelLoop,
-        lanes: &pollen_gpu::Lanes,
-        c: &str,
+        ctx: &LaneContext,
+        contiguous: &BTreeSet<String>,
     ) -> Result<LaneGroup> {
-        let contiguous: BTreeSet<&str> = lanes
-            .contiguous
-            .iter()
-            .filter(|(s, _)| s == statement)
-            .map(|(_, a)| a.as_str())
-            .collect();
-        let mut vector = true;
+        let mut vector = !contiguous.is_empty();
         loop {
             let mut slots: Vec<Slot> = Vec::new();
             let mut lane_texts = Vec::new();
             let mut numbering: Vec<usize> = Vec::new();
             let mut usable = true;
-            for k in 0..lanes.width {
+            for k in 0..ctx.width {
                 let at = if k == 0 {
-                    c.to_string()
+                    ctx.printed.clone()
                 } else {
-                    format!("({c} + {k})")
+                    format!("({} + {k})", ctx.printed)
                 };
-                self.exprs.enter(&l.iterator, &at);
-                let rendered = self.lane_text(statement, args, vector.then_some(&contiguous));
+                self.exprs.enter(&ctx.iterator, &at);
+                let rendered = self.lane_text(statement, args, vector.then_some(contiguous));
                 self.exprs.leave();
                 let (mut text, refs) = rendered?;
                 if k == 0 {
+                    let leading = body::lane_placeholder(0);
                     for (n, r) in refs.iter().enumerate() {
-                        let leading = n == 0 && text.starts_with(&body::lane_placeholder(0));
-                        if r.written && !leading {
+                        if r.written && !(n == 0 && text.starts_with(&leading)) {
                             usable = false;
                         }
                         let found = slots
@@ -648,7 +721,7 @@ impl<'a> KernelPrinter<'a> {
                         if r.written {
                             slots[j].store = true;
                             // A compound assignment reads the element too.
-                            let op = text[body::lane_placeholder(0).len()..].trim_start();
+                            let op = text[leading.len()..].trim_start();
                             if !op.starts_with('=') || op.starts_with("==") {
                                 slots[j].load = true;
                             }
@@ -686,7 +759,7 @@ impl<'a> KernelPrinter<'a> {
         &mut self,
         statement: &str,
         args: &[pollen_codegen::Expr],
-        contiguous: Option<&BTreeSet<&str>>,
+        contiguous: Option<&BTreeSet<String>>,
     ) -> Result<(String, Vec<body::LaneRef>)> {
         let Some(s) = self.plan.scop.statement(statement) else {
             return Err(Error::UnknownStatement(statement.to_string()));
@@ -700,7 +773,7 @@ impl<'a> KernelPrinter<'a> {
         }
         let mut renames = self.renames.clone();
         for array in contiguous.into_iter().flatten() {
-            if let Some(Rename::Flat(extents)) = renames.get(*array) {
+            if let Some(Rename::Flat(extents)) = renames.get(array.as_str()) {
                 let extents = extents.clone();
                 renames.insert(array.to_string(), Rename::Lane(extents));
             }
@@ -763,8 +836,11 @@ impl<'a> KernelPrinter<'a> {
         }
     }
 
-    /// A statement instance, inline.
+    /// A statement instance, inline (for all lanes inside a lane group).
     fn user(&mut self, statement: &str, args: &[pollen_codegen::Expr], depth: usize) -> Result<()> {
+        if self.lane.is_some() {
+            return self.lane_user(statement, args, depth);
+        }
         let Some(s) = self.plan.scop.statement(statement) else {
             return Err(Error::UnknownStatement(statement.to_string()));
         };
@@ -808,19 +884,4 @@ struct Slot {
     load: bool,
     /// Whether the statement writes it (stored after the lanes).
     store: bool,
-}
-
-/// Collects the statements of a lane loop's body; false when it holds anything else.
-fn lane_statements<'a>(
-    ast: &'a KernelAst,
-    out: &mut Vec<(&'a str, &'a [pollen_codegen::Expr])>,
-) -> bool {
-    match ast {
-        KernelAst::Block(v) => v.iter().all(|c| lane_statements(c, out)),
-        KernelAst::User { statement, args } => {
-            out.push((statement.as_str(), args.as_slice()));
-            true
-        }
-        _ => false,
-    }
 }

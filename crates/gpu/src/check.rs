@@ -305,6 +305,7 @@ pub fn check_with_limit(
         launches: 0,
         runs: HashMap::new(),
         kernel_statements: BTreeMap::new(),
+        group: None,
         report: &mut report,
     };
     sim.host(&program.host)?;
@@ -506,6 +507,9 @@ struct Sim<'a> {
     runs: HashMap<Instance, Placement>,
     /// The statements each kernel ran.
     kernel_statements: BTreeMap<usize, BTreeSet<String>>,
+    /// The lane group being run: the lane loop's iterator and the group's values; each
+    /// statement instance inside runs once per value.
+    group: Option<(String, Vec<Int>)>,
     report: &'a mut CheckReport,
 }
 
@@ -722,44 +726,18 @@ impl Sim<'_> {
                     Ok(())
                 }
             }
-            KernelAst::User { statement, args } => {
-                self.step()?;
-                let values = args
-                    .iter()
-                    .map(|a| self.eval(a)?.to_i64().ok_or(Error::Overflow))
-                    .collect::<Result<Vec<i64>>>()?;
-                let at = Placement {
-                    launch: t.launch,
-                    kernel: t.kernel,
-                    block: t.block,
-                    thread: t.thread,
-                    phase: t.phase,
-                    position: t.position,
-                };
-                t.position += 1;
-                self.kernel_statements
-                    .entry(t.kernel)
-                    .or_default()
-                    .insert(statement.clone());
-                let instance = (statement.clone(), values);
-                if !t.scopes.is_empty() {
-                    self.shared_reads(statement, &instance, &at, t)?;
-                }
-                match self.runs.get(&instance) {
-                    Some(first) => {
-                        let first = first.clone();
-                        self.report.add(Violation::Duplicate {
-                            instance,
-                            first,
-                            again: at,
-                        });
+            KernelAst::User { statement, args } => match self.group.clone() {
+                Some((iterator, values)) => {
+                    for v in values {
+                        self.env.push((iterator.clone(), v));
+                        let r = self.user(statement, args, t);
+                        self.env.pop();
+                        r?;
                     }
-                    None => {
-                        self.runs.insert(instance, at);
-                    }
+                    Ok(())
                 }
-                Ok(())
-            }
+                None => self.user(statement, args, t),
+            },
             KernelAst::SingleThread(b) => {
                 if t.thread == [0, 0, 0] {
                     t.divergent += 1;
@@ -864,9 +842,49 @@ impl Sim<'_> {
         result
     }
 
+    /// One statement instance, recorded with its placement.
+    fn user(&mut self, statement: &str, args: &[Expr], t: &mut Thread) -> Result<()> {
+        self.step()?;
+        let values = args
+            .iter()
+            .map(|a| self.eval(a)?.to_i64().ok_or(Error::Overflow))
+            .collect::<Result<Vec<i64>>>()?;
+        let at = Placement {
+            launch: t.launch,
+            kernel: t.kernel,
+            block: t.block,
+            thread: t.thread,
+            phase: t.phase,
+            position: t.position,
+        };
+        t.position += 1;
+        self.kernel_statements
+            .entry(t.kernel)
+            .or_default()
+            .insert(statement.to_string());
+        let instance = (statement.to_string(), values);
+        if !t.scopes.is_empty() {
+            self.shared_reads(statement, &instance, &at, t)?;
+        }
+        match self.runs.get(&instance) {
+            Some(first) => {
+                let first = first.clone();
+                self.report.add(Violation::Duplicate {
+                    instance,
+                    first,
+                    again: at,
+                });
+            }
+            None => {
+                self.runs.insert(instance, at);
+            }
+        }
+        Ok(())
+    }
+
     /// A thread-mapped loop run in lane groups: thread number `first` of `every` runs
-    /// the groups `first, first + every, ...`; in each, every statement of the body for
-    /// each of the group's iterations in turn.
+    /// the groups `first, first + every, ...`; each group runs the body once, every
+    /// statement instance in it for each of the group's iterations in turn.
     fn lane_loop(
         &mut self,
         l: &KernelLoop,
@@ -887,9 +905,13 @@ impl Sim<'_> {
         if lanes.width < 2 || !l.stride.is_one() {
             return invalid("needs stride 1 and groups of two iterations or more");
         }
-        let mut statements = Vec::new();
-        if !lane_statements(&l.body, &mut statements) {
-            return invalid("holds more than statements");
+        if self.group.is_some() {
+            return invalid("lies in another lane group");
+        }
+        if !lane_body(&l.body, &l.iterator) {
+            return invalid(
+                "holds more than loops, guards and statements, or bounds or guards that depend on it",
+            );
         }
         let width = Int::from(lanes.width);
         let lower = self.eval(&l.lower)?;
@@ -898,23 +920,27 @@ impl Sim<'_> {
         let jump = &every * &width;
         t.divergent += 1;
         let mut result = Ok(());
-        'groups: while start <= upper {
-            for s in &statements {
-                let mut v = start.clone();
-                while v <= upper && v < &start + &width {
-                    if let Err(e) = self.step() {
-                        result = Err(e);
-                        break 'groups;
-                    }
-                    self.env.push((l.iterator.clone(), v.clone()));
-                    let r = self.kernel(s, t);
-                    self.env.pop();
-                    if r.is_err() {
-                        result = r;
-                        break 'groups;
-                    }
-                    v = &v + &Int::one();
-                }
+        while start <= upper {
+            if let Err(e) = self.step() {
+                result = Err(e);
+                break;
+            }
+            let mut values = Vec::new();
+            let mut v = start.clone();
+            while v <= upper && v < &start + &width {
+                values.push(v.clone());
+                v = &v + &Int::one();
+            }
+            self.group = Some((l.iterator.clone(), values));
+            // The body's bounds and guards do not mention the iterator; it is bound to
+            // the group's first value all the same.
+            self.env.push((l.iterator.clone(), start.clone()));
+            let r = self.kernel(&l.body, t);
+            self.env.pop();
+            self.group = None;
+            if r.is_err() {
+                result = r;
+                break;
             }
             start = &start + &jump;
         }
@@ -1189,14 +1215,35 @@ impl Sim<'_> {
     }
 }
 
-/// Collects the statements of a lane loop's body; false when it holds anything else.
-fn lane_statements<'a>(ast: &'a KernelAst, out: &mut Vec<&'a KernelAst>) -> bool {
+/// Whether `ast` may be the body of a lane loop over `c`: loops, guards and statements
+/// only, no bound or guard mentioning `c`.
+fn lane_body(ast: &KernelAst, c: &str) -> bool {
     match ast {
-        KernelAst::Block(v) => v.iter().all(|c| lane_statements(c, out)),
-        KernelAst::User { .. } => {
-            out.push(ast);
-            true
+        KernelAst::Block(v) => v.iter().all(|a| lane_body(a, c)),
+        KernelAst::User { .. } => true,
+        KernelAst::For(l) => {
+            l.lanes.is_none()
+                && !l.lower.mentions(c)
+                && !l.upper.mentions(c)
+                && lane_body(&l.body, c)
+        }
+        KernelAst::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            !cond_mentions(cond, c)
+                && lane_body(then, c)
+                && otherwise.as_deref().is_none_or(|o| lane_body(o, c))
         }
         _ => false,
+    }
+}
+
+/// Whether the condition mentions the variable `c`.
+fn cond_mentions(cond: &Cond, c: &str) -> bool {
+    match cond {
+        Cond::NonNegative(e) | Cond::Zero(e) => e.mentions(c),
+        Cond::And(v) | Cond::Or(v) => v.iter().any(|x| cond_mentions(x, c)),
     }
 }

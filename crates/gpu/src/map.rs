@@ -557,18 +557,19 @@ impl Mapper<'_> {
     }
 
     /// The lane groups of the thread-mapped `x` loop `l`, when [`GpuOptions::lanes`]
-    /// asks for them: `l` has stride 1, its body is statements only, each one of
-    /// the options' statements whose lane iterator is `l`'s iterator plus a constant
-    /// and whose other iterators do not mention it, and some statement has a
+    /// asks for them: `l` has stride 1, no bound of a loop in its body and no guard
+    /// there mentions its iterator, every statement there is one of the options'
+    /// statements, with its lane iterator equal to `l`'s iterator plus a constant and
+    /// its other iterators not mentioning it, and some statement has a
     /// contiguous array (every reference to it moves by one element per iteration
     /// along its last subscript and stays in the others).
     fn lanes(&self, l: &Loop) -> Option<Lanes> {
         if self.options.lanes.is_empty() || !l.stride.is_one() {
             return None;
         }
-        let mut users = Vec::new();
-        statements_only(&l.body, &mut users)?;
         let c = l.iterator.as_str();
+        let mut users = Vec::new();
+        lane_body(&l.body, c, &mut users)?;
         let mut contiguous = Vec::new();
         for (statement, args) in users {
             let &position = self.options.lanes.get(statement)?;
@@ -865,15 +866,37 @@ fn lane_mapped(l: &Loop, lanes: Lanes, body: KernelAst) -> KernelAst {
     mapped
 }
 
-/// The statements of `ast` in order, when it holds nothing else (blocks of statements).
-fn statements_only<'a>(ast: &'a Ast, out: &mut Vec<(&'a str, &'a [Expr])>) -> Option<()> {
+/// The statements of the body `ast` of a lane loop over `c`, in order, when no bound
+/// of its loops and no guard mentions `c` (the lanes of a group then share them).
+fn lane_body<'a>(ast: &'a Ast, c: &str, out: &mut Vec<(&'a str, &'a [Expr])>) -> Option<()> {
     match ast {
-        Ast::Block(v) => v.iter().try_for_each(|c| statements_only(c, out)),
+        Ast::Block(v) => v.iter().try_for_each(|a| lane_body(a, c, out)),
         Ast::User { statement, args } => {
             out.push((statement.as_str(), args.as_slice()));
             Some(())
         }
-        Ast::For(_) | Ast::If { .. } => None,
+        Ast::For(l) => {
+            if l.lower.mentions(c) || l.upper.mentions(c) {
+                return None;
+            }
+            lane_body(&l.body, c, out)
+        }
+        Ast::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            let mut vars = BTreeSet::new();
+            cond_vars(cond, &mut vars);
+            if vars.contains(c) {
+                return None;
+            }
+            lane_body(then, c, out)?;
+            match otherwise {
+                Some(o) => lane_body(o, c, out),
+                None => Some(()),
+            }
+        }
     }
 }
 

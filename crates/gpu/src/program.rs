@@ -222,12 +222,15 @@ pub struct KernelLoop {
 /// The iterations of a thread-mapped loop run in groups of [`Lanes::width`]: thread `t`
 /// of `n` runs the groups `t, t + n, ...`, group `g` being the iterations `g·w, ...,
 /// g·w + w − 1` counted from the first (those up to the loop's last value). The loop's
-/// body is statements only, and within a group each statement runs for all the
-/// group's iterations (in order) before the next statement: a thread loop's iterations
-/// are independent, so any such order is the program's. The emitters load and store
-/// the [`Lanes::contiguous`] references of a full group as one vector where its
-/// address is aligned for it, and run the group one iteration after the other
-/// otherwise.
+/// body holds loops, guards and statements only, and no bound or guard there mentions
+/// the loop's iterator: a group runs the body once, with each statement instance run
+/// for all the group's iterations (in order) before the next one, as if the loop were
+/// unrolled by `w` and jammed into its body. A thread loop's iterations are
+/// independent, so any such order is the program's. The emitters load and store the
+/// [`Lanes::contiguous`] references of a full group as one vector where the address is
+/// aligned for it (inside an inner loop, only the arrays the statement does not write:
+/// the compilers keep a reduction's elements in registers across that loop), and run a
+/// partial group one iteration after the other.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lanes {
     /// The iterations per group (2 or more); the loop's stride is 1.

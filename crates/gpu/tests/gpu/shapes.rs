@@ -666,3 +666,37 @@ void carried(int n, float A[64][64], float B[64][64]) {
     let report = check(&scop, &deps, &program, &values).expect("check");
     assert!(!report.is_ok(), "{program}");
 }
+
+#[test]
+fn lane_groups_jam_into_inner_loops_whose_bounds_they_share() {
+    let product = "
+void product(int n, float C[64][64], float A[64][64], float B[64][64]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}";
+    let triangle = product.replace("k < n", "k <= j");
+    for (source, jammed) in [(product, true), (triangle.as_str(), false)] {
+        let scop = scop_of(source);
+        let deps = value_deps(&scop);
+        let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
+        let options = GpuOptions {
+            lanes: [("S0".to_string(), 1)].into(),
+            ..GpuOptions::default()
+        };
+        let program = map(&scop, &ast(&scop, &tree), &options).expect("map");
+        let expected = if jammed {
+            "block0[thread0x4[seq[S0]]]"
+        } else {
+            // The k loop's bound mentions j: the lanes of a group could not share it.
+            "block0[thread0[seq[S0]]]"
+        };
+        assert_eq!(shape(&program.kernels[0].body), expected, "{program}");
+        for n in [3, 9] {
+            assert_checks(&scop, &program, n);
+        }
+    }
+}
