@@ -1,22 +1,27 @@
 //! `cargo xtask bench gpu`: the deep-learning operators of `examples/operators` as Pollen's
-//! OpenCL (and CUDA) programs, without and with constraint injection, timed against each
-//! other and against the original on the CPU.
+//! OpenCL (and CUDA) programs, without constraint injection, with it but without explicit
+//! vector types, and with both, timed against each other and against the original on the
+//! CPU (the columns isl / novec / infl of the constraint-injection paper's table).
 //!
 //! For every operator of `examples/operators/manifest.txt` (or those named by `--only`),
 //! at the chosen size set (`--size large`, the default, compiles with `-DLARGE_DATASET`;
 //! `--size small` uses the programs' test sizes), this command
 //! - builds the original with `gcc -O3 -march=native` and runs it: the reference
 //!   checksums (standard output) and the CPU time;
-//! - writes `pollen opt FILE --target opencl --no-inject -o NAME_plain.c` (the plain GPU
-//!   mapping) and `pollen opt FILE --target opencl -o NAME_infl.c` (with the influence
-//!   constraints of constraint injection), compiles each with
-//!   `gcc -O2 ... -lOpenCL -lm` and runs it on the OpenCL platform the program picks
-//!   (PoCL on a machine without a GPU);
-//! - with `--cuda`, the same with `--target cuda` into `NAME_plain.cu` and `NAME_infl.cu`,
-//!   compiled by `nvcc -O3 -arch=native` and run on the GPU. nvcc is `--nvcc PATH`, else
-//!   `$POLLEN_NVCC`, else `nvcc` on the path, else `/usr/local/cuda/bin/nvcc`. Without a
-//!   GPU (`nvidia-smi -L` lists none) the `.cu` files are still compiled (without `-arch`,
-//!   which needs a GPU to read) but not run, and the report says so.
+//! - writes three variants of the OpenCL program: `plain`,
+//!   `pollen opt FILE --target opencl --no-inject -o NAME_plain.c` (the plain GPU mapping);
+//!   `novec`, `pollen opt FILE --target opencl --no-vector-types -o NAME_novec.c` (with the
+//!   influence constraints of constraint injection, without explicit vector types); and
+//!   `infl`, `pollen opt FILE --target opencl -o NAME_infl.c` (injection with explicit
+//!   vector types: groups of iterations per thread, loaded and stored as vectors),
+//!   compiles each with `gcc -O2 ... -lOpenCL -lm` and runs it on the OpenCL platform the
+//!   program picks (PoCL on a machine without a GPU);
+//! - with `--cuda`, the same with `--target cuda` into `NAME_plain.cu`, `NAME_novec.cu` and
+//!   `NAME_infl.cu`, compiled by `nvcc -O3 -arch=native` and run on the GPU. nvcc is
+//!   `--nvcc PATH`, else `$POLLEN_NVCC`, else `nvcc` on the path, else
+//!   `/usr/local/cuda/bin/nvcc`. Without a GPU (`nvidia-smi -L` lists none) the `.cu` files
+//!   are still compiled (without `-arch`, which needs a GPU to read) but not run, and the
+//!   report says so.
 //!
 //! Every program is run `--runs` times (default 3) with `$POLLEN_KERNEL_TIME` set; its
 //! time is the minimum over the runs of the `POLLEN_KERNEL_TIME <seconds>` lines a CUDA
@@ -36,11 +41,11 @@
 //! crash, a timeout) is recorded for that operator and variant and the bench goes on; the
 //! failures are listed under the table and make the command exit with a failure.
 //!
-//! The table: per operator the CPU time, the plain and injected times of each target,
-//! the injected variant's speedup over the plain one (plain time / injected time) and the
-//! checksum verdict; then, per target, the geometric mean of the speedups over the
-//! operators both variants ran correctly. `--csv FILE` and `--json FILE` write the same
-//! results.
+//! The table: per operator the CPU time, the plain, novec and infl times of each target,
+//! the speedups of novec and of infl over plain (`novec/plain` and `infl/plain`: plain
+//! time / the variant's time) and the checksum verdict; then, per target, the geometric
+//! mean of each speedup over the operators both of its variants ran correctly.
+//! `--csv FILE` and `--json FILE` write the same results.
 //!
 //! The pollen executable is `target/release/pollen`, built here with
 //! `cargo build --release -p pollen-cli` unless `--pollen PATH` names one or
@@ -50,7 +55,7 @@
 //! `target/release/xtask bench gpu --cuda --pollen target/release/pollen` from the
 //! repository's root. `--no-opencl` leaves the OpenCL columns out (a GPU machine without
 //! an OpenCL platform), and `--target-c` is a check of the harness itself: the C/OpenMP
-//! output of `pollen opt FILE` (no target option) stands in for both variants, compiled
+//! output of `pollen opt FILE` (no target option) stands in for every variant, compiled
 //! with `gcc -O2 -fopenmp`.
 //!
 //! Everything built goes to `target/bench-gpu/<size>/<operator>/`; every program runs in
@@ -149,29 +154,50 @@ impl Target {
             Target::Cuda => vec!["--target", "cuda"],
             Target::C => return Vec::new(),
         };
-        if variant == Variant::Plain {
-            args.push("--no-inject");
+        match variant {
+            Variant::Plain => args.push("--no-inject"),
+            Variant::NoVector => args.push("--no-vector-types"),
+            Variant::Injected => {}
         }
         args
     }
 }
 
-/// Without or with constraint injection.
+/// Without constraint injection, with it but without explicit vector types, or with both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Variant {
+    /// `--no-inject`.
     Plain,
+    /// `--no-vector-types`: injection without explicit vector types.
+    NoVector,
+    /// The default: injection with explicit vector types.
     Injected,
 }
 
 impl Variant {
-    const BOTH: [Variant; 2] = [Variant::Plain, Variant::Injected];
+    /// Every variant, in the order of the columns (and of a row's cells).
+    const ALL: [Variant; 3] = [Variant::Plain, Variant::NoVector, Variant::Injected];
+
+    /// The variants whose speedup over [`Variant::Plain`] is reported.
+    const COMPARED: [Variant; 2] = [Variant::NoVector, Variant::Injected];
 
     /// The suffix of its files and its column title.
     fn suffix(self) -> &'static str {
         match self {
             Variant::Plain => "plain",
+            Variant::NoVector => "novec",
             Variant::Injected => "infl",
         }
+    }
+
+    /// Its place in [`Variant::ALL`] and in a row's cells.
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The title of its speedup column (`novec/plain`, `infl/plain`).
+    fn ratio(self) -> String {
+        format!("{}/{}", self.suffix(), Variant::Plain.suffix())
     }
 }
 
@@ -213,18 +239,21 @@ struct Row {
     family: String,
     /// The original's minimum time on the CPU, or why there is none.
     cpu: std::result::Result<f64, String>,
-    /// Per target of the run (in order), the plain and injected outcomes.
-    cells: Vec<[Outcome; 2]>,
+    /// Per target of the run (in order), the outcomes of the variants in the order of
+    /// [`Variant::ALL`].
+    cells: Vec<[Outcome; 3]>,
 }
 
 impl Row {
-    /// The injected variant's speedup over the plain one, when both ran correctly.
-    fn speedup(&self, slot: usize) -> Option<f64> {
-        match &self.cells[slot] {
-            [Outcome::Timed(p, cp), Outcome::Timed(i, ci)]
-                if *i > 0.0 && *cp != Check::Mismatch && *ci != Check::Mismatch =>
+    /// A variant's speedup over the plain one (plain time / its time) for the target in
+    /// `slot`, when both ran correctly.
+    fn speedup(&self, slot: usize, variant: Variant) -> Option<f64> {
+        let cells = &self.cells[slot];
+        match (&cells[Variant::Plain.index()], &cells[variant.index()]) {
+            (Outcome::Timed(p, cp), Outcome::Timed(v, cv))
+                if *v > 0.0 && *cp != Check::Mismatch && *cv != Check::Mismatch =>
             {
-                Some(p / i)
+                Some(p / v)
             }
             _ => None,
         }
@@ -284,7 +313,7 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     if options.target_c {
         targets.push(Target::C);
         notes.push(
-            "C/OpenMP: harness check, `pollen opt FILE` (no target option) for both columns"
+            "C/OpenMP: harness check, `pollen opt FILE` (no target option) for every variant"
                 .to_string(),
         );
     } else if options.opencl {
@@ -588,7 +617,7 @@ impl Bench<'_> {
             cpu: Err(String::new()),
             cells: targets
                 .iter()
-                .map(|_| [Outcome::Skipped, Outcome::Skipped])
+                .map(|_| Variant::ALL.map(|_| Outcome::Skipped))
                 .collect(),
         };
         let dir = self.out.join(&operator.name);
@@ -625,7 +654,7 @@ impl Bench<'_> {
             }
         };
         for (slot, &target) in targets.iter().enumerate() {
-            for (v, variant) in Variant::BOTH.into_iter().enumerate() {
+            for (v, variant) in Variant::ALL.into_iter().enumerate() {
                 let outcome = self.variant(&source, &dir, target, variant, &reference);
                 let title = format!("{} {}", target.title(), variant.suffix());
                 match &outcome {
@@ -835,7 +864,7 @@ fn failures(rows: &[Row], targets: &[Target]) -> Vec<String> {
             out.push(format!("{} (original): {e}", row.operator));
         }
         for (slot, target) in targets.iter().enumerate() {
-            for (v, variant) in Variant::BOTH.into_iter().enumerate() {
+            for (v, variant) in Variant::ALL.into_iter().enumerate() {
                 let column = format!("{} {}", target.title(), variant.suffix());
                 match &row.cells[slot][v] {
                     Outcome::Failed(e) => out.push(format!("{} ({column}): {e}", row.operator)),
@@ -868,7 +897,7 @@ fn verdict(row: &Row, targets: &[Target]) -> String {
     let mut close = false;
     let mut checked = false;
     for (slot, target) in targets.iter().enumerate() {
-        for (v, variant) in Variant::BOTH.into_iter().enumerate() {
+        for (v, variant) in Variant::ALL.into_iter().enumerate() {
             if let Outcome::Timed(_, check) = row.cells[slot][v] {
                 checked = true;
                 close |= check == Check::Close;
@@ -889,25 +918,31 @@ fn verdict(row: &Row, targets: &[Target]) -> String {
     }
 }
 
-/// The geometric mean of a target's injected/plain speedups and how many went in.
-fn target_geomean(rows: &[Row], slot: usize) -> (Option<f64>, usize) {
-    let values: Vec<f64> = rows.iter().filter_map(|r| r.speedup(slot)).collect();
+/// The geometric mean of a variant's speedups over plain for the target in `slot` and how
+/// many went in.
+fn target_geomean(rows: &[Row], slot: usize, variant: Variant) -> (Option<f64>, usize) {
+    let values: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.speedup(slot, variant))
+        .collect();
     (geomean(&values), values.len())
 }
 
 /// The table, the failures and the geometric means.
 fn report(rows: &[Row], targets: &[Target], size: Size, runs: usize, notes: &[String]) -> String {
     let mut out = format!(
-        "\nGPU operators, {} sizes: seconds, min of {runs} run(s) of POLLEN_KERNEL_TIME (CUDA: kernels alone) or POLLEN_TIME (the region); infl/plain = plain time / injected time\n",
+        "\nGPU operators, {} sizes: seconds, min of {runs} run(s) of POLLEN_KERNEL_TIME (CUDA: kernels alone) or POLLEN_TIME (the region); novec/plain, infl/plain = plain time / the variant's time\n",
         size.name()
     );
     let _ = write!(out, "{:<28} {:<7} {:>11}", "operator", "family", "gcc -O3");
     for target in targets {
-        for variant in Variant::BOTH {
+        for variant in Variant::ALL {
             let title = format!("{} {}", target.title(), variant.suffix());
             let _ = write!(out, " {title:>15}");
         }
-        let _ = write!(out, " {:>10}", "infl/plain");
+        for variant in Variant::COMPARED {
+            let _ = write!(out, " {:>11}", variant.ratio());
+        }
     }
     out.push_str("  checksums\n");
     for row in rows {
@@ -917,13 +952,15 @@ fn report(rows: &[Row], targets: &[Target], size: Size, runs: usize, notes: &[St
         };
         let _ = write!(out, "{:<28} {:<7} {cpu:>11}", row.operator, row.family);
         for slot in 0..targets.len() {
-            for v in 0..2 {
-                let _ = write!(out, " {:>15}", cell(&row.cells[slot][v]));
+            for outcome in &row.cells[slot] {
+                let _ = write!(out, " {:>15}", cell(outcome));
             }
-            let speedup = row
-                .speedup(slot)
-                .map_or("-".to_string(), |s| format!("{s:.2}"));
-            let _ = write!(out, " {speedup:>10}");
+            for variant in Variant::COMPARED {
+                let speedup = row
+                    .speedup(slot, variant)
+                    .map_or("-".to_string(), |s| format!("{s:.2}"));
+                let _ = write!(out, " {speedup:>11}");
+            }
         }
         let _ = writeln!(out, "  {}", verdict(row, targets));
     }
@@ -940,31 +977,52 @@ fn report(rows: &[Row], targets: &[Target], size: Size, runs: usize, notes: &[St
     }
     out.push('\n');
     for (slot, target) in targets.iter().enumerate() {
-        let (mean, count) = target_geomean(rows, slot);
-        let _ = match mean {
-            Some(g) => writeln!(
-                out,
-                "geomean {} infl/plain: {g:.2} over {count} operator(s) both variants ran correctly",
-                target.title()
-            ),
-            None => writeln!(
-                out,
-                "geomean {} infl/plain: - (no operator ran correctly in both variants)",
-                target.title()
-            ),
-        };
+        for variant in Variant::COMPARED {
+            let (mean, count) = target_geomean(rows, slot, variant);
+            let _ = match mean {
+                Some(g) => writeln!(
+                    out,
+                    "geomean {} {}: {g:.2} over {count} operator(s) both variants ran correctly",
+                    target.title(),
+                    variant.ratio()
+                ),
+                None => writeln!(
+                    out,
+                    "geomean {} {}: - (no operator ran correctly in both variants)",
+                    target.title(),
+                    variant.ratio()
+                ),
+            };
+        }
     }
     out
 }
 
-/// The results as CSV: one line per operator, times in seconds, empty where none.
+/// The name of the CSV column of a variant's speedup over plain: `<target>_speedup` for
+/// infl (the column's name from before novec was added), `<target>_novec_speedup`.
+fn csv_speedup_column(target: Target, variant: Variant) -> String {
+    match variant {
+        Variant::Injected => format!("{}_speedup", target.key()),
+        _ => format!("{}_{}_speedup", target.key(), variant.suffix()),
+    }
+}
+
+/// The results as CSV: one line per operator, times in seconds, empty where none. The
+/// columns: `operator`, `family`, `cpu_s`; per target (`opencl`, `cuda` or `c`) the times
+/// `<target>_plain_s`, `<target>_novec_s`, `<target>_infl_s` and the speedups over plain
+/// `<target>_speedup` (infl) and `<target>_novec_speedup`; then `checksums` (the verdict)
+/// and `errors` (the row's failures, `; ` between them).
 fn csv(rows: &[Row], targets: &[Target]) -> String {
+    /// The speedup columns, in order.
+    const SPEEDUPS: [Variant; 2] = [Variant::Injected, Variant::NoVector];
     let mut header = vec!["operator".to_string(), "family".into(), "cpu_s".into()];
-    for target in targets {
-        for variant in Variant::BOTH {
+    for &target in targets {
+        for variant in Variant::ALL {
             header.push(format!("{}_{}_s", target.key(), variant.suffix()));
         }
-        header.push(format!("{}_speedup", target.key()));
+        for variant in SPEEDUPS {
+            header.push(csv_speedup_column(target, variant));
+        }
     }
     header.extend(["checksums".to_string(), "errors".into()]);
     let mut out = header.join(",");
@@ -978,16 +1036,18 @@ fn csv(rows: &[Row], targets: &[Target]) -> String {
                 .map_or(String::new(), |s| format!("{s:.6}")),
         ];
         for slot in 0..targets.len() {
-            for v in 0..2 {
-                fields.push(match row.cells[slot][v] {
+            for outcome in &row.cells[slot] {
+                fields.push(match outcome {
                     Outcome::Timed(s, _) => format!("{s:.6}"),
                     _ => String::new(),
                 });
             }
-            fields.push(
-                row.speedup(slot)
-                    .map_or(String::new(), |s| format!("{s:.4}")),
-            );
+            for variant in SPEEDUPS {
+                fields.push(
+                    row.speedup(slot, variant)
+                        .map_or(String::new(), |s| format!("{s:.4}")),
+                );
+            }
         }
         fields.push(verdict(row, targets));
         let errors: Vec<String> = failures(std::slice::from_ref(row), targets);
@@ -1013,7 +1073,9 @@ fn json_outcome(outcome: &Outcome) -> String {
     }
 }
 
-/// The results as JSON.
+/// The results as JSON: per operator and target the outcomes `"plain"`, `"novec"` and
+/// `"injected"` (infl), and the speedups over plain `"speedup"` (infl) and
+/// `"novec_speedup"`; per target the geometric means of both with their operator counts.
 fn json(rows: &[Row], targets: &[Target], size: Size, runs: usize) -> String {
     let mut out = format!(
         "{{\n  \"size\": \"{}\",\n  \"runs\": {runs},\n  \"tolerance\": {CLOSE:e},\n  \"operators\": [",
@@ -1032,13 +1094,16 @@ fn json(rows: &[Row], targets: &[Target], size: Size, runs: usize) -> String {
             let _ = write!(out, ", \"cpu_error\": {}", json_string(e));
         }
         for (slot, target) in targets.iter().enumerate() {
+            let cells = &row.cells[slot];
             let _ = write!(
                 out,
-                ", \"{}\": {{\"plain\": {}, \"injected\": {}, \"speedup\": {}}}",
+                ", \"{}\": {{\"plain\": {}, \"novec\": {}, \"injected\": {}, \"speedup\": {}, \"novec_speedup\": {}}}",
                 target.key(),
-                json_outcome(&row.cells[slot][0]),
-                json_outcome(&row.cells[slot][1]),
-                json_number(row.speedup(slot))
+                json_outcome(&cells[Variant::Plain.index()]),
+                json_outcome(&cells[Variant::NoVector.index()]),
+                json_outcome(&cells[Variant::Injected.index()]),
+                json_number(row.speedup(slot, Variant::Injected)),
+                json_number(row.speedup(slot, Variant::NoVector))
             );
         }
         let _ = write!(
@@ -1049,13 +1114,15 @@ fn json(rows: &[Row], targets: &[Target], size: Size, runs: usize) -> String {
     }
     out.push_str("\n  ],\n  \"geomean\": {");
     for (slot, target) in targets.iter().enumerate() {
-        let (mean, count) = target_geomean(rows, slot);
+        let (mean, count) = target_geomean(rows, slot, Variant::Injected);
+        let (novec, novec_count) = target_geomean(rows, slot, Variant::NoVector);
         let _ = write!(
             out,
-            "{}\"{}\": {{\"speedup\": {}, \"operators\": {count}}}",
+            "{}\"{}\": {{\"speedup\": {}, \"operators\": {count}, \"novec_speedup\": {}, \"novec_operators\": {novec_count}}}",
             if slot == 0 { "" } else { ", " },
             target.key(),
-            json_number(mean)
+            json_number(mean),
+            json_number(novec)
         );
     }
     out.push_str("}\n}\n");
@@ -1160,8 +1227,28 @@ mod tests {
             Target::Cuda.pollen_args(Variant::Plain),
             ["--target", "cuda", "--no-inject"]
         );
+        assert_eq!(
+            Target::OpenCl.pollen_args(Variant::NoVector),
+            ["--target", "opencl", "--no-vector-types"]
+        );
+        assert_eq!(
+            Target::Cuda.pollen_args(Variant::NoVector),
+            ["--target", "cuda", "--no-vector-types"]
+        );
         assert_eq!(Target::Cuda.extension(), "cu");
-        assert!(Target::C.pollen_args(Variant::Plain).is_empty());
+        // `--target-c`: every variant is the C/OpenMP output.
+        for variant in Variant::ALL {
+            assert!(Target::C.pollen_args(variant).is_empty());
+        }
+        assert_eq!(
+            Variant::ALL.map(Variant::suffix),
+            ["plain", "novec", "infl"]
+        );
+        assert_eq!(Variant::ALL.map(Variant::index), [0, 1, 2]);
+        assert_eq!(
+            Variant::COMPARED.map(Variant::ratio),
+            ["novec/plain", "infl/plain"]
+        );
         assert_eq!(Size::Large.flags(), ["-DLARGE_DATASET"]);
         assert!(Size::Small.flags().is_empty());
     }
@@ -1190,7 +1277,7 @@ mod tests {
         assert_eq!(compare("", "A 1\n", CLOSE), Check::Mismatch);
     }
 
-    fn row(name: &str, cells: Vec<[Outcome; 2]>) -> Row {
+    fn row(name: &str, cells: Vec<[Outcome; 3]>) -> Row {
         Row {
             operator: name.to_string(),
             family: "bert".to_string(),
@@ -1199,6 +1286,7 @@ mod tests {
         }
     }
 
+    /// Per target (OpenCL, CUDA) the plain, novec and infl outcomes.
     fn rows() -> Vec<Row> {
         vec![
             row(
@@ -1206,10 +1294,12 @@ mod tests {
                 vec![
                     [
                         Outcome::Timed(0.4, Check::Same),
+                        Outcome::Timed(0.2, Check::Same),
                         Outcome::Timed(0.1, Check::Close),
                     ],
                     [
                         Outcome::Timed(0.02, Check::Same),
+                        Outcome::Timed(0.04, Check::Same),
                         Outcome::Timed(0.01, Check::Same),
                     ],
                 ],
@@ -1219,9 +1309,14 @@ mod tests {
                 vec![
                     [
                         Outcome::Timed(0.3, Check::Same),
+                        Outcome::Timed(0.15, Check::Same),
                         Outcome::Timed(0.3, Check::Mismatch),
                     ],
-                    [Outcome::Failed("nvcc failed: x".into()), Outcome::Built],
+                    [
+                        Outcome::Failed("nvcc failed: x".into()),
+                        Outcome::Built,
+                        Outcome::Built,
+                    ],
                 ],
             ),
             row(
@@ -1229,9 +1324,10 @@ mod tests {
                 vec![
                     [
                         Outcome::Timed(0.9, Check::Same),
+                        Outcome::Failed("pollen opt failed: y".into()),
                         Outcome::Timed(0.1, Check::Same),
                     ],
-                    [Outcome::Skipped, Outcome::Skipped],
+                    [Outcome::Skipped, Outcome::Skipped, Outcome::Skipped],
                 ],
             ),
         ]
@@ -1241,13 +1337,45 @@ mod tests {
     fn the_table_has_times_speedups_verdicts_failures_and_geomeans() {
         let targets = [Target::OpenCl, Target::Cuda];
         let r = report(&rows(), &targets, Size::Small, 3, &["OpenCL: PoCL".into()]);
+        let header = r
+            .lines()
+            .find(|l| l.starts_with("operator"))
+            .expect("a header");
+        let titles: Vec<&str> = header.split_whitespace().collect();
+        assert_eq!(
+            titles,
+            [
+                "operator",
+                "family",
+                "gcc",
+                "-O3",
+                "OpenCL",
+                "plain",
+                "OpenCL",
+                "novec",
+                "OpenCL",
+                "infl",
+                "novec/plain",
+                "infl/plain",
+                "CUDA",
+                "plain",
+                "CUDA",
+                "novec",
+                "CUDA",
+                "infl",
+                "novec/plain",
+                "infl/plain",
+                "checksums"
+            ],
+            "{r}"
+        );
         let softmax = r.lines().find(|l| l.starts_with("softmax")).expect("a row");
         let fields: Vec<&str> = softmax.split_whitespace().collect();
         assert_eq!(
             fields,
             [
-                "softmax", "bert", "1.000000", "0.400000", "0.100000", "4.00", "0.020000",
-                "0.010000", "2.00", "ok", "(close)"
+                "softmax", "bert", "1.000000", "0.400000", "0.200000", "0.100000", "2.00", "4.00",
+                "0.020000", "0.040000", "0.010000", "0.50", "2.00", "ok", "(close)"
             ],
             "{r}"
         );
@@ -1255,32 +1383,82 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("layernorm"))
             .expect("a row");
-        assert!(layernorm.contains("0.300000!"), "{r}");
-        assert!(
-            layernorm.contains("error") && layernorm.contains("built"),
+        let fields: Vec<&str> = layernorm.split_whitespace().collect();
+        assert_eq!(
+            fields[3..13],
+            [
+                "0.300000",
+                "0.150000",
+                "0.300000!",
+                "2.00",
+                "-",
+                "error",
+                "built",
+                "built",
+                "-",
+                "-"
+            ],
             "{r}"
         );
         assert!(layernorm.ends_with("MISMATCH: OpenCL infl"), "{r}");
-        assert!(r.contains("failures (2):"), "{r}");
+        let transpose = r
+            .lines()
+            .find(|l| l.starts_with("transpose_add"))
+            .expect("a row");
+        let fields: Vec<&str> = transpose.split_whitespace().collect();
+        assert_eq!(
+            fields[3..8],
+            ["0.900000", "error", "0.100000", "-", "9.00"],
+            "{r}"
+        );
+        assert!(r.contains("failures (3):"), "{r}");
         assert!(
             r.contains("layernorm (OpenCL infl): checksums differ from the original's"),
             "{r}"
         );
         assert!(r.contains("layernorm (CUDA plain): nvcc failed: x"), "{r}");
-        // OpenCL: softmax 4 and transpose_add 9 (layernorm is wrong): 6.
+        assert!(
+            r.contains("transpose_add (OpenCL novec): pollen opt failed: y"),
+            "{r}"
+        );
+        // OpenCL infl: softmax 4 and transpose_add 9 (layernorm is wrong): 6.
         assert!(
             r.contains("geomean OpenCL infl/plain: 6.00 over 2 operator(s)"),
+            "{r}"
+        );
+        // OpenCL novec: softmax 2 and layernorm 2 (transpose_add failed): 2.
+        assert!(
+            r.contains("geomean OpenCL novec/plain: 2.00 over 2 operator(s)"),
             "{r}"
         );
         assert!(
             r.contains("geomean CUDA infl/plain: 2.00 over 1 operator(s)"),
             "{r}"
         );
+        assert!(
+            r.contains("geomean CUDA novec/plain: 0.50 over 1 operator(s)"),
+            "{r}"
+        );
+        let geomeans: Vec<&str> = r.lines().filter(|l| l.starts_with("geomean")).collect();
+        assert_eq!(geomeans.len(), 4, "{r}");
+        assert!(
+            geomeans[0].starts_with("geomean OpenCL novec/plain")
+                && geomeans[1].starts_with("geomean OpenCL infl/plain")
+                && geomeans[2].starts_with("geomean CUDA novec/plain"),
+            "{r}"
+        );
         assert!(r.contains("OpenCL: PoCL"), "{r}");
-        assert_eq!(failures(&rows(), &targets).len(), 2);
-        let none = report(&rows()[1..2], &targets[1..], Size::Large, 1, &[]);
+        assert_eq!(failures(&rows(), &targets).len(), 3);
+        // layernorm on CUDA alone: nothing timed.
+        let mut layernorm = rows()[1].clone();
+        layernorm.cells.remove(0);
+        let none = report(&[layernorm], &targets[1..], Size::Large, 1, &[]);
         assert!(
             none.contains("geomean CUDA infl/plain: - (no operator ran correctly"),
+            "{none}"
+        );
+        assert!(
+            none.contains("geomean CUDA novec/plain: - (no operator ran correctly"),
             "{none}"
         );
     }
@@ -1292,16 +1470,20 @@ mod tests {
         let lines: Vec<&str> = c.lines().collect();
         assert_eq!(
             lines[0],
-            "operator,family,cpu_s,opencl_plain_s,opencl_infl_s,opencl_speedup,cuda_plain_s,cuda_infl_s,cuda_speedup,checksums,errors"
+            "operator,family,cpu_s,opencl_plain_s,opencl_novec_s,opencl_infl_s,opencl_speedup,opencl_novec_speedup,cuda_plain_s,cuda_novec_s,cuda_infl_s,cuda_speedup,cuda_novec_speedup,checksums,errors"
         );
         assert_eq!(
             lines[1],
-            "softmax,bert,1.000000,0.400000,0.100000,4.0000,0.020000,0.010000,2.0000,ok (close),"
+            "softmax,bert,1.000000,0.400000,0.200000,0.100000,4.0000,2.0000,0.020000,0.040000,0.010000,2.0000,0.5000,ok (close),"
         );
         assert!(
             lines[2].starts_with(
-                "layernorm,bert,1.000000,0.300000,0.300000,,,,,MISMATCH: OpenCL infl,"
+                "layernorm,bert,1.000000,0.300000,0.150000,0.300000,,2.0000,,,,,,MISMATCH: OpenCL infl,"
             ),
+            "{c}"
+        );
+        assert!(
+            lines[3].starts_with("transpose_add,bert,1.000000,0.900000,,0.100000,9.0000,,,,,,,ok,"),
             "{c}"
         );
         assert_eq!(lines.len(), 4);
@@ -1309,21 +1491,41 @@ mod tests {
         assert!(j.contains("\"size\": \"small\""), "{j}");
         assert!(j.contains("\"tolerance\": 1e-4"), "{j}");
         assert!(
-            j.contains("\"opencl\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.4, \"checksums\": \"same\"}"),
+            j.contains("\"opencl\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.4, \"checksums\": \"same\"}, \"novec\": {\"status\": \"timed\", \"seconds\": 0.2, \"checksums\": \"same\"}, \"injected\": {\"status\": \"timed\", \"seconds\": 0.1, \"checksums\": \"close\"}, \"speedup\": 4, \"novec_speedup\": 2}"),
+            "{j}"
+        );
+        assert!(
+            j.contains("\"cuda\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.02, \"checksums\": \"same\"}, \"novec\": {\"status\": \"timed\", \"seconds\": 0.04, \"checksums\": \"same\"}"),
+            "{j}"
+        );
+        assert!(
+            j.contains("\"novec\": {\"status\": \"failed\", \"error\": \"pollen opt failed: y\"}"),
             "{j}"
         );
         assert!(
             j.contains("{\"status\": \"failed\", \"error\": \"nvcc failed: x\"}"),
             "{j}"
         );
-        let opencl = j
-            .split_once("\"geomean\": {\"opencl\": {\"speedup\": ")
-            .and_then(|(_, rest)| rest.split_once(','))
-            .and_then(|(number, _)| number.parse::<f64>().ok())
-            .expect("an OpenCL geomean");
+        // The OpenCL geomeans: `"key": number` pairs up to the object's end.
+        let opencl_geomeans = j
+            .split_once("\"geomean\": {\"opencl\": {")
+            .and_then(|(_, rest)| rest.split_once('}'))
+            .map(|(fields, _)| fields)
+            .expect("the OpenCL geomeans");
+        let geomean = |key: &str| {
+            opencl_geomeans
+                .split(", ")
+                .find_map(|f| f.strip_prefix(&format!("\"{key}\": ")))
+                .and_then(|number| number.parse::<f64>().ok())
+        };
+        let opencl = geomean("speedup").expect("an OpenCL geomean");
         assert!((opencl - 6.0).abs() < 1e-9, "{j}");
+        let opencl_novec = geomean("novec_speedup").expect("an OpenCL novec geomean");
+        assert!((opencl_novec - 2.0).abs() < 1e-9, "{j}");
+        assert_eq!(geomean("operators"), Some(2.0), "{j}");
+        assert_eq!(geomean("novec_operators"), Some(2.0), "{j}");
         assert!(
-            j.contains("\"cuda\": {\"speedup\": 2, \"operators\": 1}"),
+            j.contains("\"cuda\": {\"speedup\": 2, \"operators\": 1, \"novec_speedup\": 0.5, \"novec_operators\": 1}"),
             "{j}"
         );
         // Balanced braces and brackets, outside strings.

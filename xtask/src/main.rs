@@ -27,8 +27,8 @@
 //!   kernels at LARGE, the best candidate against `pollen opt`'s default (see
 //!   [`bench_search`]);
 //! - `bench gpu [options]`: the deep-learning operators of `examples/operators` as
-//!   Pollen's OpenCL and CUDA programs, plain and with constraint injection (see
-//!   [`bench_gpu`]);
+//!   Pollen's OpenCL and CUDA programs, plain, with constraint injection but no explicit
+//!   vector types, and with both (see [`bench_gpu`]);
 //! - `random-programs [--count N] [--seed S]`: the scheduler and `pollen opt` on generated
 //!   random affine programs (see [`random_programs`]);
 //! - `explain-shots [--no-install]`: screenshots of `pollen explain`'s pages in headless
@@ -132,9 +132,11 @@ commands:
             [--target-c]
                             the operators of examples/operators as Pollen's OpenCL
                             programs (PoCL) and, with --cuda, CUDA programs (nvcc, the
-                            GPU), each without and with constraint injection: times,
-                            checksums against gcc -O3, injected/plain speedups;
-                            --pollen PATH or --skip-build run it without cargo
+                            GPU), each in three variants: plain (--no-inject), novec
+                            (injection, --no-vector-types) and infl (injection with
+                            explicit vector types): times, checksums against gcc -O3,
+                            novec/plain and infl/plain speedups; --pollen PATH or
+                            --skip-build run it without cargo
   random-programs [--count N] [--seed S]
                             schedule N generated random programs (default 5000, seeds
                             from S, default 0) with Pluto and Feautrier, check every
