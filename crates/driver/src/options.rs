@@ -307,6 +307,9 @@ pub struct GpuOptions {
     pub vector_types: bool,
     /// The iterations per vector (default 4: 16 bytes of `float`).
     pub lane_width: u32,
+    /// Lane groups also over thread loops whose bodies hold loops, jammed into them
+    /// (`pollen_gpu::GpuOptions::lane_jam`; default off).
+    pub lane_jam: bool,
 }
 
 impl Default for GpuOptions {
@@ -318,6 +321,7 @@ impl Default for GpuOptions {
             shared_memory: true,
             vector_types: true,
             lane_width: 4,
+            lane_jam: false,
         }
     }
 }

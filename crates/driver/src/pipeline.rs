@@ -837,6 +837,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
         shared_memory: options.gpu.shared_memory,
         lanes,
         lane_width: options.gpu.lane_width,
+        lane_jam: options.gpu.lane_jam,
         ..Default::default()
     };
     let program = pollen_gpu::map(scop, &ast, &gpu_options).map_err(Error::GpuMapping)?;

@@ -99,12 +99,20 @@ fn options(target: Target, inject: bool) -> Options {
     }
 }
 
+/// The pipeline's variants run on OpenCL: `plain` (no injection), `injected` (the
+/// default: injection with vector types) and `jammed` (lane groups jammed into inner
+/// loops too).
+fn variant_options(tag: &str) -> Options {
+    let mut o = options(Target::OpenCl, tag != "plain");
+    o.gpu.lane_jam = tag == "jammed";
+    o
+}
+
 /// Optimizes one program for OpenCL, runs it and compares its output with the
 /// original's; the failure, if any, else whether its kernels use shared memory.
-fn check_opencl(case: &Case, inject: bool, dir: &Path) -> Result<bool, String> {
+fn check_opencl(case: &Case, tag: &str, dir: &Path) -> Result<bool, String> {
     let name = &case.name;
-    let tag = if inject { "injected" } else { "plain" };
-    let optimized = optimize_source(&case.source, &options(Target::OpenCl, inject))
+    let optimized = optimize_source(&case.source, &variant_options(tag))
         .map_err(|e| format!("{name} ({tag}): {e}"))?;
     let original = dir.join(format!("{name}.c"));
     let translated = dir.join(format!("{name}-{tag}.c"));
@@ -173,9 +181,9 @@ fn every_kernel_and_operator_runs_on_opencl_with_the_original_results() {
     let failures = in_parallel(&cases, |case| {
         let operator = case.include == operators_dir();
         let mut failures = Vec::new();
-        for inject in [true, false] {
-            if inject || operator {
-                match check_opencl(case, inject, &dir) {
+        for tag in ["injected", "plain", "jammed"] {
+            if tag == "injected" || operator {
+                match check_opencl(case, tag, &dir) {
                     Ok(true) => promoted
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
@@ -284,7 +292,7 @@ fn several_regions_of_one_file_on_opencl_and_cuda() {
         source: THREE_REGIONS.to_string(),
         include: dir.clone(),
     };
-    check_opencl(&case, true, &dir).unwrap();
+    check_opencl(&case, "injected", &dir).unwrap();
     let opencl = optimize_source(THREE_REGIONS, &options(Target::OpenCl, true)).unwrap();
     assert_eq!(opencl.report.regions.len(), 3);
     assert_eq!(

@@ -76,6 +76,7 @@ fn any_flags_run_every_instance_once() {
                     })
                     .collect(),
                 lane_width: [2, 4, 8][rng.below(3) as usize],
+                lane_jam: rng.below(2) == 0,
             };
             let program = match map(&scop, &a, &options) {
                 Ok(p) => p,

@@ -683,9 +683,16 @@ void product(int n, float C[64][64], float A[64][64], float B[64][64]) {
         let scop = scop_of(source);
         let deps = value_deps(&scop);
         let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
-        let options = GpuOptions {
+        let plain = GpuOptions {
             lanes: [("S0".to_string(), 1)].into(),
             ..GpuOptions::default()
+        };
+        // By default a lane loop holds statements only.
+        let program = map(&scop, &ast(&scop, &tree), &plain).expect("map");
+        assert_eq!(shape(&program.kernels[0].body), "block0[thread0[seq[S0]]]");
+        let options = GpuOptions {
+            lane_jam: true,
+            ..plain
         };
         let program = map(&scop, &ast(&scop, &tree), &options).expect("map");
         let expected = if jammed {
