@@ -102,21 +102,7 @@ pub(crate) fn kernel_statement(
     body: &str,
     names: &BTreeMap<String, Rename>,
 ) -> Result<String> {
-    let text = statement_text(body);
-    let Some(tokens) = tokens(&text) else {
-        return Err(Error::UnsupportedStatement {
-            statement: statement.to_string(),
-            reason: "its text cannot be split into C tokens".to_string(),
-        });
-    };
-    let rewriter = Rewriter {
-        statement,
-        text: &text,
-        tokens: &tokens,
-        names,
-        lanes: RefCell::new(Vec::new()),
-    };
-    Ok(format!("{};", rewriter.range(0..tokens.len())?))
+    lane_statement(statement, body, names).map(|(text, _)| text)
 }
 
 /// Rebuilds ranges of a statement's tokens.
