@@ -43,9 +43,12 @@
 //!
 //! The table: per operator the CPU time, the plain, novec and infl times of each target,
 //! the speedups of novec and of infl over plain (`novec/plain` and `infl/plain`: plain
-//! time / the variant's time) and the checksum verdict; then, per target, the geometric
-//! mean of each speedup over the operators both of its variants ran correctly.
-//! `--csv FILE` and `--json FILE` write the same results.
+//! time / the variant's time) and the checksum verdict; then, per target, the run-to-run
+//! spread of its timed programs (slowest run / fastest run − 1: the median and the
+//! largest, with its operator and variant; a ratio below that spread is noise) and the
+//! geometric mean of each speedup over the operators both of its variants ran correctly.
+//! `--csv FILE` and `--json FILE` write the same results (the JSON also each program's
+//! slowest run, `max_seconds`).
 //!
 //! The pollen executable is `target/release/pollen`, built here with
 //! `cargo build --release -p pollen-cli` unless `--pollen PATH` names one or
@@ -222,8 +225,9 @@ impl Check {
 /// What became of one variant of one operator.
 #[derive(Debug, Clone, PartialEq)]
 enum Outcome {
-    /// The minimum time in seconds and the worst checksum comparison of the runs.
-    Timed(f64, Check),
+    /// The minimum time in seconds, the worst checksum comparison of the runs and the
+    /// maximum time (the spread between the two says how noisy the runs were).
+    Timed(f64, Check, f64),
     /// Generated and compiled but not run (no GPU).
     Built,
     /// A step failed: the message.
@@ -250,7 +254,7 @@ impl Row {
     fn speedup(&self, slot: usize, variant: Variant) -> Option<f64> {
         let cells = &self.cells[slot];
         match (&cells[Variant::Plain.index()], &cells[variant.index()]) {
-            (Outcome::Timed(p, cp), Outcome::Timed(v, cv))
+            (Outcome::Timed(p, cp, _), Outcome::Timed(v, cv, _))
                 if *v > 0.0 && *cp != Check::Mismatch && *cv != Check::Mismatch =>
             {
                 Some(p / v)
@@ -635,7 +639,7 @@ impl Bench<'_> {
         gcc.arg(&source).arg("-o").arg(&original).arg("-lm");
         let reference = compile(gcc, "gcc (original)")
             .and_then(|()| time_runs(&original, self.runs))
-            .and_then(|(seconds, outputs)| {
+            .and_then(|(seconds, _, outputs)| {
                 if outputs.iter().any(|o| *o != outputs[0]) {
                     return Err("the original prints different checksums from run to run".into());
                 }
@@ -658,7 +662,7 @@ impl Bench<'_> {
                 let outcome = self.variant(&source, &dir, target, variant, &reference);
                 let title = format!("{} {}", target.title(), variant.suffix());
                 match &outcome {
-                    Outcome::Timed(s, check) => {
+                    Outcome::Timed(s, check, _) => {
                         println!("  {title:<16} {s:>11.6} s  {}", check.name())
                     }
                     Outcome::Built => println!("  {title:<16} built, not run"),
@@ -739,30 +743,33 @@ impl Bench<'_> {
             return Outcome::Built;
         }
         match time_runs(&exe, self.runs) {
-            Ok((seconds, outputs)) => {
+            Ok((seconds, slowest, outputs)) => {
                 // The worst run counts: a race may show in some runs only.
                 let check = outputs
                     .iter()
                     .map(|o| compare(reference, o, CLOSE))
                     .max()
                     .unwrap_or(Check::Mismatch);
-                Outcome::Timed(seconds, check)
+                Outcome::Timed(seconds, check, slowest)
             }
             Err(e) => Outcome::Failed(e),
         }
     }
 }
 
-/// The minimum `POLLEN_TIME` of `runs` runs and every run's standard output.
-fn time_runs(exe: &Path, runs: usize) -> std::result::Result<(f64, Vec<String>), String> {
+/// The minimum and the maximum `POLLEN_TIME` of `runs` runs and every run's standard
+/// output.
+fn time_runs(exe: &Path, runs: usize) -> std::result::Result<(f64, f64, Vec<String>), String> {
     let mut best = f64::INFINITY;
+    let mut worst = 0.0f64;
     let mut outputs = Vec::new();
     for _ in 0..runs {
         let (seconds, stdout) = run_once(exe)?;
         best = best.min(seconds);
+        worst = worst.max(seconds);
         outputs.push(stdout);
     }
-    Ok((best, outputs))
+    Ok((best, worst, outputs))
 }
 
 /// One run, in the executable's directory (where a generated program finds any file it
@@ -868,7 +875,7 @@ fn failures(rows: &[Row], targets: &[Target]) -> Vec<String> {
                 let column = format!("{} {}", target.title(), variant.suffix());
                 match &row.cells[slot][v] {
                     Outcome::Failed(e) => out.push(format!("{} ({column}): {e}", row.operator)),
-                    Outcome::Timed(_, Check::Mismatch) => out.push(format!(
+                    Outcome::Timed(_, Check::Mismatch, _) => out.push(format!(
                         "{} ({column}): checksums differ from the original's",
                         row.operator
                     )),
@@ -883,8 +890,8 @@ fn failures(rows: &[Row], targets: &[Target]) -> Vec<String> {
 /// A table cell: seconds, `!` after a wrong result.
 fn cell(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Timed(s, Check::Mismatch) => format!("{s:.6}!"),
-        Outcome::Timed(s, _) => format!("{s:.6}"),
+        Outcome::Timed(s, Check::Mismatch, _) => format!("{s:.6}!"),
+        Outcome::Timed(s, _, _) => format!("{s:.6}"),
         Outcome::Built => "built".to_string(),
         Outcome::Failed(_) => "error".to_string(),
         Outcome::Skipped => "-".to_string(),
@@ -898,7 +905,7 @@ fn verdict(row: &Row, targets: &[Target]) -> String {
     let mut checked = false;
     for (slot, target) in targets.iter().enumerate() {
         for (v, variant) in Variant::ALL.into_iter().enumerate() {
-            if let Outcome::Timed(_, check) = row.cells[slot][v] {
+            if let Outcome::Timed(_, check, _) = row.cells[slot][v] {
                 checked = true;
                 close |= check == Check::Close;
                 if check == Check::Mismatch {
@@ -926,6 +933,34 @@ fn target_geomean(rows: &[Row], slot: usize, variant: Variant) -> (Option<f64>, 
         .filter_map(|r| r.speedup(slot, variant))
         .collect();
     (geomean(&values), values.len())
+}
+
+/// The run-to-run spread of a target's timed cells (slowest run / fastest run − 1): the
+/// median and the largest with its operator and variant; `None` without a timed cell of
+/// several runs.
+fn spread_line(rows: &[Row], slot: usize, title: &str) -> Option<String> {
+    let mut spreads: Vec<(f64, String)> = Vec::new();
+    for row in rows {
+        for (v, variant) in Variant::ALL.into_iter().enumerate() {
+            if let Some(Outcome::Timed(fastest, _, slowest)) = row.cells.get(slot).map(|c| &c[v]) {
+                if *fastest > 0.0 {
+                    let name = format!("{} {}", row.operator, variant.suffix());
+                    spreads.push((slowest / fastest - 1.0, name));
+                }
+            }
+        }
+    }
+    if spreads.is_empty() {
+        return None;
+    }
+    spreads.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let median = spreads[spreads.len() / 2].0;
+    let (largest, which) = spreads.last()?;
+    Some(format!(
+        "spread {title} (slowest run / fastest run - 1): median {:.0}%, largest {:.0}% ({which})",
+        median * 100.0,
+        largest * 100.0
+    ))
 }
 
 /// The table, the failures and the geometric means.
@@ -976,6 +1011,11 @@ fn report(rows: &[Row], targets: &[Target], size: Size, runs: usize, notes: &[St
         }
     }
     out.push('\n');
+    for (slot, target) in targets.iter().enumerate() {
+        if let Some(line) = spread_line(rows, slot, target.title()) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     for (slot, target) in targets.iter().enumerate() {
         for variant in Variant::COMPARED {
             let (mean, count) = target_geomean(rows, slot, variant);
@@ -1038,7 +1078,7 @@ fn csv(rows: &[Row], targets: &[Target]) -> String {
         for slot in 0..targets.len() {
             for outcome in &row.cells[slot] {
                 fields.push(match outcome {
-                    Outcome::Timed(s, _) => format!("{s:.6}"),
+                    Outcome::Timed(s, _, _) => format!("{s:.6}"),
                     _ => String::new(),
                 });
             }
@@ -1062,10 +1102,11 @@ fn csv(rows: &[Row], targets: &[Target]) -> String {
 /// One outcome as a JSON object.
 fn json_outcome(outcome: &Outcome) -> String {
     match outcome {
-        Outcome::Timed(s, check) => format!(
-            "{{\"status\": \"timed\", \"seconds\": {}, \"checksums\": \"{}\"}}",
+        Outcome::Timed(s, check, slowest) => format!(
+            "{{\"status\": \"timed\", \"seconds\": {}, \"checksums\": \"{}\", \"max_seconds\": {}}}",
             json_number(Some(*s)),
-            check.name()
+            check.name(),
+            json_number(Some(*slowest))
         ),
         Outcome::Built => "{\"status\": \"built\"}".to_string(),
         Outcome::Failed(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
@@ -1293,14 +1334,14 @@ mod tests {
                 "softmax",
                 vec![
                     [
-                        Outcome::Timed(0.4, Check::Same),
-                        Outcome::Timed(0.2, Check::Same),
-                        Outcome::Timed(0.1, Check::Close),
+                        Outcome::Timed(0.4, Check::Same, 0.5),
+                        Outcome::Timed(0.2, Check::Same, 0.2),
+                        Outcome::Timed(0.1, Check::Close, 0.1),
                     ],
                     [
-                        Outcome::Timed(0.02, Check::Same),
-                        Outcome::Timed(0.04, Check::Same),
-                        Outcome::Timed(0.01, Check::Same),
+                        Outcome::Timed(0.02, Check::Same, 0.02),
+                        Outcome::Timed(0.04, Check::Same, 0.04),
+                        Outcome::Timed(0.01, Check::Same, 0.01),
                     ],
                 ],
             ),
@@ -1308,9 +1349,9 @@ mod tests {
                 "layernorm",
                 vec![
                     [
-                        Outcome::Timed(0.3, Check::Same),
-                        Outcome::Timed(0.15, Check::Same),
-                        Outcome::Timed(0.3, Check::Mismatch),
+                        Outcome::Timed(0.3, Check::Same, 0.3),
+                        Outcome::Timed(0.15, Check::Same, 0.15),
+                        Outcome::Timed(0.3, Check::Mismatch, 0.3),
                     ],
                     [
                         Outcome::Failed("nvcc failed: x".into()),
@@ -1323,9 +1364,9 @@ mod tests {
                 "transpose_add",
                 vec![
                     [
-                        Outcome::Timed(0.9, Check::Same),
+                        Outcome::Timed(0.9, Check::Same, 0.9),
                         Outcome::Failed("pollen opt failed: y".into()),
-                        Outcome::Timed(0.1, Check::Same),
+                        Outcome::Timed(0.1, Check::Same, 0.1),
                     ],
                     [Outcome::Skipped, Outcome::Skipped, Outcome::Skipped],
                 ],
@@ -1421,6 +1462,13 @@ mod tests {
             r.contains("transpose_add (OpenCL novec): pollen opt failed: y"),
             "{r}"
         );
+        // One run of softmax's plain OpenCL program took 25% longer than its fastest.
+        assert!(
+            r.contains(
+                "spread OpenCL (slowest run / fastest run - 1): median 0%, largest 25% (softmax plain)"
+            ),
+            "{r}"
+        );
         // OpenCL infl: softmax 4 and transpose_add 9 (layernorm is wrong): 6.
         assert!(
             r.contains("geomean OpenCL infl/plain: 6.00 over 2 operator(s)"),
@@ -1491,11 +1539,11 @@ mod tests {
         assert!(j.contains("\"size\": \"small\""), "{j}");
         assert!(j.contains("\"tolerance\": 1e-4"), "{j}");
         assert!(
-            j.contains("\"opencl\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.4, \"checksums\": \"same\"}, \"novec\": {\"status\": \"timed\", \"seconds\": 0.2, \"checksums\": \"same\"}, \"injected\": {\"status\": \"timed\", \"seconds\": 0.1, \"checksums\": \"close\"}, \"speedup\": 4, \"novec_speedup\": 2}"),
+            j.contains("\"opencl\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.4, \"checksums\": \"same\", \"max_seconds\": 0.5}, \"novec\": {\"status\": \"timed\", \"seconds\": 0.2, \"checksums\": \"same\", \"max_seconds\": 0.2}, \"injected\": {\"status\": \"timed\", \"seconds\": 0.1, \"checksums\": \"close\", \"max_seconds\": 0.1}, \"speedup\": 4, \"novec_speedup\": 2}"),
             "{j}"
         );
         assert!(
-            j.contains("\"cuda\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.02, \"checksums\": \"same\"}, \"novec\": {\"status\": \"timed\", \"seconds\": 0.04, \"checksums\": \"same\"}"),
+            j.contains("\"cuda\": {\"plain\": {\"status\": \"timed\", \"seconds\": 0.02, \"checksums\": \"same\", \"max_seconds\": 0.02}, \"novec\": {\"status\": \"timed\", \"seconds\": 0.04, \"checksums\": \"same\", \"max_seconds\": 0.04}"),
             "{j}"
         );
         assert!(
