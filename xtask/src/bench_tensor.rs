@@ -59,6 +59,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 use crate::bench_polybench::{build_pollen, compile, geomean, run_logged, works};
+use crate::cells::{largest_difference, Cell, Check};
 use crate::formats::{csv_field, json_number, json_string};
 use crate::venv::Venv;
 
@@ -246,58 +247,6 @@ struct Options {
     /// Whether TVM's columns are measured (`--no-tvm`: Pollen's only).
     tvm: bool,
     only: Vec<String>,
-}
-
-/// How a build's checksums compare with the naive program's.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Check {
-    /// The same checksums.
-    Same,
-    /// Every checksum within the tolerance; the largest difference.
-    Close(f64),
-    /// Different: the largest difference where the checksums could be compared.
-    Wrong(Option<f64>),
-}
-
-impl Check {
-    fn name(self) -> &'static str {
-        match self {
-            Check::Same => "same",
-            Check::Close(_) => "close",
-            Check::Wrong(_) => "wrong",
-        }
-    }
-
-    /// The largest difference of the checksums, where known (relative, or against the
-    /// absolute values for TVM).
-    fn difference(self) -> Option<f64> {
-        match self {
-            Check::Same => Some(0.0),
-            Check::Close(d) => Some(d),
-            Check::Wrong(d) => d,
-        }
-    }
-}
-
-/// What became of one build of one operator.
-#[derive(Debug, Clone, PartialEq)]
-enum Cell {
-    /// The fastest run in milliseconds and the checksums against the naive program's.
-    Timed(f64, Check),
-    /// A step failed: the message.
-    Failed(String),
-    /// Not run: the reason.
-    Skipped(String),
-}
-
-impl Cell {
-    /// The milliseconds of a correct build.
-    fn correct_ms(&self) -> Option<f64> {
-        match self {
-            Cell::Timed(ms, check) if !matches!(check, Check::Wrong(_)) && *ms > 0.0 => Some(*ms),
-            _ => None,
-        }
-    }
 }
 
 /// An operator's results.
@@ -858,23 +807,6 @@ fn compare_scaled(expected: &[f64], sums: &[(f64, f64)], tolerance: f64) -> Chec
     }
 }
 
-/// The largest relative difference of two lists of numbers (infinite for a non-finite
-/// one).
-fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| {
-            if x == y {
-                0.0
-            } else if x.is_finite() && y.is_finite() {
-                (x - y).abs() / x.abs().max(y.abs())
-            } else {
-                f64::INFINITY
-            }
-        })
-        .fold(0.0, f64::max)
-}
-
 /// The Python of the private virtual environment with TVM, created on first use.
 fn tvm_python(root: &Path, install: bool) -> std::result::Result<PathBuf, String> {
     Venv {
@@ -888,12 +820,7 @@ fn tvm_python(root: &Path, install: bool) -> std::result::Result<PathBuf, String
 
 /// Milliseconds, or what became of a cell.
 fn cell_text(cell: &Cell) -> String {
-    match cell {
-        Cell::Timed(ms, Check::Wrong(_)) => format!("{}!", ms_text(*ms)),
-        Cell::Timed(ms, _) => ms_text(*ms),
-        Cell::Failed(_) => "error".to_string(),
-        Cell::Skipped(_) => "-".to_string(),
-    }
+    cell.text(ms_text)
 }
 
 /// Milliseconds with three decimals, or four below 1 ms.

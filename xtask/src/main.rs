@@ -45,6 +45,7 @@ mod bench_pipelines;
 mod bench_polybench;
 mod bench_search;
 mod bench_tensor;
+mod cells;
 mod closure;
 mod explain_shots;
 mod formats;
