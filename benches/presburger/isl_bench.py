@@ -54,6 +54,10 @@ def run(op, args):
         return a.deltas()
     if op == "transitive_closure":
         return a.transitive_closure()
+    if op == "complement":
+        return a.complement()
+    if op == "compute_divs":
+        return a.compute_divs()
     raise ValueError("unknown operation " + op)
 
 

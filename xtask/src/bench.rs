@@ -25,7 +25,12 @@
 //! `isl time / Pollen time` for both (at least 1 means Pollen is at least as fast), and
 //! the peak memory of the Pollen run.
 //!
-//! `--pollen-only` skips isl (no Python needed).
+//! `--pollen-only` skips isl (no Python needed). `--fpl DIR` adds the cases of the FPL
+//! benchmark's files in `DIR` (Superty/presburger-benchmarks: a count line, then per case
+//! its operand lines and isl's answer; fetch it into a folder outside the repository),
+//! up to `--fpl-cases N` (default 100) of each, evenly spread over the file, as classes
+//! `fpl-<file>`; the corpus with them is written to
+//! `target/bench-presburger/corpus-with-fpl.txt` for both runners.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,16 +90,54 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         );
     }
     let mut with_isl = true;
-    for flag in flags {
+    let mut fpl: Option<PathBuf> = None;
+    let mut fpl_cases = DEFAULT_FPL_CASES;
+    let mut flags = flags.iter();
+    while let Some(flag) = flags.next() {
         match flag.as_str() {
             "--pollen-only" => with_isl = false,
-            other => bail!("unknown option `{other}` (known: --pollen-only)"),
+            "--fpl" => {
+                let dir = flags.next().context("--fpl needs a folder")?;
+                fpl = Some(PathBuf::from(dir));
+            }
+            "--fpl-cases" => {
+                let n = flags.next().context("--fpl-cases needs a number")?;
+                fpl_cases =
+                    n.parse().ok().filter(|&n: &usize| n > 0).with_context(|| {
+                        format!("--fpl-cases needs a positive number, not `{n}`")
+                    })?;
+            }
+            other => {
+                bail!("unknown option `{other}` (known: --pollen-only, --fpl DIR, --fpl-cases N)")
+            }
         }
     }
     let dir = root.join("benches/presburger");
-    let corpus = dir.join("corpus.txt");
-    let text = std::fs::read_to_string(&corpus)
+    let mut corpus = dir.join("corpus.txt");
+    let mut text = std::fs::read_to_string(&corpus)
         .with_context(|| format!("cannot read {}", corpus.display()))?;
+    if let Some(fpl) = &fpl {
+        let (extra, read) = fpl_corpus(fpl, fpl_cases)?;
+        if read.is_empty() {
+            bail!(
+                "no FPL benchmark file ({}) in {}",
+                FPL_FILES.map(|(f, _, _)| f).join(", "),
+                fpl.display()
+            );
+        }
+        println!(
+            "bench: FPL cases from {}: {}",
+            fpl.display(),
+            read.join(", ")
+        );
+        text.push_str(&extra);
+        let out = root.join("target/bench-presburger");
+        std::fs::create_dir_all(&out)
+            .with_context(|| format!("cannot create {}", out.display()))?;
+        corpus = out.join("corpus-with-fpl.txt");
+        std::fs::write(&corpus, &text)
+            .with_context(|| format!("cannot write {}", corpus.display()))?;
+    }
     let entries = entries(&text);
 
     println!("bench: timing {} operations with Pollen", entries.len());
@@ -118,6 +161,79 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
 
     print!("{}", report(&entries, &pollen, isl.as_ref(), peak_kib));
     Ok(())
+}
+
+/// How many cases of each FPL operation class `--fpl` takes by default (every k-th
+/// case, evenly over the file).
+const DEFAULT_FPL_CASES: usize = 100;
+
+/// The files of the FPL benchmark (Superty/presburger-benchmarks): file name, the
+/// corpus operation, and the number of operands of a case.
+const FPL_FILES: [(&str, &str, usize); 8] = [
+    ("complement.txt", "complement", 1),
+    ("coalesce.txt", "coalesce", 1),
+    ("eliminate.txt", "compute_divs", 1),
+    ("empty.txt", "is_empty", 1),
+    ("equal.txt", "is_equal", 2),
+    ("intersect.txt", "intersect", 2),
+    ("subtract.txt", "subtract", 2),
+    ("union.txt", "union", 2),
+];
+
+/// Corpus lines (class `fpl-<file stem>`) for up to `cases` cases of each FPL file in
+/// `dir` that exists, and the files read with how many cases each gave.
+///
+/// A file holds the number of cases on its first line, then per case its operands (one
+/// line each) and isl's answer (one line), which is not used.
+fn fpl_corpus(dir: &Path, cases: usize) -> Result<(String, Vec<String>)> {
+    let mut out = String::new();
+    let mut read = Vec::new();
+    for (file, operation, arity) in FPL_FILES {
+        let path = dir.join(file);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let class = format!("fpl-{}", file.trim_end_matches(".txt"));
+        let lines = fpl_cases(&text, arity, cases)
+            .with_context(|| format!("cannot read the FPL cases of {}", path.display()))?;
+        read.push(format!("{file} ({} cases)", lines.len()));
+        for operands in lines {
+            out.push_str(&format!(
+                "{class} | {operation} | {}\n",
+                operands.join(" | ")
+            ));
+        }
+    }
+    Ok((out, read))
+}
+
+/// The operands of up to `cases` cases of an FPL file's `text` (cases of `arity` operand
+/// lines and one answer line after the count), evenly spread over the file.
+fn fpl_cases(text: &str, arity: usize, cases: usize) -> Result<Vec<Vec<String>>> {
+    let mut lines = text.lines();
+    let count: usize = lines
+        .next()
+        .and_then(|l| l.trim().parse().ok())
+        .context("the first line is not the number of cases")?;
+    let rest: Vec<&str> = lines.collect();
+    if rest.len() < count * (arity + 1) {
+        bail!(
+            "{count} cases of {} lines need {} lines, the file has {}",
+            arity + 1,
+            count * (arity + 1),
+            rest.len()
+        );
+    }
+    let step = count.div_ceil(cases.max(1)).max(1);
+    Ok((0..count)
+        .step_by(step)
+        .map(|k| {
+            rest[k * (arity + 1)..k * (arity + 1) + arity]
+                .iter()
+                .map(|l| l.trim().to_string())
+                .collect()
+        })
+        .collect())
 }
 
 /// The entries of a corpus, skipping blank lines and `#` comments, in order.
@@ -243,11 +359,11 @@ fn report(
     }
     if isl.is_some() {
         out.push_str(
-            "\nper class, median of isl time / Pollen time (>= 1: Pollen at least as fast):\n",
+            "\nper class, median of isl time / Pollen time (>= 1: Pollen at least as fast), and the worst operation alone:\n",
         );
         out.push_str(&format!(
-            "  {:<10} {:>12} {:>12}\n",
-            "class", "parse + op", "op alone"
+            "  {:<14} {:>12} {:>12} {:>12}\n",
+            "class", "parse + op", "op alone", "worst op"
         ));
         for (class, (mut totals, mut ops)) in ratios {
             if totals.is_empty() {
@@ -256,6 +372,7 @@ fn report(
             let n = totals.len();
             let m_total = median(&mut totals);
             let m_op = (!ops.is_empty()).then(|| median(&mut ops));
+            let worst = ops.iter().copied().reduce(f64::min);
             let op_ok = m_op.is_none_or(|m| m >= 1.0);
             let verdict = match (m_total >= 1.0, op_ok) {
                 (true, true) => "ok",
@@ -263,8 +380,9 @@ fn report(
                 (false, _) => "SLOWER than isl",
             };
             out.push_str(&format!(
-                "  {class:<10} {m_total:>12.2} {:>12}   ({n} operations) {verdict}\n",
-                shown(m_op)
+                "  {class:<14} {m_total:>12.2} {:>12} {:>12}   ({n} operations) {verdict}\n",
+                shown(m_op),
+                shown(worst)
             ));
         }
     }
@@ -377,7 +495,9 @@ mod tests {
         .collect();
         let r = report(&e, &pollen, Some(&isl), Some(300 * 1024));
         assert!(
-            r.contains("  a                  2.00         1.00   (3 operations) ok"),
+            r.contains(
+                "  a                      2.00         1.00         0.25   (3 operations) ok"
+            ),
             "{r}"
         );
         assert!(r.contains("#3 w (pollen): boom"), "{r}");
@@ -393,6 +513,39 @@ mod tests {
         .into_iter()
         .collect();
         assert!(report(&e, &pollen, Some(&slow), None).contains("SLOWER than isl"));
+    }
+
+    #[test]
+    fn fpl_cases_are_read_and_spread() {
+        let unary = "4\n{ [i] : i >= 0 }\n{ [i] : i < 0 }\n{ [1] }\nA\n{ [2] }\nB\n{ [3] }\nC\n";
+        let all = fpl_cases(unary, 1, 100).expect("reads");
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[0], vec!["{ [i] : i >= 0 }".to_string()]);
+        assert_eq!(all[3], vec!["{ [3] }".to_string()]);
+        // Every second case for two of four.
+        let two = fpl_cases(unary, 1, 2).expect("reads");
+        assert_eq!(
+            two,
+            vec![
+                vec!["{ [i] : i >= 0 }".to_string()],
+                vec!["{ [2] }".to_string()]
+            ]
+        );
+        let binary = "1\n{ [i] }\n{ [j] }\n1\n";
+        assert_eq!(
+            fpl_cases(binary, 2, 10).expect("reads"),
+            vec![vec!["{ [i] }".to_string(), "{ [j] }".to_string()]]
+        );
+        assert!(fpl_cases("3\n{ [i] }\n", 1, 10).is_err());
+        assert!(fpl_cases("x\n", 1, 10).is_err());
+        // A folder with one file gives corpus lines of its class.
+        let dir = std::env::temp_dir().join(format!("pollen-fpl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        std::fs::write(dir.join("equal.txt"), binary).expect("file");
+        let (text, read) = fpl_corpus(&dir, 10).expect("corpus");
+        assert_eq!(text, "fpl-equal | is_equal | { [i] } | { [j] }\n");
+        assert_eq!(read, vec!["equal.txt (1 cases)".to_string()]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! - `fuzz <target> [args...]`: runs one cargo-fuzz target of `fuzz/` on the stable
 //!   toolchain (see [`fuzz`]);
 //! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
-//! - `bench presburger [--pollen-only]`: times the Presburger benchmark corpus in Pollen
-//!   and in isl, side by side (see [`mod@bench`]);
+//! - `bench presburger [--pollen-only] [--fpl DIR [--fpl-cases N]]`: times the Presburger
+//!   benchmark corpus (and the FPL benchmark's cases) in Pollen and in isl, side by side
+//!   (see [`mod@bench`]);
 //! - `barvinok [--corpus FILE]`: Pollen's parametric counts against barvinok's, by
 //!   evaluation at many parameter values (see [`barvinok`]);
 //! - `closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`: Pollen's transitive
@@ -70,9 +71,11 @@ commands:
   fuzz <target> [args...]   run a cargo-fuzz target of fuzz/ (args go to `cargo fuzz run`,
                             e.g. `cargo xtask fuzz parse -- -max_total_time=60`)
   fuzz-smoke [seconds]      run every fuzz target briefly (default 5 seconds each)
-  bench presburger [--pollen-only]
+  bench presburger [--pollen-only] [--fpl DIR [--fpl-cases N]]
                             time the Presburger benchmark corpus in Pollen and in isl
-                            (islpy, installed into target/islpy-venv on first use)
+                            (islpy, installed into target/islpy-venv on first use); with
+                            --fpl, also N (100) cases of each file of the FPL benchmark
+                            (Superty/presburger-benchmarks) in DIR
   barvinok [--corpus FILE]  compare Pollen's parametric counts of the sets of
                             benches/presburger/counts.txt (or FILE) with barvinok's
                             (islpy-barvinok, installed into target/barvinok-venv on

@@ -141,6 +141,8 @@ fn run(operation: &str, operands: &[Map]) -> std::result::Result<(), String> {
         "coalesce" => a.coalesce().map(drop),
         "deltas" => a.deltas().map(drop),
         "transitive_closure" => a.transitive_closure().map(drop),
+        "complement" => a.complement().map(drop),
+        "compute_divs" => a.compute_divs().map(drop),
         other => return Err(format!("unknown operation `{other}`")),
     };
     outcome.map_err(|e| e.to_string())

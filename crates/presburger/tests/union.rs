@@ -72,3 +72,17 @@ fn reverse_domain_range_and_deltas() {
     assert!(deltas.is_subset(&us("{ S[2] }")).unwrap());
     assert!(us("{ S[2] }").is_subset(&deltas).unwrap());
 }
+
+#[test]
+fn shared_parts_are_contained_and_the_others_still_tested() {
+    let s = |t: &str| parse_set(t).unwrap_or_else(|e| panic!("{t}: {e}"));
+    let a = s("[N] -> { [i, j] : 0 <= i < N and 0 <= j < i; [i, j] : i = N and 0 <= j < 3 }");
+    let b = s("[N] -> { [i, j] : 0 <= i < N and 0 <= j < i; [i, j] : i = N and 0 <= j < 2 }");
+    // The first parts are the same; the second of `a` is not in `b` (j = 2).
+    assert!(!a.is_subset(&b).unwrap());
+    assert!(b.is_subset(&a).unwrap());
+    assert!(!a.is_equal(&b).unwrap());
+    assert!(a.is_equal(&a.clone()).unwrap());
+    let c = s("[N] -> { [i, j] : i = N and 0 <= j < 3; [i, j] : 0 <= i < N and 0 <= j < i }");
+    assert!(a.is_equal(&c).unwrap());
+}

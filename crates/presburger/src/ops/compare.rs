@@ -29,6 +29,12 @@ use crate::union::{UnionMap, UnionSet};
 use super::subtract::subtract_parts;
 use super::{align_same_space, explicit_parts, is_empty};
 
+/// Whether two basic maps over the same columns have the same locals and the same
+/// constraint rows (both are kept sorted), and so the same points.
+fn same_constraints(a: &BasicMap, b: &BasicMap) -> bool {
+    a.n_cols() == b.n_cols() && a.divs() == b.divs() && a.eqs() == b.eqs() && a.ineqs() == b.ineqs()
+}
+
 impl Map {
     /// Whether every point of `self` is in `other`.
     pub fn is_subset(&self, other: &Map) -> Result<bool> {
@@ -38,9 +44,20 @@ impl Map {
     /// [`Map::is_subset`] within a budget.
     pub fn is_subset_with(&self, other: &Map, budget: &mut Budget) -> Result<bool> {
         let (a, b) = align_same_space(self, other, "is_subset")?;
-        let b_parts = explicit_parts(&b, budget)?;
+        // A part that is also a part of `other` (the same constraints) is contained
+        // without a subtraction; `other`'s explicit parts are computed on first need.
+        let mut b_parts = None;
         for part in a.basic_maps() {
-            for rest in subtract_parts(vec![part.clone()], &b_parts, budget)? {
+            if b.basic_maps().iter().any(|q| same_constraints(part, q)) {
+                continue;
+            }
+            if b_parts.is_none() {
+                b_parts = Some(explicit_parts(&b, budget)?);
+            }
+            let Some(b_parts) = &b_parts else {
+                continue;
+            };
+            for rest in subtract_parts(vec![part.clone()], b_parts, budget)? {
                 if !is_empty(&rest, budget)? {
                     return Ok(false);
                 }
