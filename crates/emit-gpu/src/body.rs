@@ -43,7 +43,7 @@ pub(crate) enum Rename {
     /// An array in a flat buffer whose references are a lane group's vector elements
     /// (the names of its extents after the first): each reference is printed as the
     /// placeholder [`lane_placeholder`] of its number in the statement and listed in
-    /// the [`LaneRef`]s that [`lane_statement`] returns.
+    /// the [`LaneRef`]s that [`kernel_statement`] returns.
     Lane(Vec<String>),
 }
 
@@ -70,9 +70,10 @@ const ASSIGNMENTS: [&str; 11] = [
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "<<=", ">>=",
 ];
 
-/// [`kernel_statement`] with the references of [`Rename::Lane`] arrays printed as
-/// placeholders, and those references in order.
-pub(crate) fn lane_statement(
+/// The statement `statement` (its C text `body`) as a kernel prints it, with the names
+/// of `names` replaced (see the module documentation), ending with `;`; the references
+/// of [`Rename::Lane`] arrays are printed as placeholders and listed in order.
+pub(crate) fn kernel_statement(
     statement: &str,
     body: &str,
     names: &BTreeMap<String, Rename>,
@@ -93,16 +94,6 @@ pub(crate) fn lane_statement(
     };
     let printed = format!("{};", rewriter.range(0..tokens.len())?);
     Ok((printed, rewriter.lanes.into_inner()))
-}
-
-/// The statement `statement` (its C text `body`) as a kernel prints it, with the names
-/// of `names` replaced (see the module documentation), ending with `;`.
-pub(crate) fn kernel_statement(
-    statement: &str,
-    body: &str,
-    names: &BTreeMap<String, Rename>,
-) -> Result<String> {
-    lane_statement(statement, body, names).map(|(text, _)| text)
 }
 
 /// Rebuilds ranges of a statement's tokens.
@@ -229,6 +220,11 @@ impl Rewriter<'_> {
 mod tests {
     use super::*;
 
+    /// The printed text of a statement without lane references.
+    fn text_of(statement: &str, body: &str, names: &BTreeMap<String, Rename>) -> Result<String> {
+        kernel_statement(statement, body, names).map(|(text, _)| text)
+    }
+
     fn names(list: &[(&str, Rename)]) -> BTreeMap<String, Rename> {
         list.iter()
             .map(|(n, r)| (n.to_string(), r.clone()))
@@ -253,7 +249,7 @@ mod tests {
             ("x", flat(&[])),
         ]);
         assert_eq!(
-            kernel_statement("S0", "A[i][j] += B[i][ j ][i - 1] * x[j];", &n),
+            text_of("S0", "A[i][j] += B[i][ j ][i - 1] * x[j];", &n),
             Ok("A[(c0) * A_d1 + ((c1 + 1))] += B[((c0) * B_d1 + ((c1 + 1))) * B_d2 + (c0 - 1)] * x[(c1 + 1)];".to_string())
         );
         // References inside subscripts are flattened too.
@@ -263,7 +259,7 @@ mod tests {
             ("idx", flat(&[])),
         ]);
         assert_eq!(
-            kernel_statement("S0", "A[idx[i]][i] = 1;", &n),
+            text_of("S0", "A[idx[i]][i] = 1;", &n),
             Ok("A[(idx[c0]) * A_d1 + (c0)] = 1;".to_string())
         );
     }
@@ -272,7 +268,7 @@ mod tests {
     fn only_whole_names_outside_literals_and_members_are_replaced() {
         let n = names(&[("i", text("c0")), ("s", Rename::Deref), ("N", text("p_N"))]);
         assert_eq!(
-            kernel_statement(
+            text_of(
                 "S1",
                 "s = p.i + q->s + ii + i_1 + \"i s\" + 'i' + i * N; // i\n",
                 &n
@@ -280,7 +276,7 @@ mod tests {
             Ok("s[0] = p.i + q->s + ii + i_1 + \"i s\" + 'i' + c0 * p_N;".to_string())
         );
         assert_eq!(
-            kernel_statement("S1", "s += SQRT_FUN(s) /* s */\n  * i;", &n),
+            text_of("S1", "s += SQRT_FUN(s) /* s */\n  * i;", &n),
             Ok("s[0] += SQRT_FUN(s[0]) * c0;".to_string())
         );
     }
@@ -292,10 +288,10 @@ mod tests {
             Err(Error::UnsupportedStatement { reason, .. }) => reason,
             other => panic!("not an unsupported statement: {other:?}"),
         };
-        assert!(reason(kernel_statement("S0", "x = A[0];", &n)).contains("A is used without"));
-        assert!(reason(kernel_statement("S0", "f(A);", &n)).contains("A is used without"));
-        assert!(reason(kernel_statement("S0", "x = A[0][1 + B];", &n)).contains("uses B"));
-        assert!(reason(kernel_statement("S0", "x = #y;", &n)).contains("tokens"));
-        assert!(reason(kernel_statement("S0", "x = \"open;", &n)).contains("tokens"));
+        assert!(reason(text_of("S0", "x = A[0];", &n)).contains("A is used without"));
+        assert!(reason(text_of("S0", "f(A);", &n)).contains("A is used without"));
+        assert!(reason(text_of("S0", "x = A[0][1 + B];", &n)).contains("uses B"));
+        assert!(reason(text_of("S0", "x = #y;", &n)).contains("tokens"));
+        assert!(reason(text_of("S0", "x = \"open;", &n)).contains("tokens"));
     }
 }

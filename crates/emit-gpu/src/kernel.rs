@@ -753,8 +753,8 @@ impl<'a> KernelPrinter<'a> {
         }
     }
 
-    /// A statement's text with the references to `contiguous` arrays (those held in
-    /// flat buffers) as lane placeholders.
+    /// A statement's text (inline, with the kernel's names) with the references to
+    /// `contiguous` arrays (those held in flat buffers) as lane placeholders.
     fn lane_text(
         &mut self,
         statement: &str,
@@ -781,7 +781,7 @@ impl<'a> KernelPrinter<'a> {
         for (iterator, value) in s.iterators.iter().zip(args) {
             renames.insert(iterator.clone(), Rename::Text(self.exprs.argument(value)?));
         }
-        body::lane_statement(statement, &s.body, &renames)
+        body::kernel_statement(statement, &s.body, &renames)
     }
 
     /// The vector type of `width` elements of `element`.
@@ -841,21 +841,8 @@ impl<'a> KernelPrinter<'a> {
         if self.lane.is_some() {
             return self.lane_user(statement, args, depth);
         }
-        let Some(s) = self.plan.scop.statement(statement) else {
-            return Err(Error::UnknownStatement(statement.to_string()));
-        };
-        if s.iterators.len() != args.len() {
-            return Err(Error::ArityMismatch {
-                statement: statement.to_string(),
-                expected: s.iterators.len(),
-                found: args.len(),
-            });
-        }
-        let mut renames = self.renames.clone();
-        for (iterator, value) in s.iterators.iter().zip(args) {
-            renames.insert(iterator.clone(), Rename::Text(self.exprs.argument(value)?));
-        }
-        let text = body::kernel_statement(statement, &s.body, &renames)?;
+        // Without contiguous arrays the text has no lane placeholders.
+        let (text, _) = self.lane_text(statement, args, None)?;
         self.line(depth, &text);
         Ok(())
     }
