@@ -255,13 +255,20 @@ pub(crate) fn remove_redundant_basic(b: &BasicMap, budget: &mut Budget) -> Resul
 /// Removes the inequalities implied by the others over the rationals (one LP each; div
 /// definitions are kept); a rationally empty basic map becomes the canonical empty one.
 pub(crate) fn remove_rationally_redundant(b: &BasicMap, budget: &mut Budget) -> Result<BasicMap> {
+    Ok(rationally_irredundant(b, budget)?.unwrap_or_else(|| BasicMap::empty(b.space().clone())))
+}
+
+/// [`remove_rationally_redundant`], with `None` for a rationally empty basic map.
+pub(crate) fn rationally_irredundant(
+    b: &BasicMap,
+    budget: &mut Budget,
+) -> Result<Option<BasicMap>> {
     let sys = b.to_system();
-    if solver::is_rationally_empty(&sys, budget)? {
-        return Ok(BasicMap::empty(b.space().clone()));
-    }
-    let redundant = solver::redundant_inequalities(&sys, budget)?;
+    let Some(redundant) = solver::redundant_or_empty(&sys, budget)? else {
+        return Ok(None);
+    };
     if redundant.is_empty() {
-        return Ok(b.clone());
+        return Ok(Some(b.clone()));
     }
     let ineqs: Vec<Vec<Int>> = b
         .ineqs()
@@ -270,7 +277,9 @@ pub(crate) fn remove_rationally_redundant(b: &BasicMap, budget: &mut Budget) -> 
         .filter(|(i, _)| redundant.binary_search(i).is_err())
         .map(|(_, r)| r.clone())
         .collect();
-    Ok(with_constraints(b, b.eqs().to_vec(), ineqs)?.simplify())
+    Ok(Some(
+        with_constraints(b, b.eqs().to_vec(), ineqs)?.simplify(),
+    ))
 }
 
 /// Makes the implicit equalities of a basic map explicit (leaving it as it is when the

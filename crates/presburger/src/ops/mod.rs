@@ -136,8 +136,8 @@ pub(crate) fn explicit_parts(m: &Map, budget: &mut Budget) -> Result<Vec<BasicMa
         }
         let mut pieces = Vec::new();
         for p in b.compute_divs(budget)? {
-            if !solver::is_rationally_empty(&p.to_system(), budget)? {
-                pieces.push(gist::remove_rationally_redundant(&p, budget)?);
+            if let Some(p) = gist::rationally_irredundant(&p, budget)? {
+                pieces.push(p);
             }
         }
         if pieces.len() > 1 {

@@ -8,10 +8,10 @@
 //! | question | function | algorithm |
 //! |---|---|---|
 //! | is there an integer point? which one? | [`integer_sample`], [`is_integer_empty`] | the Omega test (Pugh 1991, `omega.rs`) with a small budget, then recession-cone decomposition and branching on hyperplanes (after isl, `branch.rs`) |
-//! | rational optimum, rational point | [`rational_min`], [`rational_max`], [`rational_sample`], [`is_rationally_empty`] | two-phase primal simplex with Bland's rule on a fraction-free tableau, see `simplex.rs` |
+//! | rational optimum, rational point | [`rational_min`], [`rational_max`], [`rational_sample`], [`is_rationally_empty`] | primal simplex with Bland's rule on an incremental tableau (after isl's), `i64` entries with an exact fallback, see `simplex.rs` |
 //! | integer minimum / maximum | [`integer_min`], [`integer_max`] | LP bound, then galloping/binary search on integer feasibility, see `optimize.rs` |
 //! | implicit equalities | [`implicit_equalities`] | integer emptiness of `sys ∧ row ≥ 1` per inequality |
-//! | redundant inequalities | [`redundant_inequalities`] | one LP per inequality against the ones still kept |
+//! | redundant inequalities | [`redundant_inequalities`], [`redundant_or_empty`] | one tableau: each inequality's variable minimised with its own bound lifted |
 //!
 //! Everything is exact: coefficients are [`Int`]s (which promote to big integers instead
 //! of overflowing) and rational values are [`Rat`]s; no floating point is used anywhere.
@@ -50,6 +50,7 @@ pub use optimize::{
 };
 pub use simplex::{
     is_rationally_empty, rational_max, rational_min, rational_mins, rational_sample,
+    redundant_or_empty,
 };
 
 /// A conjunction of affine constraints over `n_vars` integer variables.

@@ -134,6 +134,11 @@ pub fn implicit_equalities(sys: &System, budget: &mut Budget) -> Result<Vec<usiz
 /// reported.
 pub fn redundant_inequalities(sys: &System, budget: &mut Budget) -> Result<Vec<usize>> {
     sys.validate()?;
+    if let Some(redundant) = super::simplex::redundant_or_empty(sys, budget)? {
+        return Ok(redundant);
+    }
+    // An empty polyhedron: which inequalities are implied depends on the order in which
+    // the others are dropped; test each against the ones still kept.
     let mut kept = vec![true; sys.ineqs.len()];
     let mut redundant = Vec::new();
     for i in 0..sys.ineqs.len() {

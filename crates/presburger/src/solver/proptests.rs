@@ -527,3 +527,228 @@ impl AtLeast for Option<Int> {
 fn prop_unbounded_min_is_consistent() {
     run(150, unbounded_min_is_consistent);
 }
+
+/// The minimum of `objective` over the rational polyhedron of `sys`, by Fourier–Motzkin
+/// elimination: an oracle independent of the simplex. A variable `t = objective` is
+/// added, every `x` is eliminated (through an equality when one mentions it, else by
+/// combining each lower bound with each upper bound), and the bounds left on `t` give
+/// the answer.
+fn fourier_motzkin_min(sys: &System, objective: &[Int]) -> Optimum<Rat> {
+    let n = sys.n_vars;
+    let t = n + 1;
+    let widen = |row: &Vec<Int>| {
+        let mut r = row.clone();
+        r.push(Int::zero());
+        r
+    };
+    let mut eqs: Vec<Vec<Int>> = sys.eqs.iter().map(widen).collect();
+    let mut ineqs: Vec<Vec<Int>> = sys.ineqs.iter().map(widen).collect();
+    let mut goal = widen(&objective.to_vec());
+    goal[t] = -Int::one();
+    eqs.push(goal);
+    let reduce = |row: Vec<Int>| {
+        let g = pollen_arith::gcd_slice(&row);
+        if g.is_zero() || g.is_one() {
+            row
+        } else {
+            row.iter().map(|a| a.exact_div(&g)).collect()
+        }
+    };
+    // `row · |pivot_k| - sign(pivot_k) · row_k · pivot`: column k cleared, the
+    // direction of `row` kept.
+    let combine = |row: &[Int], pivot: &[Int], k: usize| -> Vec<Int> {
+        let scale = pivot[k].abs();
+        let factor = if pivot[k].is_negative() {
+            -&row[k]
+        } else {
+            row[k].clone()
+        };
+        reduce(
+            row.iter()
+                .zip(pivot)
+                .map(|(a, p)| a * &scale - &factor * p)
+                .collect(),
+        )
+    };
+    for k in 1..=n {
+        if let Some(i) = eqs.iter().position(|e| !e[k].is_zero()) {
+            let pivot = eqs.remove(i);
+            eqs = eqs.iter().map(|e| combine(e, &pivot, k)).collect();
+            ineqs = ineqs.iter().map(|r| combine(r, &pivot, k)).collect();
+            continue;
+        }
+        let (mut kept, mut lower, mut upper) = (Vec::new(), Vec::new(), Vec::new());
+        for r in ineqs {
+            match r[k].signum() {
+                0 => kept.push(r),
+                1 => lower.push(r),
+                _ => upper.push(r),
+            }
+        }
+        for l in &lower {
+            for u in &upper {
+                kept.push(combine(u, l, k));
+            }
+        }
+        kept.sort();
+        kept.dedup();
+        ineqs = kept;
+    }
+    // Rows `c + a t` (= 0 or >= 0).
+    let mut low: Option<Rat> = None;
+    let mut high: Option<Rat> = None;
+    let mut fixed: Option<Rat> = None;
+    for e in &eqs {
+        if e[t].is_zero() {
+            if !e[0].is_zero() {
+                return Optimum::Empty;
+            }
+            continue;
+        }
+        let v = Rat::new(-&e[0], e[t].clone());
+        if fixed.as_ref().is_some_and(|f| *f != v) {
+            return Optimum::Empty;
+        }
+        fixed = Some(v);
+    }
+    for r in &ineqs {
+        if r[t].is_zero() {
+            if r[0].is_negative() {
+                return Optimum::Empty;
+            }
+            continue;
+        }
+        let v = Rat::new(-&r[0], r[t].clone());
+        if r[t].is_positive() {
+            if low.as_ref().is_none_or(|l| v > *l) {
+                low = Some(v);
+            }
+        } else if high.as_ref().is_none_or(|h| v < *h) {
+            high = Some(v);
+        }
+    }
+    if let Some(f) = fixed {
+        let inside = low.as_ref().is_none_or(|l| *l <= f) && high.as_ref().is_none_or(|h| f <= *h);
+        return if inside {
+            Optimum::Bounded(f)
+        } else {
+            Optimum::Empty
+        };
+    }
+    match (low, high) {
+        (Some(l), Some(h)) if l > h => Optimum::Empty,
+        (Some(l), _) => Optimum::Bounded(l),
+        (None, _) => Optimum::Unbounded,
+    }
+}
+
+/// The rational minimum, its point and rational emptiness agree with Fourier–Motzkin,
+/// bounded or not.
+fn rational_min_matches_fourier_motzkin(s: SmallSystem, boxed: bool) -> TestResult {
+    let sys = s.system(boxed);
+    let objective = s.objective();
+    let expected = fourier_motzkin_min(&sys, &objective);
+    let mut budget = Budget::unlimited();
+    let answer = rational_min(&sys, &objective, &mut budget).expect("unlimited");
+    let empty = is_rationally_empty(&sys, &mut budget).expect("unlimited");
+    let sample = rational_sample(&sys, &mut budget).expect("unlimited");
+    let consistent = match (&answer, &expected) {
+        (Optimum::Bounded((value, point)), Optimum::Bounded(truth)) => {
+            value == truth && sys.contains_rational(point)
+        }
+        (Optimum::Empty, Optimum::Empty) | (Optimum::Unbounded, Optimum::Unbounded) => true,
+        _ => false,
+    };
+    let sample_ok = match &sample {
+        Some(p) => sys.contains_rational(p),
+        None => true,
+    };
+    TestResult::from_bool(
+        consistent
+            && empty == (expected == Optimum::Empty)
+            && sample.is_none() == empty
+            && sample_ok,
+    )
+}
+
+#[test]
+fn prop_rational_min_matches_fourier_motzkin() {
+    run(300, |s| rational_min_matches_fourier_motzkin(s, true));
+    run(300, |s| rational_min_matches_fourier_motzkin(s, false));
+}
+
+/// The single-tableau redundancy test reports exactly what one LP per inequality (each
+/// against the equalities and the inequalities still kept) reports.
+fn redundancy_matches_one_lp_each(s: SmallSystem, boxed: bool) -> TestResult {
+    let sys = s.system(boxed);
+    let mut budget = Budget::unlimited();
+    let Some(fast) = redundant_or_empty(&sys, &mut budget).expect("unlimited") else {
+        return TestResult::from_bool(is_rationally_empty(&sys, &mut budget).expect("unlimited"));
+    };
+    let mut kept = vec![true; sys.ineqs.len()];
+    let mut slow = Vec::new();
+    for i in 0..sys.ineqs.len() {
+        let others = System {
+            n_vars: sys.n_vars,
+            eqs: sys.eqs.clone(),
+            ineqs: (0..sys.ineqs.len())
+                .filter(|&j| j != i && kept[j])
+                .map(|j| sys.ineqs[j].clone())
+                .collect(),
+        };
+        let implied = match fourier_motzkin_min(&others, &sys.ineqs[i]) {
+            Optimum::Empty => true,
+            Optimum::Unbounded => false,
+            Optimum::Bounded(v) => !v.is_negative(),
+        };
+        if implied {
+            kept[i] = false;
+            slow.push(i);
+        }
+    }
+    TestResult::from_bool(fast == slow)
+}
+
+#[test]
+fn prop_redundancy_matches_one_lp_each() {
+    run(300, |s| redundancy_matches_one_lp_each(s, true));
+    run(300, |s| redundancy_matches_one_lp_each(s, false));
+}
+
+/// Systems whose rows are scaled by a huge constant (beyond `i64`: the tableau starts on
+/// big integers; or `2^31`: its `i64` entries overflow during pivots) give the answers
+/// of the unscaled systems.
+#[test]
+fn huge_coefficients_take_the_exact_path() {
+    let beyond = Int::from(1i64 << 40) * Int::from(1i64 << 40);
+    let mut g = Gen::from_size_and_seed(20, 0x5eed_2024);
+    let mut checked = 0;
+    for case in 0..400 {
+        let huge = if case % 2 == 0 {
+            beyond.clone()
+        } else {
+            Int::from(1i64 << 31)
+        };
+        let s = SmallSystem::arbitrary(&mut g);
+        let sys = s.system(true);
+        let scale = |row: &Vec<Int>| row.iter().map(|a| a * &huge).collect::<Vec<Int>>();
+        let scaled = System {
+            n_vars: sys.n_vars,
+            eqs: sys.eqs.iter().map(scale).collect(),
+            ineqs: sys.ineqs.iter().map(scale).collect(),
+        };
+        let objective = s.objective();
+        let mut budget = Budget::unlimited();
+        let small = rational_min(&sys, &objective, &mut budget).expect("unlimited");
+        let big = rational_min(&scaled, &objective, &mut budget).expect("unlimited");
+        let values = |o: &Optimum<(Rat, Vec<Rat>)>| o.clone().map(|(v, _)| v);
+        assert_eq!(values(&small), values(&big), "{sys:?}");
+        assert_eq!(
+            redundant_or_empty(&sys, &mut budget).expect("unlimited"),
+            redundant_or_empty(&scaled, &mut budget).expect("unlimited"),
+            "{sys:?}"
+        );
+        checked += usize::from(matches!(small, Optimum::Bounded(_)));
+    }
+    assert!(checked > 50, "too few bounded cases: {checked}");
+}
