@@ -82,6 +82,21 @@ pub(crate) struct Context {
     pub eqs: Vec<Vec<Int>>,
     /// Inequalities over `[const | base | divs]`.
     pub ineqs: Vec<Vec<Int>>,
+    /// Integer points of the context over `[base | divs]` (the divs' values included),
+    /// met by earlier questions: a question whose answer one of them shows needs no
+    /// solver call (isl keeps such samples in its context tableau too).
+    pub samples: Vec<Vec<Int>>,
+}
+
+/// The value of `row = [const | params]` at the point `p` of the parameters.
+fn eval_at(row: &[Int], p: &[Int]) -> Int {
+    let mut v = row[0].clone();
+    for (a, x) in row[1..].iter().zip(p) {
+        if !a.is_zero() {
+            v += a * x;
+        }
+    }
+    v
 }
 
 /// What a leaf of the PIP tree says about its context.
@@ -134,21 +149,61 @@ impl Context {
         sys
     }
 
-    fn is_empty(&self, budget: &mut Budget) -> Result<bool> {
+    /// An integer point of the context (a known sample first), or `None` when it is
+    /// empty.
+    fn point(&self, budget: &mut Budget) -> Result<Option<Vec<Int>>> {
+        if let Some(p) = self.samples.first() {
+            return Ok(Some(p.clone()));
+        }
         budget.tick(1)?;
-        solver::is_integer_empty(&self.system(0), budget)
+        solver::integer_sample(&self.system(0), budget)
+    }
+
+    /// Whether the context has no integer point; a point found is kept as a sample.
+    fn is_empty(&mut self, budget: &mut Budget) -> Result<bool> {
+        match self.point(budget)? {
+            Some(p) => {
+                if self.samples.is_empty() {
+                    self.samples.push(p);
+                }
+                Ok(false)
+            }
+            None => Ok(true),
+        }
     }
 
     fn with_ineq(&self, row: Vec<Int>) -> Context {
         let mut c = self.clone();
+        c.samples.retain(|p| !eval_at(&row, p).is_negative());
         c.ineqs.push(row);
         c
     }
 
     fn with_eq(&self, row: Vec<Int>) -> Context {
         let mut c = self.clone();
+        c.samples.retain(|p| eval_at(&row, p).is_zero());
         c.eqs.push(row);
         c
+    }
+
+    /// Whether `self ∧ row ≥ 0` has an integer point; one found is kept as a sample of
+    /// `self`.
+    fn meets(&mut self, row: &[Int], budget: &mut Budget) -> Result<bool> {
+        if self.samples.iter().any(|p| !eval_at(row, p).is_negative()) {
+            return Ok(true);
+        }
+        let mut sys = self.system(0);
+        let mut r = row.to_vec();
+        r.resize(sys.n_vars + 1, Int::zero());
+        sys.ineqs.push(r);
+        budget.tick(1)?;
+        match solver::integer_sample(&sys, budget)? {
+            Some(p) => {
+                self.samples.push(p);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// Adds the div `floor(num / den)` (reusing an identical one); returns its parameter
@@ -163,6 +218,10 @@ impl Context {
         }
         for d in self.divs.iter_mut() {
             d.num.push(Int::zero());
+        }
+        for p in self.samples.iter_mut() {
+            let value = eval_at(&num, p).floor_div(&den);
+            p.push(value);
         }
         let mut num = num;
         num.push(Int::zero());
@@ -489,6 +548,16 @@ impl Tableau {
             }
             // Is there a context point with `Σ v p + v0 ≢ 0 (mod d)`?
             let d = &row.den;
+            let residue = |p: &Vec<Int>| {
+                let mut value = v0.clone();
+                for (a, x) in v.iter().zip(p) {
+                    value += a * x;
+                }
+                value.mod_floor(d)
+            };
+            if ctx.samples.iter().any(|p| !residue(p).is_zero()) {
+                return Ok(Some(i));
+            }
             let np = v.len();
             let mut sys = ctx.system(1);
             let mut lo = Vec::with_capacity(np + 2);
@@ -569,7 +638,7 @@ fn cut_residues(row: &Row) -> (Int, Vec<Int>) {
 }
 
 /// The sign of a row's constant on the context.
-fn sign(row: &Row, ctx: &Context, budget: &mut Budget) -> Result<Sign> {
+fn sign(row: &Row, ctx: &mut Context, budget: &mut Budget) -> Result<Sign> {
     let m = &row.konst[1];
     if !m.is_zero() {
         return Ok(if m.is_positive() {
@@ -586,10 +655,10 @@ fn sign(row: &Row, ctx: &Context, budget: &mut Budget) -> Result<Sign> {
         });
     }
     let k = row.context_row();
-    if ctx.with_ineq(negated_minus_one(&k)).is_empty(budget)? {
+    if !ctx.meets(&negated_minus_one(&k), budget)? {
         return Ok(Sign::NonNeg);
     }
-    if ctx.with_ineq(k).is_empty(budget)? {
+    if !ctx.meets(&k, budget)? {
         return Ok(Sign::Neg);
     }
     Ok(Sign::Unknown)
@@ -604,6 +673,7 @@ pub(crate) fn solve(problem: &Problem, n_opt: usize, budget: &mut Budget) -> Res
         divs: problem.divs.clone(),
         eqs: Vec::new(),
         ineqs: Vec::new(),
+        samples: Vec::new(),
     };
     let mut tab = Tableau::new(problem);
     if !eliminate_equalities(&mut tab, &mut ctx, &mut leaves, budget)? {
@@ -651,7 +721,7 @@ fn eliminate_equalities(
             continue;
         }
         for side in [minus_one(&k), negated_minus_one(&k)] {
-            let c = ctx.with_ineq(side);
+            let mut c = ctx.with_ineq(side);
             if !c.is_empty(budget)? {
                 leaves.push(Leaf {
                     context: c,
@@ -689,7 +759,7 @@ fn run(
             let State::Basic(row) = &e.state else {
                 continue;
             };
-            match sign(row, &ctx, budget)? {
+            match sign(row, &mut ctx, budget)? {
                 Sign::NonNeg => tab.entries[i].nonneg = true,
                 Sign::Neg => {
                     negative = Some(i);
