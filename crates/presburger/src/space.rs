@@ -13,6 +13,7 @@
 //! nesting agree; dimension names are ignored, as in isl.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// One tuple of a space, e.g. `S[i, j]` or the wrapped `[[i] -> [j]]`.
 #[derive(Clone, Debug)]
@@ -187,32 +188,33 @@ pub enum DimKind {
 /// Named parameters plus the tuples of a set or map.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Space {
-    params: Vec<String>,
-    tuples: Tuples,
+    // Shared: spaces are cloned with nearly every set and map, and change rarely.
+    params: Arc<[String]>,
+    tuples: Arc<Tuples>,
 }
 
 impl Space {
     /// A parameter-domain space.
     pub fn params(params: Vec<String>) -> Space {
         Space {
-            params,
-            tuples: Tuples::Params,
+            params: params.into(),
+            tuples: Arc::new(Tuples::Params),
         }
     }
 
     /// A set space.
     pub fn set(params: Vec<String>, tuple: Tuple) -> Space {
         Space {
-            params,
-            tuples: Tuples::Set(tuple),
+            params: params.into(),
+            tuples: Arc::new(Tuples::Set(tuple)),
         }
     }
 
     /// A map space.
     pub fn map(params: Vec<String>, domain: Tuple, range: Tuple) -> Space {
         Space {
-            params,
-            tuples: Tuples::Map(domain, range),
+            params: params.into(),
+            tuples: Arc::new(Tuples::Map(domain, range)),
         }
     }
 
@@ -233,17 +235,17 @@ impl Space {
 
     /// Whether this is a parameter domain.
     pub fn is_params(&self) -> bool {
-        matches!(self.tuples, Tuples::Params)
+        matches!(*self.tuples, Tuples::Params)
     }
 
     /// Whether this is a set space.
     pub fn is_set(&self) -> bool {
-        matches!(self.tuples, Tuples::Set(_))
+        matches!(*self.tuples, Tuples::Set(_))
     }
 
     /// Whether this is a map space.
     pub fn is_map(&self) -> bool {
-        matches!(self.tuples, Tuples::Map(..))
+        matches!(*self.tuples, Tuples::Map(..))
     }
 
     /// Number of parameters.
@@ -253,7 +255,7 @@ impl Space {
 
     /// Number of input dimensions (0 for sets).
     pub fn n_in(&self) -> usize {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(d, _) => d.n_dims(),
             _ => 0,
         }
@@ -261,7 +263,7 @@ impl Space {
 
     /// Number of output dimensions (the set dimensions for sets).
     pub fn n_out(&self) -> usize {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(_, r) | Tuples::Set(r) => r.n_dims(),
             Tuples::Params => 0,
         }
@@ -292,7 +294,7 @@ impl Space {
 
     /// The input tuple of a map.
     pub fn domain_tuple(&self) -> Option<&Tuple> {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(d, _) => Some(d),
             _ => None,
         }
@@ -300,7 +302,7 @@ impl Space {
 
     /// The output tuple of a map, or the tuple of a set.
     pub fn range_tuple(&self) -> Option<&Tuple> {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(_, r) | Tuples::Set(r) => Some(r),
             Tuples::Params => None,
         }
@@ -308,28 +310,28 @@ impl Space {
 
     /// Mutable access to the tuples.
     pub fn tuples_mut(&mut self) -> &mut Tuples {
-        &mut self.tuples
+        Arc::make_mut(&mut self.tuples)
     }
 
     /// The same parameters with other tuples.
     pub fn with_tuples(&self, tuples: Tuples) -> Space {
         Space {
             params: self.params.clone(),
-            tuples,
+            tuples: Arc::new(tuples),
         }
     }
 
     /// The same tuples with other parameters.
     pub fn with_params(&self, params: Vec<String>) -> Space {
         Space {
-            params,
+            params: params.into(),
             tuples: self.tuples.clone(),
         }
     }
 
     /// The set space of the domain of a map (a set space stays itself).
     pub fn domain_space(&self) -> Space {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(d, _) => self.with_tuples(Tuples::Set(d.clone())),
             _ => self.clone(),
         }
@@ -337,7 +339,7 @@ impl Space {
 
     /// The set space of the range of a map (a set space stays itself).
     pub fn range_space(&self) -> Space {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(_, r) => self.with_tuples(Tuples::Set(r.clone())),
             _ => self.clone(),
         }
@@ -358,12 +360,12 @@ impl Space {
             .range_tuple()
             .cloned()
             .unwrap_or_else(|| Tuple::anonymous(0));
-        Space::map(domain.params.clone(), d, r)
+        Space::map(domain.params.to_vec(), d, r)
     }
 
     /// The reversed map space.
     pub fn reverse(&self) -> Space {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(d, r) => self.with_tuples(Tuples::Map(r.clone(), d.clone())),
             _ => self.clone(),
         }
@@ -371,7 +373,7 @@ impl Space {
 
     /// The set space wrapping this map space: `{ [A -> B] }`.
     pub fn wrap(&self) -> Space {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(d, r) => {
                 self.with_tuples(Tuples::Set(Tuple::wrapped(None, d.clone(), r.clone())))
             }
@@ -381,7 +383,7 @@ impl Space {
 
     /// The map space wrapped in a set space, if its tuple is a wrapped pair.
     pub fn unwrap(&self) -> Option<Space> {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Set(t) => t
                 .nested()
                 .map(|(d, r)| self.with_tuples(Tuples::Map(d.clone(), r.clone()))),
@@ -401,7 +403,7 @@ impl Space {
             return Some(&self.params[i]);
         }
         let i = i - np;
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Map(d, r) => {
                 if i < d.n_dims() {
                     d.dim_name(i)
@@ -416,7 +418,7 @@ impl Space {
 
     /// The same space with all tuple dimension names removed.
     pub fn without_dim_names(&self) -> Space {
-        let tuples = match &self.tuples {
+        let tuples = match &*self.tuples {
             Tuples::Params => Tuples::Params,
             Tuples::Set(t) => Tuples::Set(t.without_dim_names()),
             Tuples::Map(d, r) => Tuples::Map(d.without_dim_names(), r.without_dim_names()),
@@ -431,7 +433,7 @@ impl Space {
 
     /// A key identifying the tuples (not the parameters), used to key union maps.
     pub fn tuples_key(&self) -> String {
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Params => String::new(),
             Tuples::Set(t) => t.key(),
             Tuples::Map(d, r) => format!("{}->{}", d.key(), r.key()),
@@ -468,7 +470,7 @@ impl fmt::Display for Space {
         if !self.params.is_empty() {
             write!(f, "[{}] -> ", self.params.join(", "))?;
         }
-        match &self.tuples {
+        match &*self.tuples {
             Tuples::Params => write!(f, "{{ : }}"),
             Tuples::Set(t) => write!(f, "{{ {t} }}"),
             Tuples::Map(d, r) => write!(f, "{{ {d} -> {r} }}"),
