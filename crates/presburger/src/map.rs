@@ -131,7 +131,10 @@ impl Map {
     }
 
     /// [`Map::align_pair`] without copying when the parameters already agree.
-    fn align_pair_ref<'a>(a: &'a Map, b: &'a Map) -> Result<(Cow<'a, Map>, Cow<'a, Map>)> {
+    pub(crate) fn align_pair_ref<'a>(
+        a: &'a Map,
+        b: &'a Map,
+    ) -> Result<(Cow<'a, Map>, Cow<'a, Map>)> {
         if a.space.param_names() == b.space.param_names() {
             return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
         }

@@ -41,6 +41,8 @@ mod subtract;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use pollen_arith::{Int, Rat};
 
 use crate::bmap::BasicMap;
@@ -256,8 +258,12 @@ pub(crate) fn nonempty_parts(m: &Map, budget: &mut Budget) -> Result<Vec<BasicMa
 }
 
 /// Aligns the parameters of two maps and checks that their tuples agree.
-pub(crate) fn align_same_space(a: &Map, b: &Map, op: &'static str) -> Result<(Map, Map)> {
-    let (a, b) = Map::align_pair(a, b)?;
+pub(crate) fn align_same_space<'a>(
+    a: &'a Map,
+    b: &'a Map,
+    op: &'static str,
+) -> Result<(Cow<'a, Map>, Cow<'a, Map>)> {
+    let (a, b) = Map::align_pair_ref(a, b)?;
     if !a.space().tuples_match(b.space()) {
         return Err(mismatch(op, a.space(), b.space()));
     }
