@@ -390,14 +390,35 @@ fn ext_gcd_i128(a: i128, b: i128) -> (i128, i128, i128) {
 
 /// Greatest common divisor of all entries; 0 for an empty slice or all zeros.
 pub fn gcd_slice(v: &[Int]) -> Int {
-    let mut g = Int::zero();
-    for x in v {
-        if g.is_one() {
-            break;
+    // Machine magnitudes first (zeros skipped, stop at 1); the first big entry hands the
+    // rest to the general gcd.
+    let mut g: u64 = 0;
+    for (i, x) in v.iter().enumerate() {
+        match x {
+            Small(0) => {}
+            Small(s) => {
+                g = if g == 0 {
+                    s.unsigned_abs()
+                } else {
+                    g.gcd(&s.unsigned_abs())
+                };
+                if g == 1 {
+                    return Int::one();
+                }
+            }
+            Big(_) => {
+                let mut big = Int::from(g);
+                for y in &v[i..] {
+                    if big.is_one() {
+                        break;
+                    }
+                    big = big.gcd(y);
+                }
+                return big;
+            }
         }
-        g = g.gcd(x);
     }
-    g
+    Int::from(g)
 }
 
 impl Default for Int {
@@ -971,6 +992,18 @@ mod tests {
         assert_eq!(
             gcd_slice(&[Int::from(-6), Int::from(9), Int::from(15)]),
             Int::from(3)
+        );
+        // i64::MIN's magnitude, zeros and big entries after small ones.
+        let min = Int::from(i64::MIN);
+        assert_eq!(gcd_slice(&[Int::zero(), min.clone()]), two_pow(63));
+        assert_eq!(gcd_slice(&[min.clone(), min.clone()]), two_pow(63));
+        assert_eq!(
+            gcd_slice(&[Int::from(12), Int::zero(), two_pow(70) * Int::from(3)]),
+            Int::from(12)
+        );
+        assert_eq!(
+            gcd_slice(&[two_pow(70), Int::from(-48), two_pow(65)]),
+            Int::from(16)
         );
         assert_eq!(ext_gcd(&Int::zero(), &Int::zero()).0, Int::zero());
         let min = Int::from(i64::MIN);
