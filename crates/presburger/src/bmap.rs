@@ -376,10 +376,15 @@ impl BasicMap {
     ///
     /// The result describes the same integer points.
     pub fn simplify(mut self) -> BasicMap {
+        // Whether the rows may differ from what `normalize_rows` last made of them.
+        let mut touched = true;
         for _round in 0..8 {
-            if !self.normalize_rows() || !self.gauss() {
+            if !self.normalize_rows() {
                 return BasicMap::empty(self.space);
             }
+            let Some(eliminated) = self.gauss() else {
+                return BasicMap::empty(self.space);
+            };
             let mut changed = self.reduce_div_definitions();
             changed |= self.merge_duplicate_divs();
             changed |= self.eliminate_unit_existentials();
@@ -387,13 +392,22 @@ impl BasicMap {
             changed |= self.drop_one_sided_existentials();
             changed |= self.eliminate_exact_existentials();
             changed |= self.remove_unused_divs();
+            touched = changed || eliminated;
             if !changed {
                 break;
             }
         }
-        if !self.normalize_rows() {
+        // A last round that changed nothing left the rows as `normalize_rows` made them.
+        if touched && !self.normalize_rows() {
             return BasicMap::empty(self.space);
         }
+        debug_assert!(
+            {
+                let mut again = self.clone();
+                again.normalize_rows() && again.eqs == self.eqs && again.ineqs == self.ineqs
+            },
+            "the rows of a simplified basic map are normalized"
+        );
         self.sort_rows();
         self
     }
@@ -401,14 +415,15 @@ impl BasicMap {
     /// Brings the equalities into reduced echelon form, pivoting on the highest
     /// column first (so that locals are expressed through dimensions), and eliminates
     /// every pivot column from the other equalities and from the inequalities.
-    /// Returns `false` when the equalities are contradictory.
+    /// Returns `None` when the equalities are contradictory, else whether a row changed.
     ///
     /// Elimination from an inequality multiplies it by a positive factor before adding a
     /// multiple of the equality, so the integer points are unchanged.
-    fn gauss(&mut self) -> bool {
+    fn gauss(&mut self) -> Option<bool> {
         let n = self.n_cols();
         let mut rows = std::mem::take(&mut self.eqs);
         let mut done = 0;
+        let mut changed = false;
         for col in (1..n).rev() {
             let Some(p) = (done..rows.len())
                 .filter(|&r| !rows[r][col].is_zero())
@@ -416,16 +431,21 @@ impl BasicMap {
             else {
                 continue;
             };
+            changed |= p != done;
             rows.swap(done, p);
             let pivot = rows[done].clone();
             for (r, row) in rows.iter_mut().enumerate() {
-                if r != done && !row[col].is_zero() && !eliminate(row, &pivot, col, true) {
-                    self.eqs = Vec::new();
-                    return false;
+                if r != done && !row[col].is_zero() {
+                    changed = true;
+                    if !eliminate(row, &pivot, col, true) {
+                        self.eqs = Vec::new();
+                        return None;
+                    }
                 }
             }
             for row in self.ineqs.iter_mut() {
                 if !row[col].is_zero() {
+                    changed = true;
                     eliminate(row, &pivot, col, false);
                 }
             }
@@ -433,12 +453,13 @@ impl BasicMap {
         }
         for r in &rows[done..] {
             if !r[0].is_zero() {
-                return false;
+                return None;
             }
         }
+        changed |= rows.len() != done;
         rows.truncate(done);
         self.eqs = rows;
-        true
+        Some(changed)
     }
 
     /// Normalises rows; returns `false` when a contradiction was found.
