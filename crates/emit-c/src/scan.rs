@@ -690,6 +690,43 @@ mod tests {
     }
 
     #[test]
+    fn select_macros_are_comparisons_of_their_parameters() {
+        let source = "#define MYMAX(a, b) ((a) > (b) ? (a) : (b))\n\
+                      #define LOW(a, b) (a) <= (b) ? (b) : (a)\n\
+                      #define BARE(a, b) (a > b ? a : b)\n\
+                      #define SAME(a, b) ((a) > (a) ? (a) : (b))\n\
+                      #define TWICE(a, b) ((a) < (b) ? (a) : (b))\n\
+                      #define TWICE(a, b) ((a) > (b) ? (a) : (b))\n\
+                      #ifdef D\n#define MIN_FUN(x, y) ((x) < (y) ? (x) : (y))\n\
+                      #else\n#define MIN_FUN(x, y) ((x) < (y) ? (x) : (y))\n#endif\n";
+        let found = select_macros(source);
+        let names: Vec<&str> = found.keys().map(|k| k.as_str()).collect();
+        // MAX_FUN by the operators' convention; MIN_FUN defined twice alike.
+        assert_eq!(names, ["LOW", "MAX_FUN", "MIN_FUN", "MYMAX"]);
+        let max = SelectMacro {
+            op: ">",
+            p: 0,
+            if_true: 0,
+            if_false: 1,
+        };
+        assert_eq!(found["MYMAX"], max);
+        assert_eq!(found["MAX_FUN"], max);
+        assert_eq!(found["MIN_FUN"], SelectMacro { op: "<", ..max });
+        assert_eq!(
+            found["LOW"],
+            SelectMacro {
+                op: "<=",
+                p: 0,
+                if_true: 1,
+                if_false: 0
+            }
+        );
+        // A file that defines MAX_FUN otherwise, or as an object, takes it out.
+        let other = select_macros("#define MAX_FUN(x, y) fmaxf(x, y)\n#define MIN_FUN 3\n");
+        assert!(other.is_empty(), "{other:?}");
+    }
+
+    #[test]
     fn plain_macros_take_their_arguments_as_values() {
         let source = "#define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)\n\
                       # define match(b1, b2) (((b1)+(b2)) == 3 ? 1 : 0)\n\

@@ -632,11 +632,7 @@ fn literal_fits(t: &str, ty: &str) -> bool {
             && !body.starts_with("0x")
     };
     match ty.as_str() {
-        "float" => {
-            small(1 << 24)
-                || t.strip_suffix(['f', 'F'])
-                    .is_some_and(|body| floating(body))
-        }
+        "float" => small(1 << 24) || t.strip_suffix(['f', 'F']).is_some_and(&floating),
         "double" => small(1 << 53) || floating(t),
         "int" | "signed" | "signed int" | "int32_t" => small(i32::MAX as u64),
         "long long" | "int64_t" => small(i64::MAX as u64),
@@ -814,6 +810,176 @@ impl Parser<'_> {
                 Some(())
             }
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lanes that [`deinterleave`]'s loads and shuffles give, simulated on the
+    /// element offsets.
+    fn simulate(s: usize, n: usize) -> Vec<usize> {
+        let (starts, shuffles) = deinterleave(s, n);
+        let loaded: Vec<Vec<usize>> = starts.iter().map(|&b| (b..b + n).collect()).collect();
+        let mut result = loaded[0].clone();
+        for (k, indices) in shuffles.iter().enumerate() {
+            let first = if k == 0 { &loaded[0] } else { &result };
+            let second = loaded.get(k + 1).unwrap_or(&loaded[0]);
+            result = indices
+                .iter()
+                .map(|&i| if i < n { first[i] } else { second[i - n] })
+                .collect();
+        }
+        result
+    }
+
+    #[test]
+    fn deinterleaving_gives_every_lane_its_element_within_the_span() {
+        for s in 1..=4 {
+            for n in [1, 2, 4, 8, 16, 32] {
+                assert_eq!(
+                    simulate(s, n),
+                    (0..n).map(|j| s * j).collect::<Vec<_>>(),
+                    "stride {s}, {n} lanes"
+                );
+                let (starts, shuffles) = deinterleave(s, n);
+                // Nothing after the last lane's element is loaded.
+                assert!(starts.iter().all(|&b| b + n - 1 <= s * (n - 1)));
+                assert!(starts.len() <= s.max(1) && shuffles.len() == starts.len().max(2) - 1);
+            }
+        }
+        // Eight floats with stride 2: the first vector's even lanes, then the odd
+        // lanes of the vector ending at element 14.
+        assert_eq!(
+            deinterleave(2, 8),
+            (vec![0, 7], vec![vec![0, 2, 4, 6, 9, 11, 13, 15]])
+        );
+    }
+
+    #[test]
+    fn literals_keep_the_element_type() {
+        assert!(literal_fits("0.5f", "float") && literal_fits("2", "float"));
+        assert!(literal_fits("1e-3F", "float") && literal_fits("0", "float"));
+        assert!(!literal_fits("0.5", "float") && !literal_fits("16777217", "float"));
+        assert!(literal_fits("0.5", "double") && literal_fits("3", "double"));
+        assert!(!literal_fits("0.5f", "double") && !literal_fits("0x10", "double"));
+        assert!(literal_fits("7", "int") && !literal_fits("7u", "int"));
+        assert!(!literal_fits("010", "int") && !literal_fits("1.0", "int"));
+        assert!(!literal_fits("2", "DATA_TYPE") && !literal_fits("2", "long"));
+    }
+
+    /// A select as its tokens spelled: its whole, comparison, compared operands and
+    /// which is the value when the comparison holds and when it does not.
+    type Spelled = (String, &'static str, String, String, bool, bool);
+
+    /// The selects of a right-hand side (from the token after `=`), or `None` when the
+    /// parser refuses it; `A[...]`, `B[...]` and `c` are the references.
+    fn parse(text: &str) -> Option<Vec<Spelled>> {
+        let tokens = scan::tokens(text)?;
+        let spelled = |r: &Range<usize>| {
+            tokens[r.clone()]
+                .iter()
+                .map(|t| &text[t.range.clone()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut references = BTreeMap::new();
+        let mut k = 0;
+        while k < tokens.len() {
+            match &text[tokens[k].range.clone()] {
+                "A" | "B" => {
+                    let close = (k..tokens.len()).find(|&t| &text[tokens[t].range.clone()] == "]");
+                    let end = close? + 1;
+                    references.insert(k, end);
+                    k = end;
+                }
+                "c" => {
+                    references.insert(k, k + 1);
+                    k += 1;
+                }
+                _ => k += 1,
+            }
+        }
+        let macros = scan::select_macros("");
+        let literal = |t: usize| literal_fits(&text[tokens[t].range.clone()], "float");
+        let op = tokens.iter().position(|t| &text[t.range.clone()] == "=")?;
+        let mut parser = Parser {
+            text,
+            tokens: &tokens,
+            references: &references,
+            macros: &macros,
+            literal: &literal,
+            at: op + 1,
+            selects: Vec::new(),
+        };
+        let parsed = parser.conditional()?;
+        if parser.at != tokens.len() || parsed.compare.is_some() {
+            return None;
+        }
+        Some(
+            parser
+                .selects
+                .iter()
+                .map(|s| {
+                    (
+                        spelled(&s.range),
+                        s.op,
+                        spelled(&s.p),
+                        spelled(&s.q),
+                        s.if_true_p,
+                        s.if_false_p,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn right_hand_sides_parse_into_selects() {
+        let s = |r: &str, op, p: &str, q: &str, t, f| (r.to_string(), op, p.into(), q.into(), t, f);
+        assert_eq!(parse("A[i] = A[i] + B[j] * c - -B[j] / 2"), Some(vec![]));
+        assert_eq!(
+            parse("A[i] = MAX_FUN(A[i], B[2 * j])"),
+            Some(vec![s(
+                "MAX_FUN ( A [ i ] , B [ 2 * j ] )",
+                ">",
+                "A [ i ]",
+                "B [ 2 * j ]",
+                true,
+                false
+            )])
+        );
+        assert_eq!(
+            parse("A[i] = (B[j] >= A[i] ? A[i] : B[j]) * 0.5f"),
+            Some(vec![s(
+                "B [ j ] >= A [ i ] ? A [ i ] : B [ j ]",
+                ">=",
+                "B [ j ]",
+                "A [ i ]",
+                false,
+                true
+            )])
+        );
+        // Nested: the outer select first.
+        let nested = parse("A[i] = MIN_FUN(MAX_FUN(A[i], c), B[j])").expect("parses");
+        assert_eq!(nested.len(), 2);
+        assert_eq!(nested[0].1, ">");
+        assert_eq!(nested[1].1, "<");
+        assert_eq!(nested[1].2, "MAX_FUN ( A [ i ] , c )");
+        // Refused: a branch that is not a compared operand (it might not be read), a
+        // bare comparison, another call, a literal of another type, `&&`.
+        for text in [
+            "A[i] = A[i] > B[j] ? A[i] : B[j + 1]",
+            "A[i] = A[i] > B[j]",
+            "A[i] = A[i] + (A[i] > B[j])",
+            "A[i] = fmaxf(A[i], B[j])",
+            "A[i] = A[i] * 0.5",
+            "A[i] = A[i] > c && c > B[j] ? A[i] : B[j]",
+            "A[i] = MAX_FUN(A[i], B[j] > c)",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
         }
     }
 }
