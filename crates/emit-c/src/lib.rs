@@ -59,7 +59,10 @@
 //! the loop over `k`), is printed as strips of the inner loop's iterations, each
 //! strip's elements held in explicit vector variables (gcc's `vector_size` types) across
 //! the outer loops; the elements keep their operations and their order (module
-//! `vector`).
+//! `vector`). Max/min selects (`MAX_FUN`, `a > b ? a : b`) become vector comparisons and
+//! bitwise selects; operands read with stride 2 to 4 are loaded as vectors and
+//! deinterleaved by `pollen_shuffle`, a macro defined (guarded by `#ifndef`) after the
+//! helpers when used.
 //!
 //! # Scalar replacement
 //! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each

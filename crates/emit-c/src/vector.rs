@@ -29,9 +29,16 @@
 //!   strips says whether any instance runs, and an element is loaded only when the
 //!   chain certainly updates it;
 //! - every statement instance of `V` is `R op E` with `op` one of `=`, `+=`, `-=`,
-//!   `*=`, `/=`, and `E` made of array references, `+ - * /` and parentheses only (no
-//!   literal, whose type could widen the arithmetic; no call); every array referenced
-//!   has the element type of `R`'s;
+//!   `*=`, `/=`, and `E` made of array references, `+ - * /` (binary, and unary `-`,
+//!   `+`), parentheses, literals of the element type (`0.5f` for `float`, `0.5` for
+//!   `double`, or a decimal integer that the type holds exactly: no literal widens the
+//!   arithmetic; none for a type of unknown size such as `DATA_TYPE`) and *selects*: a
+//!   call of a select macro ([`scan::select_macros`]: `MAX_FUN(a, b)` as
+//!   `((a) > (b) ? (a) : (b))`, `MIN_FUN`, a macro of the file of that form) or a
+//!   conditional expression `P op Q ? X : Y` with `op` one of `> < >= <=` and `X`, `Y`
+//!   each token for token `P` or `Q` (both are read by the comparison, so reading them
+//!   unconditionally reads nothing new); no other call, comparison or conditional
+//!   expression; every array referenced has the element type of `R`'s;
 //! - every reference to an array written in `V` (the *accumulators*) has subscripts
 //!   that no loop of the chain moves, its last subscript `w + e` (`w` being `V`'s
 //!   iterator, with coefficient 1) and the others independent of `w`; two accumulators
@@ -39,9 +46,30 @@
 //!   that their strips never overlap;
 //! - every other reference either does not depend on `w` (a scalar, broadcast to every
 //!   element) or has the others independent of `w` and its last subscript `w + e` (a
-//!   vector load) or `a·w + e` with another constant `a` (a vector gathered element by
-//!   element in a GNU statement expression); every right-hand side holds a vector
-//!   operand.
+//!   vector load), `s·w + e` with `s` in `2..=4` (deinterleaved, below) or `a·w + e`
+//!   with another constant `a` (a vector gathered element by element in a GNU statement
+//!   expression); every right-hand side holds a vector operand.
+//!
+//! A select with a vector operand is printed as a statement expression that evaluates
+//! `P` and `Q` once (a scalar one copied to every lane), computes the mask `P op Q` (gcc's
+//! and clang's vector comparison: a signed integer vector of the lanes' size, all bits set
+//! where the comparison holds, none where it does not, a NaN operand included) and
+//! selects on the bits, `(X & mask) | (Y & ~mask)` through casts to the mask's type: each
+//! lane is exactly the value of the scalar conditional expression, which is `Y` whenever
+//! the comparison is false (a NaN in `a` of `MAX_FUN(a, b)` gives `b`). C has no `?:` on
+//! vectors. Selects of scalar operands stay as written.
+//!
+//! A deinterleaved operand with stride `s` reads, for `n` lanes, the elements `e`,
+//! `e + s`, ..., `e + s·(n - 1)` of one row; the program reads all of them, so the
+//! elements between the first and the last lie in the array too. [`deinterleave`] loads
+//! at most `s` vectors inside that span (the last one ends at the last lane's element:
+//! nothing beyond it is read) and puts the lanes together with `pollen_shuffle`
+//! ([`crate::SHUFFLE_DEFINITION`]: `__builtin_shufflevector` under clang,
+//! `__builtin_shuffle` under gcc), whose constant indices need the number of lanes when
+//! printing: `32 / sizeof` for an element type of known size ([`element_bytes`]), else
+//! the vector type is declared with [`FALLBACK_LANES`] elements
+//! (`vector_size(8 * sizeof(DATA_TYPE))`). The loaded values are copied, not computed:
+//! the operand's lanes are the elements themselves.
 //!
 //! # Why the values are the same
 //! The written arrays are only accessed through the accumulators, whose element in
@@ -49,7 +77,10 @@
 //! read. So the instances of different iterations of `V` never touch a common written
 //! element, and each element sees exactly the operations it saw before, in the same
 //! order (the chain's iterations in order, the instances in order), each evaluated
-//! lane by lane as before: `acc += a * b` is `acc = acc + (a * b)` element by element.
+//! lane by lane as before: `acc += a * b` is `acc = acc + (a * b)` element by element,
+//! a select is the scalar one lane by lane (above), a literal or scalar operand is the
+//! same value in every lane, converted to the element type as the scalar arithmetic
+//! converts it.
 //! Only the interleaving of different elements' operations changes, and no value
 //! depends on it. Distinct arrays never alias (the model's assumption).
 
