@@ -260,10 +260,10 @@ fn gathered_operands_and_divisions_keep_the_results() {
         &expected,
     );
     assert!(text.contains("vector_size("), "{text}");
-    // `x` gathered in a statement expression, element by element.
+    // `x`, read with stride 2, loaded as two vectors and deinterleaved.
     assert!(
-        text.contains("({ ") && text.contains("] = x[c1][2 * ("),
-        "not gathered\n{text}"
+        text.contains("= &x[c1][2 * ") && text.contains("pollen_shuffle("),
+        "not deinterleaved\n{text}"
     );
     for defines in [
         &["-DN=5", "-DK=3", "-DM=2"][..],
@@ -279,5 +279,197 @@ fn gathered_operands_and_divisions_keep_the_results() {
             defines,
             &expected,
         );
+    }
+}
+
+/// Reductions through selects, with NaNs, signed zeros and ties among the values:
+/// `y` a maximum written as a conditional expression over `x` read with stride 2, `z` a
+/// minimum through a macro of the file over `x` with stride 3 and `u` with stride 4
+/// (with literals), `v` a conditional expression whose values are not in the order of
+/// its comparison's operands, `s` a sum over `x` with stride 5 (gathered element by
+/// element). 37 columns leave strips of 4, 2 and 1 vectors and a scalar rest.
+const SELECTS: &str = r#"#include <math.h>
+#include <stdio.h>
+#define MYMIN(a, b) ((a) < (b) ? (a) : (b))
+#ifndef N
+# define N 37
+#endif
+#ifndef K
+# define K 7
+#endif
+#ifndef M
+# define M 3
+#endif
+static float x[K][5 * N + 4], u[K][4 * N + 5], w[M][K], y[M][N], z[M][N], v[M][N], s[M][N];
+
+static float value(int a, int b)
+{
+  int r = (a * 7 + b * 3) % 13;
+  if (r == 5)
+    return NAN;
+  if (r == 6)
+    return -0.0f;
+  if (r == 7 || r == 8)
+    return 0.0f;
+  return (float) r / 7.0f - 0.9f;
+}
+
+static void kernel(void)
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j < N; j++)
+        y[i][j] = (y[i][j] > x[k][2 * j + 1] ? y[i][j] : x[k][2 * j + 1]);
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j < N; j++)
+        z[i][j] = MYMIN(z[i][j], x[k][3 * j] * 0.5f + u[k][4 * j + 1] * w[i][k]) + 2;
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j < N; j++)
+        v[i][j] = x[k][j + 2] >= v[i][j] ? v[i][j] : x[k][j + 2];
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (j = 0; j < N; j++)
+        s[i][j] += x[k][5 * j + 3] * w[i][k];
+#pragma endscop
+}
+
+int main(void)
+{
+  for (int k = 0; k < K; k++) {
+    for (int j = 0; j < 5 * N + 4; j++)
+      x[k][j] = value(k, j);
+    for (int j = 0; j < 4 * N + 5; j++)
+      u[k][j] = value(k + 3, j + 1);
+  }
+  for (int i = 0; i < M; i++) {
+    for (int k = 0; k < K; k++)
+      w[i][k] = value(i, k + 2);
+    for (int j = 0; j < N; j++) {
+      y[i][j] = value(i + 1, j);
+      z[i][j] = value(i + 2, j);
+      v[i][j] = value(i + 4, j);
+      s[i][j] = value(i + 5, j);
+    }
+  }
+  kernel();
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++)
+      printf("%a %a %a %a\n", y[i][j], z[i][j], v[i][j], s[i][j]);
+  return 0;
+}
+"#;
+
+#[test]
+fn selects_and_deinterleaved_operands_keep_the_results() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-registers-selects");
+    let source = dir.join("selects.c");
+    std::fs::write(&source, SELECTS).unwrap();
+    let expected = build_and_run(&dir, &source, &dir, &[]);
+    assert!(expected.contains("nan") && expected.contains("-0x0p+0"));
+    let text = check(
+        &dir,
+        &source,
+        "selects-0",
+        &["--no-tile"],
+        &dir,
+        &[],
+        &expected,
+    );
+    // Every reduction in vector variables: the selects as bitwise selects under a
+    // comparison's mask, strides 2 to 4 deinterleaved, stride 5 gathered.
+    for array in ["y", "z", "v", "s"] {
+        assert!(
+            text.contains(&format!(" = *(t0 *) &{array}[")),
+            "{array} not in vector accumulators\n{text}"
+        );
+    }
+    assert!(text.contains(" & ~"), "no vector select\n{text}");
+    for element in ["&x[c1][2 * ", "&x[c1][3 * ", "&u[c1][4 * "] {
+        assert!(
+            text.contains(&format!("= {element}")),
+            "{element} not deinterleaved\n{text}"
+        );
+    }
+    assert!(
+        text.contains("] = x[c1][5 * ("),
+        "stride 5 not gathered\n{text}"
+    );
+    for (k, defines) in [
+        &["-DN=5", "-DK=3", "-DM=2"][..],
+        &["-DN=64", "-DK=2", "-DM=3"][..],
+        &["-DN=3", "-DK=4", "-DM=1"][..],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let expected = build_and_run(&dir, &source, &dir, defines);
+        for (o, options) in [&["--no-tile"][..], &[][..]].iter().enumerate() {
+            check(
+                &dir,
+                &source,
+                &format!("selects-{}", 1 + 2 * k + o),
+                options,
+                &dir,
+                defines,
+                &expected,
+            );
+        }
+    }
+}
+
+#[test]
+fn strided_tensor_operators_are_deinterleaved_and_max_pool_selects() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-registers-strided-tensor");
+    let include = root().join("examples/operators");
+    // Widths whose outputs (`(W - 1) / 2 + 1`) leave strips of 4, 2 and 1 vectors and a
+    // scalar rest.
+    let cases: &[(&str, &[&str])] = &[
+        ("max_pool", &["-DN=1", "-DC=3", "-DH=13", "-DW=75"]),
+        ("max_pool", &["-DN=2", "-DC=2", "-DH=6", "-DW=27"]),
+        (
+            "conv2d_3x3_s2",
+            &["-DN=1", "-DC=3", "-DH=7", "-DW=75", "-DK=3"],
+        ),
+        (
+            "conv2d_1x1_s2",
+            &["-DN=1", "-DC=4", "-DH=5", "-DW=27", "-DK=5"],
+        ),
+    ];
+    for (name, defines) in cases {
+        let te = root().join(format!("examples/tensor/{name}.te"));
+        let naive = dir.join(format!("{name}.c"));
+        pollen(&[
+            "te",
+            te.to_str().expect("UTF-8"),
+            "-o",
+            naive.to_str().expect("UTF-8"),
+        ]);
+        let expected = build_and_run(&dir, &naive, &include, defines);
+        for (k, options) in [&["--no-tile"][..], &[][..]].iter().enumerate() {
+            let text = check(
+                &dir,
+                &naive,
+                &format!("{name}-{k}"),
+                options,
+                &include,
+                defines,
+                &expected,
+            );
+            if k == 0 {
+                assert!(
+                    text.contains("vector_size(") && text.contains("pollen_shuffle("),
+                    "{name}: not deinterleaved\n{text}"
+                );
+                if *name == "max_pool" {
+                    assert!(text.contains(" & ~"), "{name}: no vector select\n{text}");
+                }
+            }
+        }
     }
 }

@@ -59,7 +59,10 @@
 //! the loop over `k`), is printed as strips of the inner loop's iterations, each
 //! strip's elements held in explicit vector variables (gcc's `vector_size` types) across
 //! the outer loops; the elements keep their operations and their order (module
-//! `vector`).
+//! `vector`). Max/min selects (`MAX_FUN`, `a > b ? a : b`) become vector comparisons and
+//! bitwise selects; operands read with stride 2 to 4 are loaded as vectors and
+//! deinterleaved by `pollen_shuffle`, a macro defined (guarded by `#ifndef`) after the
+//! helpers when used.
 //!
 //! # Scalar replacement
 //! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each
@@ -114,6 +117,20 @@ use pollen_scop::Scop;
 
 use crate::print::AstPrinter;
 use crate::scalar::Temporaries;
+
+/// The definition of `pollen_shuffle(a, b, i0, i1, ...)`, the vector of the lanes
+/// `i0, i1, ...` of the lanes of `a` followed by those of `b` (indices below the number
+/// of lanes `n` take `a`'s, `n + k` lane `k` of `b`), which the vector accumulators use to
+/// deinterleave strided operands; `m` is a signed integer vector type with as many lanes
+/// of the same size, the mask's type under gcc: clang's `__builtin_shufflevector`, gcc's
+/// `__builtin_shuffle`.
+pub(crate) const SHUFFLE_DEFINITION: &str = "#ifndef pollen_shuffle\n\
+# ifdef __clang__\n\
+#  define pollen_shuffle(a, b, m, ...) __builtin_shufflevector(a, b, __VA_ARGS__)\n\
+# else\n\
+#  define pollen_shuffle(a, b, m, ...) __builtin_shuffle(a, b, (m) {__VA_ARGS__})\n\
+# endif\n\
+#endif\n";
 
 /// The prefixes tried, in order, for the generated iterators and statement macros.
 const PREFIXES: [&str; 4] = ["", "p_", "pollen_", "pollen_gen_"];
@@ -404,6 +421,7 @@ fn generate(
     );
     printer.apart = apart;
     printer.plain_macros = scan::plain_macros(source);
+    printer.select_macros = scan::select_macros(source);
     printer.line(0, "{");
     if !iterators.is_empty() {
         let declared: Vec<String> = iterators
@@ -436,6 +454,7 @@ fn generate(
     printer.line(0, "}");
     let loops = std::mem::take(&mut printer.out);
     let helpers = printer.exprs.helpers.clone();
+    let shuffle = printer.uses_shuffle;
 
     let mut out = String::new();
     if options.banner {
@@ -445,6 +464,9 @@ fn generate(
     }
     out.push_str(&definitions(scop, &statements, &macros)?);
     out.push_str(&helper_definitions(&helpers));
+    if shuffle {
+        out.push_str(SHUFFLE_DEFINITION);
+    }
     out.push_str(&loops);
     for s in &statements {
         out.push_str(&format!("#undef {}\n", macros[s]));

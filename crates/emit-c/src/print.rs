@@ -23,6 +23,7 @@ use pollen_emit_text::ExprPrinter;
 use crate::error::{Error, Result};
 use crate::scalar::{self, Plan, Temporaries};
 use crate::scan;
+use crate::scan::SelectMacro;
 use crate::vector::{self, Analysis, Link, Operand};
 use crate::{EmitOptions, Vectorize};
 
@@ -46,6 +47,11 @@ pub(crate) struct AstPrinter<'a> {
     pub apart: &'a dyn Apart,
     /// The macros of the file whose arguments are plain values ([`crate::scan::plain_macros`]).
     pub plain_macros: BTreeSet<String>,
+    /// The select macros of the file ([`crate::scan::select_macros`]).
+    pub select_macros: BTreeMap<String, SelectMacro>,
+    /// Whether a printed vector nest deinterleaves an operand (it uses the
+    /// `pollen_shuffle` macro, [`crate::SHUFFLE_DEFINITION`]).
+    pub uses_shuffle: bool,
     /// Declarations printed at the start of a loop's body, by the loop's address
     /// ([`enclosing_loop`]).
     pub declarations: BTreeMap<usize, Vec<String>>,
@@ -59,6 +65,17 @@ pub(crate) struct AstPrinter<'a> {
 }
 
 /// A nest printed with vector accumulators (module `vector`).
+/// A vector type of a vector nest: its name, the name of the constant holding its number
+/// of elements, that number when the emitter knows it, and the mask type.
+struct Shape<'s> {
+    vector_type: &'s str,
+    lanes: &'s str,
+    count: Option<usize>,
+    /// The signed integer vector type of the shuffles' masks (same lanes), when the
+    /// nest deinterleaves an operand.
+    mask_type: &'s str,
+}
+
 struct VectorNest<'l> {
     links: Vec<Link<'l>>,
     v: &'l Loop,
@@ -97,6 +114,8 @@ impl<'a> AstPrinter<'a> {
             temporaries,
             apart: &NeverProved,
             plain_macros: BTreeSet::new(),
+            select_macros: BTreeMap::new(),
+            uses_shuffle: false,
             declarations: BTreeMap::new(),
             vector_off: false,
             collapsed: BTreeSet::new(),
@@ -379,7 +398,13 @@ impl<'a> AstPrinter<'a> {
         for _ in 0..=iterators.len() {
             self.exprs.leave();
         }
-        let analysis = vector::analyse(self.scop, &instances?, &iterators, &v.iterator);
+        let analysis = vector::analyse(
+            self.scop,
+            &instances?,
+            &iterators,
+            &v.iterator,
+            &self.select_macros,
+        );
         Ok(analysis.map(|analysis| VectorNest {
             links,
             v,
@@ -535,7 +560,12 @@ impl<'a> AstPrinter<'a> {
         // The full vector type and a half one for the last lanes, each with its number
         // of elements.
         let mut types = Vec::new();
-        for bytes in [vector::VECTOR_BYTES, vector::VECTOR_BYTES / 2] {
+        let (full, full_bytes) = nest.analysis.full_vector();
+        let half_bytes = match (nest.analysis.element_bytes, full) {
+            (None, Some(n)) => format!("{} * sizeof({ty})", n / 2),
+            _ => (vector::VECTOR_BYTES / 2).to_string(),
+        };
+        for (bytes, count) in [(full_bytes, full), (half_bytes, full.map(|n| n / 2))] {
             let vector_type = self.temporaries.fresh();
             let lanes = self.temporaries.fresh();
             self.line(
@@ -550,7 +580,19 @@ impl<'a> AstPrinter<'a> {
                     "const {it_type} {lanes} = ({it_type}) (sizeof({vector_type}) / sizeof({ty}));"
                 ),
             );
-            types.push((vector_type, lanes));
+            // The shuffles' mask type: signed integers of the elements' size.
+            let mask_type = if nest.analysis.deinterleaves() {
+                let name = self.temporaries.fresh();
+                let element = vector::mask_element(&ty, nest.analysis.element_bytes);
+                self.line(
+                    d,
+                    &format!("typedef {element} {name} __attribute__((vector_size({bytes})));"),
+                );
+                name
+            } else {
+                String::new()
+            };
+            types.push((vector_type, lanes, count, mask_type));
         }
         let strip = self.temporaries.fresh();
         let lower = self.exprs.expr(&nest.v.lower)?;
@@ -572,7 +614,7 @@ impl<'a> AstPrinter<'a> {
                 .collect();
         phases.push((1, 1));
         for (m, t) in phases {
-            let (vector_type, lanes) = &types[t];
+            let (vector_type, lanes, count, mask_type) = &types[t];
             let width = if m == 1 {
                 lanes.clone()
             } else {
@@ -586,7 +628,13 @@ impl<'a> AstPrinter<'a> {
                 format!("if ({fits}) {{")
             };
             self.line(inner, &header);
-            self.vector_strip(nest, m, &strip, lanes, vector_type, inner + 1)?;
+            let shape = Shape {
+                vector_type,
+                lanes,
+                count: *count,
+                mask_type,
+            };
+            self.vector_strip(nest, m, &strip, &shape, inner + 1)?;
             if t != 0 {
                 self.line(inner + 1, &format!("{strip} += {width};"));
             }
@@ -625,10 +673,10 @@ impl<'a> AstPrinter<'a> {
         nest: &VectorNest,
         m: usize,
         strip: &str,
-        lanes: &str,
-        vector_type: &str,
+        shape: &Shape,
         depth: usize,
     ) -> Result<()> {
+        let (vector_type, lanes) = (shape.vector_type, shape.lanes);
         let lane = |g: usize| {
             if g == 0 {
                 strip.to_string()
@@ -715,12 +763,11 @@ impl<'a> AstPrinter<'a> {
         }
         // statements[r][g]: the instances of copy `r` at vector `g`; gathered[r][g]:
         // the same at element `element` of that vector, for the gathered operands.
-        let gathers = nest
-            .analysis
-            .operands
-            .iter()
-            .flatten()
-            .any(|(_, o)| *o == Operand::Gather);
+        let gathers = nest.analysis.operands.iter().flatten().any(|(_, o)| {
+            *o == Operand::Gather
+                || (matches!(o, Operand::Deinterleave(_)) && shape.count.is_none())
+        });
+        let ty = nest.analysis.element_type.clone();
         let (gathered_vector, element) = if gathers {
             (self.temporaries.fresh(), self.temporaries.fresh())
         } else {
@@ -786,9 +833,34 @@ impl<'a> AstPrinter<'a> {
                                     ),
                                 ));
                             }
+                            Operand::Deinterleave(stride) => match shape.count {
+                                Some(n) => {
+                                    let element = element_text(inst, range);
+                                    let text = self.deinterleaved(&element, *stride, n, &ty, shape);
+                                    replaced.push((range.clone(), text));
+                                }
+                                None => {
+                                    let value = element_text(&gathered[r][g][k], range);
+                                    replaced.push((
+                                        range.clone(),
+                                        format!(
+                                            "({{ {vector_type} {gathered_vector}; for ({it_type} {element} = 0; {element} < {lanes}; {element}++) {gathered_vector}[{element}] = {value}; {gathered_vector}; }})",
+                                            it_type = self.options.iterator_type
+                                        ),
+                                    ));
+                                }
+                            },
                             Operand::Scalar => {}
                         }
                     }
+                    let selects = &nest.analysis.selects[k];
+                    let whole = 0..inst.scanned.as_ref().map_or(0, |(t, _)| t.len());
+                    let replaced = if selects.is_empty() {
+                        replaced
+                    } else {
+                        replaced.sort_by_key(|(r, _)| r.start);
+                        self.with_selects(inst, &replaced, selects, whole, &ty, shape)
+                    };
                     let text = scalar::inline(inst, &replaced);
                     self.line(d, &text);
                 }
@@ -805,6 +877,148 @@ impl<'a> AstPrinter<'a> {
             self.line(depth, &line);
         }
         Ok(())
+    }
+
+    /// The vector of the elements `element`, `element + stride`, ... (`n` lanes of
+    /// `shape`'s type) as a statement expression: the vectors of [`vector::deinterleave`]
+    /// loaded from `&element` on, put together by `pollen_shuffle`.
+    fn deinterleaved(
+        &mut self,
+        element: &str,
+        stride: usize,
+        n: usize,
+        ty: &str,
+        shape: &Shape,
+    ) -> String {
+        self.uses_shuffle = true;
+        let vt = shape.vector_type;
+        let (starts, shuffles) = vector::deinterleave(stride, n);
+        let base = self.temporaries.fresh();
+        let mut text = format!("({{ const {ty} *{base} = &{element};");
+        let loaded: Vec<String> = starts
+            .iter()
+            .map(|&b| {
+                let name = self.temporaries.fresh();
+                let at = if b == 0 {
+                    base.clone()
+                } else {
+                    format!("({base} + {b})")
+                };
+                text.push_str(&format!(" {vt} {name} = *(const {vt} *) {at};"));
+                name
+            })
+            .collect();
+        let mut last = loaded[0].clone();
+        for (k, indices) in shuffles.iter().enumerate() {
+            let second = loaded.get(k + 1).unwrap_or(&loaded[0]);
+            let name = self.temporaries.fresh();
+            let indices: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
+            text.push_str(&format!(
+                " {vt} {name} = pollen_shuffle({last}, {second}, {}, {});",
+                shape.mask_type,
+                indices.join(", ")
+            ));
+            last = name;
+        }
+        text.push_str(&format!(" {last}; }})"));
+        text
+    }
+
+    /// The replacements of the tokens `within` of instance `inst`: the outermost vector
+    /// selects there as vector comparisons and bitwise selects ([`Self::select_text`]),
+    /// and the references `refs` (sorted) outside them.
+    fn with_selects(
+        &mut self,
+        inst: &scalar::Instance,
+        refs: &[(std::ops::Range<usize>, String)],
+        selects: &[vector::Select],
+        within: std::ops::Range<usize>,
+        ty: &str,
+        shape: &Shape,
+    ) -> Vec<(std::ops::Range<usize>, String)> {
+        let inside = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| {
+            b.start <= a.start && a.end <= b.end
+        };
+        let outer: Vec<&vector::Select> = selects
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                inside(&s.range, &within)
+                    && !selects.iter().enumerate().any(|(j, o)| {
+                        j != *i && inside(&s.range, &o.range) && inside(&o.range, &within)
+                    })
+            })
+            .map(|(_, s)| s)
+            .collect();
+        let mut out = Vec::new();
+        for s in &outer {
+            let text = self.select_text(inst, refs, selects, s, ty, shape);
+            out.push((s.range.clone(), text));
+        }
+        for (r, text) in refs {
+            if inside(r, &within) && !outer.iter().any(|s| inside(r, &s.range)) {
+                out.push((r.clone(), text.clone()));
+            }
+        }
+        out.sort_by_key(|(r, _)| r.start);
+        out
+    }
+
+    /// A vector select: `P op Q ? X : Y` as a statement expression that computes `P`
+    /// and `Q` once (a scalar one broadcast to every lane), the mask `P op Q` (a signed
+    /// integer vector of the lanes' size, every bit set where the comparison holds, none
+    /// where it does not, a NaN included) and `(X & mask) | (Y & ~mask)` on the bits:
+    /// every lane is what the scalar conditional expression gives.
+    fn select_text(
+        &mut self,
+        inst: &scalar::Instance,
+        refs: &[(std::ops::Range<usize>, String)],
+        selects: &[vector::Select],
+        s: &vector::Select,
+        ty: &str,
+        shape: &Shape,
+    ) -> String {
+        let (tokens, _) = inst
+            .scanned
+            .as_ref()
+            .expect("analysed instances are scanned");
+        let vt = shape.vector_type;
+        let it_type = self.options.iterator_type.clone();
+        let operand = |p: &mut Self, r: &std::ops::Range<usize>| {
+            let replaced = p.with_selects(inst, refs, selects, r.clone(), ty, shape);
+            let vector = !replaced.is_empty()
+                && refs
+                    .iter()
+                    .any(|(t, _)| r.start <= t.start && t.end <= r.end);
+            let text = scan::substitute(
+                &inst.text,
+                tokens,
+                r.clone(),
+                &inst.statement.iterators,
+                &inst.values,
+                &replaced,
+            );
+            let name = p.temporaries.fresh();
+            let declaration = if vector {
+                format!("{vt} {name} = {text};")
+            } else {
+                let lane = p.temporaries.fresh();
+                format!(
+                    "{vt} {name}; for ({it_type} {lane} = 0; {lane} < {lanes}; {lane}++) {name}[{lane}] = {text};",
+                    lanes = shape.lanes
+                )
+            };
+            (name, declaration)
+        };
+        let (p, p_declaration) = operand(self, &s.p);
+        let (q, q_declaration) = operand(self, &s.q);
+        let mask = self.temporaries.fresh();
+        let x = if s.if_true_p { &p } else { &q };
+        let y = if s.if_false_p { &p } else { &q };
+        format!(
+            "({{ {p_declaration} {q_declaration} __typeof__({p} {op} {q}) {mask} = {p} {op} {q}; ({vt}) (((__typeof__({mask})) {x} & {mask}) | ((__typeof__({mask})) {y} & ~{mask})); }})",
+            op = s.op
+        )
     }
 
     /// Whether the loop runs at least once whatever the parameters and the enclosing

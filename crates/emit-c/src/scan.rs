@@ -321,6 +321,121 @@ pub(crate) fn plain_macros(source: &str) -> BTreeSet<String> {
     plain
 }
 
+/// A function-like macro of two parameters that selects one of them by comparing them:
+/// `((x) > (y) ? (x) : (y))` and the like.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SelectMacro {
+    /// The comparison: `>`, `<`, `>=` or `<=`.
+    pub op: &'static str,
+    /// The parameter on the comparison's left (the other is on its right).
+    pub p: usize,
+    /// The parameter that is the value when the comparison holds, and when it does not.
+    pub if_true: usize,
+    pub if_false: usize,
+}
+
+/// The select macros a statement may call ([`SelectMacro`]): `MAX_FUN(x, y)` as
+/// `((x) > (y) ? (x) : (y))` and `MIN_FUN(x, y)` as `((x) < (y) ? (x) : (y))`, the
+/// definitions of `examples/operators/operators.h` that the tensor front end's programs
+/// use, unless `source` defines them otherwise; and every function-like macro that
+/// `source` defines (each time it does) as `((a) op (b) ? (c) : (d))`, the outer
+/// parentheses optional, with `a`, `b` its two parameters and `c`, `d` each one of them.
+pub(crate) fn select_macros(source: &str) -> BTreeMap<String, SelectMacro> {
+    let mut found: BTreeMap<String, Option<SelectMacro>> = BTreeMap::new();
+    let mut lines = source.lines();
+    while let Some(line) = lines.next() {
+        let mut text = line.to_string();
+        while text.ends_with('\\') {
+            text.pop();
+            match lines.next() {
+                Some(next) => text.push_str(next),
+                None => break,
+            }
+        }
+        let Some(rest) = text.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("define") else {
+            continue;
+        };
+        let Some((name, params, body)) = function_like(rest) else {
+            // An object-like definition of the name takes it out too.
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                found.insert(name, None);
+            }
+            continue;
+        };
+        let this = select_body(&params, body);
+        let entry = found.entry(name).or_insert(this);
+        if *entry != this {
+            *entry = None;
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (name, op) in [("MAX_FUN", ">"), ("MIN_FUN", "<")] {
+        let m = SelectMacro {
+            op,
+            p: 0,
+            if_true: 0,
+            if_false: 1,
+        };
+        out.insert(name.to_string(), m);
+    }
+    for (name, m) in found {
+        match m {
+            Some(m) => out.insert(name, m),
+            None => out.remove(&name),
+        };
+    }
+    out
+}
+
+/// The select of a macro body over two parameters ([`select_macros`]).
+fn select_body(params: &[String], body: &str) -> Option<SelectMacro> {
+    if params.len() != 2 {
+        return None;
+    }
+    let ts = tokens(body)?;
+    let mut s: Vec<&str> = ts.iter().map(|t| &body[t.range.clone()]).collect();
+    // Outer parentheses: the first token's `(` closes at the last token.
+    let mut depth = 0usize;
+    let outer = s.len() >= 2
+        && s.iter().enumerate().all(|(k, t)| {
+            match *t {
+                "(" => depth += 1,
+                ")" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            depth > 0 || k == s.len() - 1
+        });
+    if outer {
+        s = s[1..s.len() - 1].to_vec();
+    }
+    let ["(", a, ")", op, "(", b, ")", "?", "(", c, ")", ":", "(", d, ")"] = s[..] else {
+        return None;
+    };
+    let param = |x: &str| params.iter().position(|p| p == x);
+    let (a, b, c, d) = (param(a)?, param(b)?, param(c)?, param(d)?);
+    let op = match op {
+        ">" => ">",
+        "<" => "<",
+        ">=" => ">=",
+        "<=" => "<=",
+        _ => return None,
+    };
+    (a != b).then_some(SelectMacro {
+        op,
+        p: a,
+        if_true: c,
+        if_false: d,
+    })
+}
+
 /// `NAME(p1, ..., pn) body` after `#define` (a blank first): the name, the parameters
 /// and the body; `None` for an object-like macro or a variadic one.
 fn function_like(rest: &str) -> Option<(String, Vec<String>, &str)> {
@@ -572,6 +687,43 @@ mod tests {
         assert_eq!(texts("C[i][j] = g(C[i][j])", "C", 2), None);
         assert_eq!(texts("p = C", "C", 2), None);
         assert_eq!(texts("C[i][j][k] = 0", "C", 2), None);
+    }
+
+    #[test]
+    fn select_macros_are_comparisons_of_their_parameters() {
+        let source = "#define MYMAX(a, b) ((a) > (b) ? (a) : (b))\n\
+                      #define LOW(a, b) (a) <= (b) ? (b) : (a)\n\
+                      #define BARE(a, b) (a > b ? a : b)\n\
+                      #define SAME(a, b) ((a) > (a) ? (a) : (b))\n\
+                      #define TWICE(a, b) ((a) < (b) ? (a) : (b))\n\
+                      #define TWICE(a, b) ((a) > (b) ? (a) : (b))\n\
+                      #ifdef D\n#define MIN_FUN(x, y) ((x) < (y) ? (x) : (y))\n\
+                      #else\n#define MIN_FUN(x, y) ((x) < (y) ? (x) : (y))\n#endif\n";
+        let found = select_macros(source);
+        let names: Vec<&str> = found.keys().map(|k| k.as_str()).collect();
+        // MAX_FUN by the operators' convention; MIN_FUN defined twice alike.
+        assert_eq!(names, ["LOW", "MAX_FUN", "MIN_FUN", "MYMAX"]);
+        let max = SelectMacro {
+            op: ">",
+            p: 0,
+            if_true: 0,
+            if_false: 1,
+        };
+        assert_eq!(found["MYMAX"], max);
+        assert_eq!(found["MAX_FUN"], max);
+        assert_eq!(found["MIN_FUN"], SelectMacro { op: "<", ..max });
+        assert_eq!(
+            found["LOW"],
+            SelectMacro {
+                op: "<=",
+                p: 0,
+                if_true: 1,
+                if_false: 0
+            }
+        );
+        // A file that defines MAX_FUN otherwise, or as an object, takes it out.
+        let other = select_macros("#define MAX_FUN(x, y) fmaxf(x, y)\n#define MIN_FUN 3\n");
+        assert!(other.is_empty(), "{other:?}");
     }
 
     #[test]

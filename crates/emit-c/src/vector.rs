@@ -29,9 +29,16 @@
 //!   strips says whether any instance runs, and an element is loaded only when the
 //!   chain certainly updates it;
 //! - every statement instance of `V` is `R op E` with `op` one of `=`, `+=`, `-=`,
-//!   `*=`, `/=`, and `E` made of array references, `+ - * /` and parentheses only (no
-//!   literal, whose type could widen the arithmetic; no call); every array referenced
-//!   has the element type of `R`'s;
+//!   `*=`, `/=`, and `E` made of array references, `+ - * /` (binary, and unary `-`,
+//!   `+`), parentheses, literals of the element type (`0.5f` for `float`, `0.5` for
+//!   `double`, or a decimal integer that the type holds exactly: no literal widens the
+//!   arithmetic; none for a type of unknown size such as `DATA_TYPE`) and *selects*: a
+//!   call of a select macro ([`scan::select_macros`]: `MAX_FUN(a, b)` as
+//!   `((a) > (b) ? (a) : (b))`, `MIN_FUN`, a macro of the file of that form) or a
+//!   conditional expression `P op Q ? X : Y` with `op` one of `> < >= <=` and `X`, `Y`
+//!   each token for token `P` or `Q` (both are read by the comparison, so reading them
+//!   unconditionally reads nothing new); no other call, comparison or conditional
+//!   expression; every array referenced has the element type of `R`'s;
 //! - every reference to an array written in `V` (the *accumulators*) has subscripts
 //!   that no loop of the chain moves, its last subscript `w + e` (`w` being `V`'s
 //!   iterator, with coefficient 1) and the others independent of `w`; two accumulators
@@ -39,9 +46,30 @@
 //!   that their strips never overlap;
 //! - every other reference either does not depend on `w` (a scalar, broadcast to every
 //!   element) or has the others independent of `w` and its last subscript `w + e` (a
-//!   vector load) or `a·w + e` with another constant `a` (a vector gathered element by
-//!   element in a GNU statement expression); every right-hand side holds a vector
-//!   operand.
+//!   vector load), `s·w + e` with `s` in `2..=4` (deinterleaved, below) or `a·w + e`
+//!   with another constant `a` (a vector gathered element by element in a GNU statement
+//!   expression); every right-hand side holds a vector operand.
+//!
+//! A select with a vector operand is printed as a statement expression that evaluates
+//! `P` and `Q` once (a scalar one copied to every lane), computes the mask `P op Q` (gcc's
+//! and clang's vector comparison: a signed integer vector of the lanes' size, all bits set
+//! where the comparison holds, none where it does not, a NaN operand included) and
+//! selects on the bits, `(X & mask) | (Y & ~mask)` through casts to the mask's type: each
+//! lane is exactly the value of the scalar conditional expression, which is `Y` whenever
+//! the comparison is false (a NaN in `a` of `MAX_FUN(a, b)` gives `b`). C has no `?:` on
+//! vectors. Selects of scalar operands stay as written.
+//!
+//! A deinterleaved operand with stride `s` reads, for `n` lanes, the elements `e`,
+//! `e + s`, ..., `e + s·(n - 1)` of one row; the program reads all of them, so the
+//! elements between the first and the last lie in the array too. [`deinterleave`] loads
+//! at most `s` vectors inside that span (the last one ends at the last lane's element:
+//! nothing beyond it is read) and puts the lanes together with `pollen_shuffle`
+//! ([`crate::SHUFFLE_DEFINITION`]: `__builtin_shufflevector` under clang,
+//! `__builtin_shuffle` under gcc), whose constant indices need the number of lanes when
+//! printing: `32 / sizeof` for an element type of known size ([`element_bytes`]), else
+//! the vector type is declared with [`FALLBACK_LANES`] elements
+//! (`vector_size(8 * sizeof(DATA_TYPE))`). The loaded values are copied, not computed:
+//! the operand's lanes are the elements themselves.
 //!
 //! # Why the values are the same
 //! The written arrays are only accessed through the accumulators, whose element in
@@ -49,11 +77,14 @@
 //! read. So the instances of different iterations of `V` never touch a common written
 //! element, and each element sees exactly the operations it saw before, in the same
 //! order (the chain's iterations in order, the instances in order), each evaluated
-//! lane by lane as before: `acc += a * b` is `acc = acc + (a * b)` element by element.
+//! lane by lane as before: `acc += a * b` is `acc = acc + (a * b)` element by element,
+//! a select is the scalar one lane by lane (above), a literal or scalar operand is the
+//! same value in every lane, converted to the element type as the scalar arithmetic
+//! converts it.
 //! Only the interleaving of different elements' operations changes, and no value
 //! depends on it. Distinct arrays never alias (the model's assumption).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use pollen_codegen::apart::affine;
@@ -61,7 +92,7 @@ use pollen_codegen::{Ast, Cond, Expr, Loop};
 use pollen_scop::{AccessKind, Scop};
 
 use crate::scalar::{declarable, distinct, element_type, instances_only, subscripts, Instance};
-use crate::scan;
+use crate::scan::{self, SelectMacro};
 
 /// The bytes of one vector (eight `float`s, four `double`s).
 pub(crate) const VECTOR_BYTES: usize = 32;
@@ -188,16 +219,41 @@ pub(crate) enum Operand {
     /// A vector loaded from the strip's elements.
     Lane,
     /// A vector gathered element by element: the last subscript moves by a constant
-    /// other than 1 with `V`'s iterator (a strided convolution's input).
+    /// other than 1 with `V`'s iterator, outside `2..=MAX_DEINTERLEAVE`.
     Gather,
+    /// A vector whose last subscript moves by the given constant `s` in
+    /// `2..=MAX_DEINTERLEAVE` with `V`'s iterator (a strided convolution's input): loaded
+    /// as up to `s` vectors within the elements from the first lane's to the last
+    /// lane's, and deinterleaved by shuffles ([`deinterleave`]).
+    Deinterleave(usize),
     /// The same element in every lane.
     Scalar,
+}
+
+/// A select of an instance's right-hand side that is printed with vector comparisons:
+/// `P op Q ? X : Y` with `X` and `Y` each `P` or `Q` (a `MAX_FUN(P, Q)` call, `P > Q ? P :
+/// Q`), of which `P` or `Q` holds a vector operand.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Select {
+    /// The tokens of the whole select (the macro call, or the conditional expression).
+    pub range: Range<usize>,
+    /// The comparison: `>`, `<`, `>=` or `<=`.
+    pub op: &'static str,
+    /// The tokens of the compared operands.
+    pub p: Range<usize>,
+    pub q: Range<usize>,
+    /// Whether the value when the comparison holds is `P` (else `Q`), and the same
+    /// when it does not.
+    pub if_true_p: bool,
+    pub if_false_p: bool,
 }
 
 /// How the instances of `V` are printed with vector accumulators.
 pub(crate) struct Analysis {
     /// The element type of every array referenced.
     pub element_type: String,
+    /// The bytes of one element, when the element type says it ([`element_bytes`]).
+    pub element_bytes: Option<usize>,
     /// The distinct accumulators: the instance and token range of the first reference
     /// to each.
     pub accumulators: Vec<(usize, Range<usize>)>,
@@ -205,6 +261,9 @@ pub(crate) struct Analysis {
     pub elements: Vec<(String, Vec<Expr>)>,
     /// Per instance, its references in order with what each becomes.
     pub operands: Vec<Vec<(Range<usize>, Operand)>>,
+    /// Per instance, its selects with a vector operand, in the order of their first
+    /// tokens (nested ones after the ones holding them).
+    pub selects: Vec<Vec<Select>>,
 }
 
 impl Analysis {
@@ -213,6 +272,117 @@ impl Analysis {
     pub fn groups(&self, copies: usize) -> usize {
         (MAX_VARIABLES / (self.accumulators.len() * copies)).clamp(1, MAX_GROUPS)
     }
+
+    /// Whether some operand is deinterleaved.
+    pub fn deinterleaves(&self) -> bool {
+        self.operands
+            .iter()
+            .flatten()
+            .any(|(_, o)| matches!(o, Operand::Deinterleave(_)))
+    }
+
+    /// The number of elements of a full vector and the `vector_size` argument that
+    /// gives it: [`VECTOR_BYTES`] for an element type of known size; for another type
+    /// (a macro such as `DATA_TYPE`), [`FALLBACK_LANES`] elements when an operand is
+    /// deinterleaved (its shuffles need the number when printed), else
+    /// [`VECTOR_BYTES`] whatever the number.
+    pub fn full_vector(&self) -> (Option<usize>, String) {
+        match self.element_bytes {
+            Some(b) => (Some(VECTOR_BYTES / b), VECTOR_BYTES.to_string()),
+            None if self.deinterleaves() => (
+                Some(FALLBACK_LANES),
+                format!("{FALLBACK_LANES} * sizeof({})", self.element_type),
+            ),
+            None => (None, VECTOR_BYTES.to_string()),
+        }
+    }
+}
+
+/// The most elements between two lanes of a deinterleaved operand.
+pub(crate) const MAX_DEINTERLEAVE: i128 = 4;
+
+/// The number of elements of a full vector whose element type has no known size, when
+/// the printed shuffles need it: a 32-byte vector of 4-byte elements.
+pub(crate) const FALLBACK_LANES: usize = 8;
+
+/// The bytes of an element of a C type named by `ty`, for the common arithmetic types
+/// whose size the usual ABIs agree on (`float`, `double`, `int`, `long long`, the
+/// `<stdint.h>` types); `None` for others (`long`, a macro such as `DATA_TYPE`).
+pub(crate) fn element_bytes(ty: &str) -> Option<usize> {
+    let ty = ty.split_whitespace().collect::<Vec<_>>().join(" ");
+    Some(match ty.as_str() {
+        "char" | "signed char" | "unsigned char" | "int8_t" | "uint8_t" => 1,
+        "short" | "unsigned short" | "short int" | "int16_t" | "uint16_t" => 2,
+        "float" | "int" | "signed" | "signed int" | "unsigned" | "unsigned int" | "int32_t"
+        | "uint32_t" => 4,
+        "double" | "long long" | "unsigned long long" | "int64_t" | "uint64_t" => 8,
+        _ => return None,
+    })
+}
+
+/// A signed integer type of the size of the elements of type `ty` (of `bytes` bytes when
+/// known): the element type of a shuffle mask. For a type of unknown size, gcc's
+/// `__builtin_choose_expr` picks it by `sizeof` when compiling.
+pub(crate) fn mask_element(ty: &str, bytes: Option<usize>) -> String {
+    match bytes {
+        Some(1) => "signed char".into(),
+        Some(2) => "short".into(),
+        Some(8) => "long long".into(),
+        Some(_) => "int".into(),
+        None => format!(
+            "__typeof__(__builtin_choose_expr(sizeof({ty}) == 8, (long long) 0, __builtin_choose_expr(sizeof({ty}) == 2, (short) 0, __builtin_choose_expr(sizeof({ty}) == 1, (signed char) 0, 0))))"
+        ),
+    }
+}
+
+/// How lanes `0..n` of a vector whose lane `j` is element `s·j` (counted from the first
+/// lane's element) are loaded and put together: the offsets of the vectors loaded, in
+/// increasing order, each within `0..=s·(n - 1)` with its last element too (so that only
+/// elements between two that the program reads are loaded), and the shuffles that put
+/// them together: the first shuffle takes vectors 0 and 1 (0 and 0 when there is one),
+/// each next one the previous result and the next vector; an index below `n` takes that
+/// lane of the first operand, `n + k` lane `k` of the second. Every lane of the last
+/// result is its element: lane `j` is taken from the vector that starts at
+/// `min(⌊s·j / n⌋·n, (s - 1)·(n - 1))`, which holds element `s·j`.
+pub(crate) fn deinterleave(s: usize, n: usize) -> (Vec<usize>, Vec<Vec<usize>>) {
+    assert!(s >= 1 && n >= 1);
+    let last = (s - 1) * (n - 1);
+    let start = |j: usize| ((s * j / n) * n).min(last);
+    let mut starts: Vec<usize> = (0..n).map(start).collect();
+    starts.dedup();
+    let sources: Vec<(usize, usize)> = (0..n)
+        .map(|j| {
+            let b = start(j);
+            (
+                starts.iter().position(|&x| x == b).expect("a start"),
+                s * j - b,
+            )
+        })
+        .collect();
+    let source = |j: usize| sources[j];
+    if starts.len() == 1 {
+        return (starts, vec![(0..n).map(|j| source(j).1).collect()]);
+    }
+    let mut shuffles = Vec::new();
+    for k in 1..starts.len() {
+        shuffles.push(
+            (0..n)
+                .map(|j| {
+                    let (v, lane) = source(j);
+                    if v == k {
+                        n + lane
+                    } else if k == 1 && v == 0 {
+                        lane
+                    } else if v < k {
+                        j
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+        );
+    }
+    (starts, shuffles)
 }
 
 /// An accumulator found: its first reference's instance and tokens, its element, its
@@ -227,6 +397,7 @@ pub(crate) fn analyse(
     instances: &[Instance],
     chain: &[&str],
     v: &str,
+    macros: &BTreeMap<String, SelectMacro>,
 ) -> Option<Analysis> {
     let written: BTreeSet<&str> = instances
         .iter()
@@ -241,9 +412,10 @@ pub(crate) fn analyse(
     let mut element: Option<String> = None;
     let mut accumulators: Vec<Found> = Vec::new();
     let mut operands = Vec::new();
+    let mut selects = Vec::new();
     for (k, inst) in instances.iter().enumerate() {
         let (tokens, _) = inst.scanned.as_ref()?;
-        let references = all_references(scop, &inst.text, tokens)?;
+        let references = all_references(scop, &inst.text, tokens, macros)?;
         let text = |t: usize| &inst.text[tokens[t].range.clone()];
         let lhs = references.first()?;
         if lhs.1.start != 0 {
@@ -253,23 +425,27 @@ pub(crate) fn analyse(
         if op >= tokens.len() || !["=", "+=", "-=", "*=", "/="].contains(&text(op)) {
             return None;
         }
-        let mut next = 1;
-        let mut t = op + 1;
-        while t < tokens.len() {
-            if let Some(r) = references.get(next).filter(|r| r.1.start == t) {
-                next += 1;
-                t = r.1.end;
-                continue;
-            }
-            let punctuator = tokens[t].kind == scan::TokenKind::Punctuator;
-            if !punctuator || !["+", "-", "*", "/", "(", ")"].contains(&text(t)) {
-                return None;
-            }
-            t += 1;
-        }
-        if next != references.len() {
+        let starts: BTreeMap<usize, usize> = references
+            .iter()
+            .skip(1)
+            .map(|(_, r)| (r.start, r.end))
+            .collect();
+        let target_type = element_type(scop, &lhs.0);
+        let literal = |t: usize| literal_fits(text(t), target_type);
+        let mut parser = Parser {
+            text: &inst.text,
+            tokens,
+            references: &starts,
+            macros,
+            literal: &literal,
+            at: op + 1,
+            selects: Vec::new(),
+        };
+        let rhs = parser.conditional()?;
+        if parser.at != tokens.len() || rhs.compare.is_some() {
             return None;
         }
+        let found_selects = parser.selects;
         let mut vector_operand = false;
         let mut classified = Vec::new();
         for (position, (array, range)) in references.iter().enumerate() {
@@ -325,6 +501,9 @@ pub(crate) fn analyse(
                 }
                 match affine(last).and_then(|(_, terms)| terms.get(v).copied()) {
                     Some(1) => Operand::Lane,
+                    Some(a) if (2..=MAX_DEINTERLEAVE).contains(&a) => {
+                        Operand::Deinterleave(a as usize)
+                    }
                     Some(_) => Operand::Gather,
                     None => return None,
                 }
@@ -340,13 +519,28 @@ pub(crate) fn analyse(
         if !vector_operand {
             return None;
         }
+        // The selects of vector operands, printed with vector comparisons; the others
+        // stay scalar expressions.
+        let vector_in = |r: &Range<usize>| {
+            classified
+                .iter()
+                .any(|(t, o)| *o != Operand::Scalar && r.start <= t.start && t.end <= r.end)
+        };
+        let mut vector_selects: Vec<Select> = found_selects
+            .into_iter()
+            .filter(|s| vector_in(&s.p) || vector_in(&s.q))
+            .collect();
+        vector_selects.sort_by_key(|s| s.range.start);
+        selects.push(vector_selects);
         operands.push(classified);
     }
     if accumulators.is_empty() || accumulators.len() > MAX_VARIABLES {
         return None;
     }
+    let element_type = element?;
     Some(Analysis {
-        element_type: element?,
+        element_bytes: element_bytes(&element_type),
+        element_type,
         elements: accumulators
             .iter()
             .map(|(_, _, _, array, subs)| (array.clone(), subs.clone()))
@@ -356,6 +550,7 @@ pub(crate) fn analyse(
             .map(|(k, range, _, _, _)| (k, range))
             .collect(),
         operands,
+        selects,
     })
 }
 
@@ -412,7 +607,9 @@ fn all_references(
     scop: &Scop,
     text: &str,
     tokens: &[scan::Token],
+    macros: &BTreeMap<String, SelectMacro>,
 ) -> Option<Vec<(String, Range<usize>)>> {
+    let selects: BTreeSet<String> = macros.keys().cloned().collect();
     let names: BTreeSet<&str> = tokens
         .iter()
         .filter(|t| t.kind == scan::TokenKind::Identifier)
@@ -432,14 +629,388 @@ fn all_references(
             }
             continue;
         }
-        let found = scan::element_references(text, tokens, &array.name, dims, &BTreeSet::new())?;
+        // A reference inside a select macro's arguments or after `?` is marked
+        // conditional: the parser of the right-hand side accepts it only in a select,
+        // whose comparison reads both operands.
+        let found = scan::element_references(text, tokens, &array.name, dims, &selects)?;
         for r in found {
-            if r.conditional {
-                return None;
-            }
             out.push((array.name.clone(), r.tokens));
         }
     }
     out.sort_by_key(|(_, r)| r.start);
     Some(out)
+}
+
+/// Whether the number token `t` keeps its meaning as an operand of vector arithmetic on
+/// elements of type `ty`: of that type already (`0.5f` for `float`, `0.5` for `double`),
+/// or a decimal integer that the type represents exactly (converted to it as the scalar
+/// arithmetic does). Element types of unknown size take none.
+fn literal_fits(t: &str, ty: &str) -> bool {
+    let ty = ty.split_whitespace().collect::<Vec<_>>().join(" ");
+    let integer =
+        !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && !t.starts_with('0') || t == "0";
+    let small = |limit: u64| integer && t.parse::<u64>().is_ok_and(|n| n <= limit);
+    let floating = |body: &str| {
+        !body.is_empty()
+            && body
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_digit() || b == b'.')
+            && body.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+            && body
+                .bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+            && !body.starts_with("0x")
+    };
+    match ty.as_str() {
+        "float" => small(1 << 24) || t.strip_suffix(['f', 'F']).is_some_and(&floating),
+        "double" => small(1 << 53) || floating(t),
+        "int" | "signed" | "signed int" | "int32_t" => small(i32::MAX as u64),
+        "long long" | "int64_t" => small(i64::MAX as u64),
+        _ => false,
+    }
+}
+
+/// What the parser of a right-hand side gives for an expression: its tokens, and the
+/// operands and operator when it is a comparison.
+struct Parsed {
+    range: Range<usize>,
+    compare: Option<(Range<usize>, &'static str, Range<usize>)>,
+}
+
+/// A recursive-descent parser of a right-hand side made of the references (given by
+/// their first and end tokens), literals that [`Parser::literal`] accepts, `+ - * /`
+/// (binary and unary `-`, `+`), parentheses and selects: a call of a select macro, or
+/// `P op Q ? X : Y` with `op` one of `> < >= <=` and `X`, `Y` each token for token `P`
+/// or `Q` (so that both are read whatever the comparison gives). Anything else fails.
+struct Parser<'a> {
+    text: &'a str,
+    tokens: &'a [scan::Token],
+    references: &'a BTreeMap<usize, usize>,
+    macros: &'a BTreeMap<String, SelectMacro>,
+    literal: &'a dyn Fn(usize) -> bool,
+    at: usize,
+    selects: Vec<Select>,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&str> {
+        self.tokens
+            .get(self.at)
+            .map(|t| &self.text[t.range.clone()])
+    }
+
+    fn expect(&mut self, s: &str) -> Option<()> {
+        (self.peek() == Some(s)).then(|| self.at += 1)
+    }
+
+    /// The spellings of a token range.
+    fn spelled(&self, r: &Range<usize>) -> Vec<&str> {
+        self.tokens[r.clone()]
+            .iter()
+            .map(|t| &self.text[t.range.clone()])
+            .collect()
+    }
+
+    /// An expression that is no comparison.
+    fn value(&mut self) -> Option<Range<usize>> {
+        let p = self.conditional()?;
+        p.compare.is_none().then_some(p.range)
+    }
+
+    fn conditional(&mut self) -> Option<Parsed> {
+        let c = self.comparison()?;
+        if self.peek() != Some("?") {
+            return Some(c);
+        }
+        let (p, op, q) = c.compare?;
+        self.at += 1;
+        let x = self.value()?;
+        self.expect(":")?;
+        let y = self.value()?;
+        let is_p = |r: &Range<usize>| {
+            let s = self.spelled(r);
+            if s == self.spelled(&p) {
+                Some(true)
+            } else if s == self.spelled(&q) {
+                Some(false)
+            } else {
+                None
+            }
+        };
+        let (if_true_p, if_false_p) = (is_p(&x)?, is_p(&y)?);
+        let range = c.range.start..y.end;
+        self.selects.push(Select {
+            range: range.clone(),
+            op,
+            p,
+            q,
+            if_true_p,
+            if_false_p,
+        });
+        Some(Parsed {
+            range,
+            compare: None,
+        })
+    }
+
+    fn comparison(&mut self) -> Option<Parsed> {
+        let a = self.additive()?;
+        let op = match self.peek() {
+            Some(">") => ">",
+            Some("<") => "<",
+            Some(">=") => ">=",
+            Some("<=") => "<=",
+            _ => {
+                return Some(Parsed {
+                    range: a,
+                    compare: None,
+                })
+            }
+        };
+        self.at += 1;
+        let b = self.additive()?;
+        Some(Parsed {
+            range: a.start..b.end,
+            compare: Some((a, op, b)),
+        })
+    }
+
+    fn additive(&mut self) -> Option<Range<usize>> {
+        let start = self.at;
+        self.multiplicative()?;
+        while matches!(self.peek(), Some("+" | "-")) {
+            self.at += 1;
+            self.multiplicative()?;
+        }
+        Some(start..self.at)
+    }
+
+    fn multiplicative(&mut self) -> Option<()> {
+        self.unary()?;
+        while matches!(self.peek(), Some("*" | "/")) {
+            self.at += 1;
+            self.unary()?;
+        }
+        Some(())
+    }
+
+    fn unary(&mut self) -> Option<()> {
+        if matches!(self.peek(), Some("+" | "-")) {
+            self.at += 1;
+            return self.unary();
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> Option<()> {
+        let start = self.at;
+        if let Some(&end) = self.references.get(&start) {
+            self.at = end;
+            return Some(());
+        }
+        let token = self.tokens.get(start)?;
+        let spelling = &self.text[token.range.clone()];
+        match token.kind {
+            scan::TokenKind::Number if (self.literal)(start) => {
+                self.at += 1;
+                Some(())
+            }
+            scan::TokenKind::Punctuator if spelling == "(" => {
+                self.at += 1;
+                self.value()?;
+                self.expect(")")
+            }
+            scan::TokenKind::Identifier => {
+                let m = *self.macros.get(spelling)?;
+                self.at += 1;
+                self.expect("(")?;
+                let first = self.value()?;
+                self.expect(",")?;
+                let second = self.value()?;
+                self.expect(")")?;
+                let args = [first, second];
+                self.selects.push(Select {
+                    range: start..self.at,
+                    op: m.op,
+                    p: args[m.p].clone(),
+                    q: args[1 - m.p].clone(),
+                    if_true_p: m.if_true == m.p,
+                    if_false_p: m.if_false == m.p,
+                });
+                Some(())
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lanes that [`deinterleave`]'s loads and shuffles give, simulated on the
+    /// element offsets.
+    fn simulate(s: usize, n: usize) -> Vec<usize> {
+        let (starts, shuffles) = deinterleave(s, n);
+        let loaded: Vec<Vec<usize>> = starts.iter().map(|&b| (b..b + n).collect()).collect();
+        let mut result = loaded[0].clone();
+        for (k, indices) in shuffles.iter().enumerate() {
+            let first = if k == 0 { &loaded[0] } else { &result };
+            let second = loaded.get(k + 1).unwrap_or(&loaded[0]);
+            result = indices
+                .iter()
+                .map(|&i| if i < n { first[i] } else { second[i - n] })
+                .collect();
+        }
+        result
+    }
+
+    #[test]
+    fn deinterleaving_gives_every_lane_its_element_within_the_span() {
+        for s in 1..=4 {
+            for n in [1, 2, 4, 8, 16, 32] {
+                assert_eq!(
+                    simulate(s, n),
+                    (0..n).map(|j| s * j).collect::<Vec<_>>(),
+                    "stride {s}, {n} lanes"
+                );
+                let (starts, shuffles) = deinterleave(s, n);
+                // Nothing after the last lane's element is loaded.
+                assert!(starts.iter().all(|&b| b + n - 1 <= s * (n - 1)));
+                assert!(starts.len() <= s.max(1) && shuffles.len() == starts.len().max(2) - 1);
+            }
+        }
+        // Eight floats with stride 2: the first vector's even lanes, then the odd
+        // lanes of the vector ending at element 14.
+        assert_eq!(
+            deinterleave(2, 8),
+            (vec![0, 7], vec![vec![0, 2, 4, 6, 9, 11, 13, 15]])
+        );
+    }
+
+    #[test]
+    fn literals_keep_the_element_type() {
+        assert!(literal_fits("0.5f", "float") && literal_fits("2", "float"));
+        assert!(literal_fits("1e-3F", "float") && literal_fits("0", "float"));
+        assert!(!literal_fits("0.5", "float") && !literal_fits("16777217", "float"));
+        assert!(literal_fits("0.5", "double") && literal_fits("3", "double"));
+        assert!(!literal_fits("0.5f", "double") && !literal_fits("0x10", "double"));
+        assert!(literal_fits("7", "int") && !literal_fits("7u", "int"));
+        assert!(!literal_fits("010", "int") && !literal_fits("1.0", "int"));
+        assert!(!literal_fits("2", "DATA_TYPE") && !literal_fits("2", "long"));
+    }
+
+    /// A select as its tokens spelled: its whole, comparison, compared operands and
+    /// which is the value when the comparison holds and when it does not.
+    type Spelled = (String, &'static str, String, String, bool, bool);
+
+    /// The selects of a right-hand side (from the token after `=`), or `None` when the
+    /// parser refuses it; `A[...]`, `B[...]` and `c` are the references.
+    fn parse(text: &str) -> Option<Vec<Spelled>> {
+        let tokens = scan::tokens(text)?;
+        let spelled = |r: &Range<usize>| {
+            tokens[r.clone()]
+                .iter()
+                .map(|t| &text[t.range.clone()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut references = BTreeMap::new();
+        let mut k = 0;
+        while k < tokens.len() {
+            match &text[tokens[k].range.clone()] {
+                "A" | "B" => {
+                    let close = (k..tokens.len()).find(|&t| &text[tokens[t].range.clone()] == "]");
+                    let end = close? + 1;
+                    references.insert(k, end);
+                    k = end;
+                }
+                "c" => {
+                    references.insert(k, k + 1);
+                    k += 1;
+                }
+                _ => k += 1,
+            }
+        }
+        let macros = scan::select_macros("");
+        let literal = |t: usize| literal_fits(&text[tokens[t].range.clone()], "float");
+        let op = tokens.iter().position(|t| &text[t.range.clone()] == "=")?;
+        let mut parser = Parser {
+            text,
+            tokens: &tokens,
+            references: &references,
+            macros: &macros,
+            literal: &literal,
+            at: op + 1,
+            selects: Vec::new(),
+        };
+        let parsed = parser.conditional()?;
+        if parser.at != tokens.len() || parsed.compare.is_some() {
+            return None;
+        }
+        Some(
+            parser
+                .selects
+                .iter()
+                .map(|s| {
+                    (
+                        spelled(&s.range),
+                        s.op,
+                        spelled(&s.p),
+                        spelled(&s.q),
+                        s.if_true_p,
+                        s.if_false_p,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn right_hand_sides_parse_into_selects() {
+        let s = |r: &str, op, p: &str, q: &str, t, f| (r.to_string(), op, p.into(), q.into(), t, f);
+        assert_eq!(parse("A[i] = A[i] + B[j] * c - -B[j] / 2"), Some(vec![]));
+        assert_eq!(
+            parse("A[i] = MAX_FUN(A[i], B[2 * j])"),
+            Some(vec![s(
+                "MAX_FUN ( A [ i ] , B [ 2 * j ] )",
+                ">",
+                "A [ i ]",
+                "B [ 2 * j ]",
+                true,
+                false
+            )])
+        );
+        assert_eq!(
+            parse("A[i] = (B[j] >= A[i] ? A[i] : B[j]) * 0.5f"),
+            Some(vec![s(
+                "B [ j ] >= A [ i ] ? A [ i ] : B [ j ]",
+                ">=",
+                "B [ j ]",
+                "A [ i ]",
+                false,
+                true
+            )])
+        );
+        // Nested: the outer select first.
+        let nested = parse("A[i] = MIN_FUN(MAX_FUN(A[i], c), B[j])").expect("parses");
+        assert_eq!(nested.len(), 2);
+        assert_eq!(nested[0].1, ">");
+        assert_eq!(nested[1].1, "<");
+        assert_eq!(nested[1].2, "MAX_FUN ( A [ i ] , c )");
+        // Refused: a branch that is not a compared operand (it might not be read), a
+        // bare comparison, another call, a literal of another type, `&&`.
+        for text in [
+            "A[i] = A[i] > B[j] ? A[i] : B[j + 1]",
+            "A[i] = A[i] > B[j]",
+            "A[i] = A[i] + (A[i] > B[j])",
+            "A[i] = fmaxf(A[i], B[j])",
+            "A[i] = A[i] * 0.5",
+            "A[i] = A[i] > c && c > B[j] ? A[i] : B[j]",
+            "A[i] = MAX_FUN(A[i], B[j] > c)",
+        ] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+    }
 }
