@@ -282,15 +282,10 @@ pub(crate) fn element_references(
     Some(out)
 }
 
-/// The function-like macros `#define` in `source` whose arguments are plain values:
-/// each parameter appears in the body only where a value is read (never after `&`,
-/// `++`, `--`, `.` or `->`, never before an assignment operator, `++`, `--`, `[`, `(`,
-/// `.` or `->`, parentheses around it skipped), and the body has no `#` or `##` and no `sizeof`. An element reference
-/// among such a macro's arguments can stand for a variable holding its value
-/// (`max_score(table[i][j], ...)`). A name defined twice is left out.
-pub(crate) fn plain_macros(source: &str) -> BTreeSet<String> {
-    let mut plain = BTreeSet::new();
-    let mut seen = BTreeSet::new();
+/// The text after `define` of every `#define` line of `source`, continuation lines
+/// joined.
+fn defines(source: &str) -> Vec<String> {
+    let mut out = Vec::new();
     let mut lines = source.lines();
     while let Some(line) = lines.next() {
         let mut text = line.to_string();
@@ -304,9 +299,24 @@ pub(crate) fn plain_macros(source: &str) -> BTreeSet<String> {
         let Some(rest) = text.trim_start().strip_prefix('#') else {
             continue;
         };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
+        if let Some(rest) = rest.trim_start().strip_prefix("define") {
+            out.push(rest.to_string());
+        }
+    }
+    out
+}
+
+/// The function-like macros `#define` in `source` whose arguments are plain values:
+/// each parameter appears in the body only where a value is read (never after `&`,
+/// `++`, `--`, `.` or `->`, never before an assignment operator, `++`, `--`, `[`, `(`,
+/// `.` or `->`, parentheses around it skipped), and the body has no `#` or `##` and no `sizeof`. An element reference
+/// among such a macro's arguments can stand for a variable holding its value
+/// (`max_score(table[i][j], ...)`). A name defined twice is left out.
+pub(crate) fn plain_macros(source: &str) -> BTreeSet<String> {
+    let mut plain = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    for rest in defines(source) {
+        let rest = rest.as_str();
         let Some((name, params, body)) = function_like(rest) else {
             continue;
         };
@@ -342,22 +352,8 @@ pub(crate) struct SelectMacro {
 /// parentheses optional, with `a`, `b` its two parameters and `c`, `d` each one of them.
 pub(crate) fn select_macros(source: &str) -> BTreeMap<String, SelectMacro> {
     let mut found: BTreeMap<String, Option<SelectMacro>> = BTreeMap::new();
-    let mut lines = source.lines();
-    while let Some(line) = lines.next() {
-        let mut text = line.to_string();
-        while text.ends_with('\\') {
-            text.pop();
-            match lines.next() {
-                Some(next) => text.push_str(next),
-                None => break,
-            }
-        }
-        let Some(rest) = text.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
+    for rest in defines(source) {
+        let rest = rest.as_str();
         let Some((name, params, body)) = function_like(rest) else {
             // An object-like definition of the name takes it out too.
             let name: String = rest
