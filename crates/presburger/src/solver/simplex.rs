@@ -603,14 +603,13 @@ impl<N: Coef> Tableau<N> {
         self.pivot(r, c, budget)?;
         // The equality's variable is now column c, fixed at zero: clear the column.
         self.dead[c] = true;
-        let w = self.width();
+        // A row that loses an entry may have a larger gcd: reduce it again.
         for i in 0..self.rows() {
-            self.data[i * w + 2 + c] = N::zero();
-        }
-        // The rows are no longer reduced only if the cleared entries carried the gcd
-        // down; reduce the rows that changed.
-        for i in 0..self.rows() {
-            reduce(self.row_mut(i));
+            let row = self.row_mut(i);
+            if !row[2 + c].is_zero() {
+                row[2 + c] = N::zero();
+                reduce(row);
+            }
         }
         Ok(true)
     }
