@@ -37,6 +37,10 @@ pub struct BasicMap {
     divs: Vec<Option<DivDef>>,
     eqs: Vec<Vec<Int>>,
     ineqs: Vec<Vec<Int>>,
+    /// Whether the rows are what [`BasicMap::simplify`] makes of them (a fixed point of
+    /// it): set only by `simplify` when its last round changed nothing, cleared by every
+    /// method that changes a row or a local, so that simplifying again is free.
+    simplified: bool,
 }
 
 /// Where a column of an absorbed basic map goes (see [`BasicMap::absorb`]).
@@ -50,6 +54,7 @@ impl BasicMap {
             divs: Vec::new(),
             eqs: Vec::new(),
             ineqs: Vec::new(),
+            simplified: false,
         }
     }
 
@@ -74,6 +79,7 @@ impl BasicMap {
             divs,
             eqs,
             ineqs,
+            simplified: false,
         };
         let n = b.n_cols();
         let bad_row = b.eqs.iter().chain(b.ineqs.iter()).any(|r| r.len() != n);
@@ -160,18 +166,21 @@ impl BasicMap {
     /// Adds the equality `row = 0`.
     pub fn add_eq(&mut self, row: Vec<Int>) {
         debug_assert_eq!(row.len(), self.n_cols());
+        self.simplified = false;
         self.eqs.push(row);
     }
 
     /// Adds the inequality `row ≥ 0`.
     pub fn add_ineq(&mut self, row: Vec<Int>) {
         debug_assert_eq!(row.len(), self.n_cols());
+        self.simplified = false;
         self.ineqs.push(row);
     }
 
     /// Adds a local variable (known when `def` is given) and returns its column.
     /// The definition must have the row length *before* the call.
     pub fn add_div(&mut self, def: Option<DivDef>) -> usize {
+        self.simplified = false;
         for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
             r.push(Int::zero());
         }
@@ -267,6 +276,7 @@ impl BasicMap {
     pub fn contains_point(&self, point: &[Int], budget: &mut Budget) -> Result<bool> {
         debug_assert_eq!(point.len(), self.n_dims());
         let mut b = self.clone();
+        b.simplified = false;
         for (i, v) in point.iter().enumerate() {
             let mut row = b.zero_row();
             row[0] = -v;
@@ -282,6 +292,7 @@ impl BasicMap {
     /// dimension `i` of `other` becomes; `other`'s divs are appended to `self`'s.
     pub fn absorb(&mut self, other: &BasicMap, targets: &Targets) {
         debug_assert_eq!(targets.len(), other.n_dims());
+        self.simplified = false;
         let first_new = self.n_div();
         let mut col_of: Vec<usize> = Vec::with_capacity(other.n_cols());
         col_of.push(0);
@@ -344,6 +355,7 @@ impl BasicMap {
     fn remove_div(&mut self, k: usize) {
         let col = self.div_col(k);
         debug_assert!(!self.div_referenced_by_defs(k));
+        self.simplified = false;
         for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
             r.remove(col);
         }
@@ -358,6 +370,7 @@ impl BasicMap {
         if self.divs[k].is_none() {
             return;
         }
+        self.simplified = false;
         let col = self.div_col(k);
         let d = self.divs[k].take().expect("known div");
         let mut lo = d.num.clone();
@@ -376,8 +389,22 @@ impl BasicMap {
     ///
     /// The result describes the same integer points.
     pub fn simplify(mut self) -> BasicMap {
+        if self.simplified {
+            debug_assert!(
+                {
+                    let mut again = self.clone();
+                    again.simplified = false;
+                    let again = again.simplify();
+                    again.divs == self.divs && again.eqs == self.eqs && again.ineqs == self.ineqs
+                },
+                "simplifying a simplified basic map changes nothing"
+            );
+            return self;
+        }
         // Whether the rows may differ from what `normalize_rows` last made of them.
         let mut touched = true;
+        // Whether the last round found nothing to change (a fixed point).
+        let mut settled = false;
         for _round in 0..8 {
             if !self.normalize_rows() {
                 return BasicMap::empty(self.space);
@@ -394,12 +421,19 @@ impl BasicMap {
             changed |= self.remove_unused_divs();
             touched = changed || eliminated;
             if !changed {
+                settled = true;
                 break;
             }
         }
         // A last round that changed nothing left the rows as `normalize_rows` made them.
-        if touched && !self.normalize_rows() {
-            return BasicMap::empty(self.space);
+        if touched {
+            let n_eqs = self.eqs.len();
+            if !self.normalize_rows() {
+                return BasicMap::empty(self.space);
+            }
+            // An equality found in a pair of opposite inequalities has not been through
+            // Gaussian elimination yet.
+            settled &= self.eqs.len() == n_eqs;
         }
         debug_assert!(
             {
@@ -409,6 +443,7 @@ impl BasicMap {
             "the rows of a simplified basic map are normalized"
         );
         self.sort_rows();
+        self.simplified = settled;
         self
     }
 
