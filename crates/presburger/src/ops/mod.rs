@@ -173,6 +173,10 @@ pub(crate) fn is_empty(b: &BasicMap, budget: &mut Budget) -> Result<bool> {
     if b.is_obviously_empty() {
         return Ok(true);
     }
+    if b.eqs().is_empty() && b.ineqs().is_empty() && b.divs().iter().all(Option::is_none) {
+        // The universe, or a projection of it.
+        return Ok(false);
+    }
     let sys = b.to_system();
     let Some(point) = solver::rational_sample(&sys, budget)? else {
         return Ok(true);

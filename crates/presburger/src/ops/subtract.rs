@@ -23,9 +23,13 @@ use crate::error::{Budget, Result};
 use crate::map::Map;
 use crate::set::Set;
 
+use pollen_arith::Int;
+
+use crate::solver::{Polyhedron, System};
+
 use super::{
     align_same_space, explicit_parts, implied_by_parallel, import_constraints, map_with_parts,
-    negate, proven_empty,
+    negate, proven_empty, rounded_witness,
 };
 
 impl Map {
@@ -108,6 +112,11 @@ pub(crate) fn subtract_parts(
 
 /// `a ∖ b` for a `b` whose locals are all known divs: disjoint pieces, none proven
 /// empty (`[a]` itself when `a` and `b` are proven disjoint).
+///
+/// One rational tableau of `a ∧ c_1 ∧ … ∧ c_{k-1}` serves every piece: a copy of it
+/// takes `¬c_k`, and a piece is dropped at once when that copy is empty, kept at once
+/// when the copy's sample, rounded, is an integer point; only the other pieces go to the
+/// integer emptiness test.
 pub(crate) fn subtract_basic(
     a: &BasicMap,
     b: &BasicMap,
@@ -117,26 +126,75 @@ pub(crate) fn subtract_basic(
     budget.tick(1)?;
     let mut current = a.clone();
     let constraints = import_constraints(&mut current, b);
-    let mut both = current.clone();
-    for c in &constraints {
-        both.add_ineq(c.clone());
-    }
-    if proven_empty(&both.simplify(), budget)? {
+    // The system of `current`, and its tableau, grow with every constraint kept.
+    let mut sys = current.to_system();
+    let mut tableau = Polyhedron::new(&sys, budget)?;
+    if disjoint(&current, &sys, &tableau, &constraints, budget)? {
         return Ok(vec![a.clone()]);
     }
     let mut out = Vec::new();
     for c in constraints {
+        if tableau.is_empty() {
+            // Every later piece lies in an empty `current`.
+            break;
+        }
         if implied_by_parallel(&current, &c) {
             // `current ∧ ¬c` is empty and `c` adds nothing to the later pieces.
             continue;
         }
+        let not_c = negate(&c);
+        let mut trial = tableau.clone();
+        sys.ineqs.push(not_c);
+        let added = trial.add_inequality(sys.ineqs.last().expect("pushed"), || sys.clone(), budget);
+        let not_c = sys.ineqs.pop().expect("pushed");
+        added?;
+        let Some(point) = trial.point() else {
+            // Rationally empty: so is the piece, and `c` holds on all of `current`.
+            continue;
+        };
         let mut piece = current.clone();
-        piece.add_ineq(negate(&c));
+        piece.add_ineq(not_c.clone());
         let piece = piece.simplify();
-        if !proven_empty(&piece, budget)? {
+        let integral = {
+            sys.ineqs.push(not_c);
+            let found = rounded_witness(&current, &sys, &point);
+            sys.ineqs.pop();
+            found
+        };
+        if integral || !proven_empty(&piece, budget)? {
             out.push(piece);
+            sys.ineqs.push(c.clone());
+            tableau.add_inequality(&c, || sys.clone(), budget)?;
             current.add_ineq(c);
         }
     }
     Ok(out)
+}
+
+/// Whether `current` (of system `sys` and tableau `tableau`) and the constraints of `b`
+/// imported into it, `constraints`, are proven to have no common integer point.
+fn disjoint(
+    current: &BasicMap,
+    sys: &System,
+    tableau: &Polyhedron,
+    constraints: &[Vec<Int>],
+    budget: &mut Budget,
+) -> Result<bool> {
+    let mut both_sys = sys.clone();
+    both_sys.ineqs.extend(constraints.iter().cloned());
+    let mut both = tableau.clone();
+    for c in constraints {
+        both.add_inequality(c, || both_sys.clone(), budget)?;
+    }
+    let Some(point) = both.point() else {
+        return Ok(true);
+    };
+    if rounded_witness(current, &both_sys, &point) {
+        return Ok(false);
+    }
+    let mut both = current.clone();
+    for c in constraints {
+        both.add_ineq(c.clone());
+    }
+    proven_empty(&both.simplify(), budget)
 }

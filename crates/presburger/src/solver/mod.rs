@@ -50,7 +50,7 @@ pub use optimize::{
 };
 pub use simplex::{
     is_rationally_empty, rational_max, rational_min, rational_mins, rational_sample,
-    redundant_or_empty,
+    redundant_or_empty, Polyhedron,
 };
 
 /// A conjunction of affine constraints over `n_vars` integer variables.

@@ -773,6 +773,14 @@ fn exact<T>(
     }
 }
 
+/// The error for a row of `len` entries given to a polyhedron over `n_vars` variables.
+fn width_error(n_vars: usize, len: usize) -> Error {
+    Error::Unsupported(format!(
+        "a row of a polyhedron over {n_vars} variables must have {} entries, not {len}",
+        n_vars + 1
+    ))
+}
+
 /// Checks that `objective` fits `sys`.
 fn validate_objective(sys: &System, objective: &[Int]) -> Result<()> {
     if objective.len() != sys.n_vars + 1 {
@@ -887,16 +895,18 @@ enum Exact {
 }
 
 /// A rational polyhedron prepared for several optimisations: its feasible tableau is
-/// built once and every objective starts from the same basis.
+/// built once and every objective starts from the same basis. Inequalities can be added
+/// one by one ([`Polyhedron::add_inequality`]); a clone is a snapshot to come back to.
 #[derive(Clone, Debug)]
-pub(super) struct Polyhedron {
+pub struct Polyhedron {
     /// `None` when the polyhedron is empty.
     tableau: Option<Exact>,
 }
 
 impl Polyhedron {
     /// The feasible tableau of `sys` (whose rows must be valid).
-    pub(super) fn new(sys: &System, budget: &mut Budget) -> Result<Polyhedron> {
+    pub fn new(sys: &System, budget: &mut Budget) -> Result<Polyhedron> {
+        sys.validate()?;
         let tableau = exact(
             budget,
             |b| Ok(Tableau::<i64>::of_system(sys, b)?.map(Exact::Small)),
@@ -905,8 +915,57 @@ impl Polyhedron {
         Ok(Polyhedron { tableau })
     }
 
+    /// Whether the rational polyhedron is empty.
+    pub fn is_empty(&self) -> bool {
+        self.tableau.is_none()
+    }
+
+    /// Intersects the polyhedron with `row ≥ 0` (a row over the same variables, of the
+    /// system's width).
+    ///
+    /// The tableau keeps `i64` entries while they fit. When an entry would overflow,
+    /// the tableau is rebuilt over big integers from `whole()`, which must be the
+    /// system the polyhedron now stands for: the one it was built from, every row
+    /// added since, and `row`.
+    pub fn add_inequality(
+        &mut self,
+        row: &[Int],
+        whole: impl FnOnce() -> System,
+        budget: &mut Budget,
+    ) -> Result<()> {
+        let outcome = match &mut self.tableau {
+            None => return Ok(()),
+            Some(Exact::Small(t)) if row.len() != t.n_vars + 1 => {
+                return Err(width_error(t.n_vars, row.len()))
+            }
+            Some(Exact::Big(t)) if row.len() != t.n_vars + 1 => {
+                return Err(width_error(t.n_vars, row.len()))
+            }
+            Some(Exact::Big(t)) => t.add_inequality(row, budget),
+            Some(Exact::Small(t)) => t.add_inequality(row, budget),
+        };
+        match outcome {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                self.tableau = None;
+                Ok(())
+            }
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::Overflow) => {
+                let sys = whole();
+                sys.validate()?;
+                let rebuilt = Tableau::<Int>::of_system(&sys, budget).map_err(|s| match s {
+                    Stop::Error(e) => e,
+                    Stop::Overflow => unreachable!("Int entries never overflow"),
+                })?;
+                self.tableau = rebuilt.map(Exact::Big);
+                Ok(())
+            }
+        }
+    }
+
     /// The feasible sample of the tableau, or `None` when the polyhedron is empty.
-    pub(super) fn point(&self) -> Option<Vec<Rat>> {
+    pub fn point(&self) -> Option<Vec<Rat>> {
         match &self.tableau {
             None => None,
             Some(Exact::Small(t)) => Some(t.point()),
