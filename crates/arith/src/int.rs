@@ -32,18 +32,21 @@ use num_traits::{Signed, ToPrimitive, Zero};
 pub enum Int {
     /// A value in the `i64` range.
     Small(i64),
-    /// A value outside the `i64` range.
-    Big(BigInt),
+    /// A value outside the `i64` range (boxed, so that an `Int` takes 16 bytes).
+    Big(Box<BigInt>),
 }
 
 use Int::{Big, Small};
+
+// Rows of `Int`s are copied, compared and sorted everywhere: keep the type two words.
+const _: () = assert!(std::mem::size_of::<Int>() == 16);
 
 /// Builds a normalized [`Int`] from a [`BigInt`].
 #[inline]
 fn normalize(b: BigInt) -> Int {
     match b.to_i64() {
         Some(v) => Small(v),
-        None => Big(b),
+        None => Big(Box::new(b)),
     }
 }
 
@@ -52,7 +55,7 @@ fn normalize(b: BigInt) -> Int {
 fn from_i128(v: i128) -> Int {
     match i64::try_from(v) {
         Ok(s) => Small(s),
-        Err(_) => Big(BigInt::from(v)),
+        Err(_) => Big(Box::new(BigInt::from(v))),
     }
 }
 
@@ -252,9 +255,9 @@ impl Int {
         match (self, other) {
             (Small(0), _) => other.is_zero(),
             (Small(a), Small(b)) => b.unsigned_abs() % a.unsigned_abs() == 0,
-            (Small(a), Big(b)) => (b % a.unsigned_abs()).is_zero(),
-            (Big(a), Small(b)) => (BigInt::from(*b) % a).is_zero(),
-            (Big(a), Big(b)) => (b % a).is_zero(),
+            (Small(a), Big(b)) => (&**b % a.unsigned_abs()).is_zero(),
+            (Big(a), Small(b)) => (BigInt::from(*b) % &**a).is_zero(),
+            (Big(a), Big(b)) => (&**b % &**a).is_zero(),
         }
     }
 
@@ -266,7 +269,7 @@ impl Int {
             (Small(0), Big(b)) | (Big(b), Small(0)) => normalize(b.abs()),
             (Small(a), Big(b)) | (Big(b), Small(a)) => {
                 let m = a.unsigned_abs();
-                let r = (b % m)
+                let r = (&**b % m)
                     .magnitude()
                     .to_u64()
                     .expect("remainder is below a u64 modulus");
@@ -306,7 +309,7 @@ impl Int {
     pub fn to_bigint(&self) -> BigInt {
         match self {
             Small(v) => BigInt::from(*v),
-            Big(b) => b.clone(),
+            Big(b) => (**b).clone(),
         }
     }
 
@@ -524,7 +527,7 @@ macro_rules! from_wide {
             fn from(v: $t) -> Int {
                 match i64::try_from(v) {
                     Ok(s) => Small(s),
-                    Err(_) => Big(BigInt::from(v)),
+                    Err(_) => Big(Box::new(BigInt::from(v))),
                 }
             }
         }
@@ -544,7 +547,7 @@ impl From<&BigInt> for Int {
     fn from(b: &BigInt) -> Int {
         match b.to_i64() {
             Some(v) => Small(v),
-            None => Big(b.clone()),
+            None => Big(Box::new(b.clone())),
         }
     }
 }
@@ -554,7 +557,7 @@ impl From<Int> for BigInt {
     fn from(v: Int) -> BigInt {
         match v {
             Small(s) => BigInt::from(s),
-            Big(b) => b,
+            Big(b) => *b,
         }
     }
 }
@@ -621,9 +624,9 @@ macro_rules! int_binop {
                 fn slow(x: Int, y: Int) -> Int {
                     match (x, y) {
                         (Small(a), Small(b)) => $small(a, b),
-                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), b)),
-                        (Big(a), Small(b)) => normalize($Trait::$method(a, b)),
-                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), *b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(*a, b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(*a, *b)),
                     }
                 }
                 slow(self, rhs)
@@ -644,9 +647,9 @@ macro_rules! int_binop {
                 fn slow(x: Int, y: &Int) -> Int {
                     match (x, y) {
                         (Small(a), Small(b)) => $small(a, *b),
-                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), b)),
-                        (Big(a), Small(b)) => normalize($Trait::$method(a, *b)),
-                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(a), &**b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(*a, *b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(*a, &**b)),
                     }
                 }
                 slow(self, rhs)
@@ -667,9 +670,9 @@ macro_rules! int_binop {
                 fn slow(x: &Int, y: Int) -> Int {
                     match (x, y) {
                         (Small(a), Small(b)) => $small(*a, b),
-                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), b)),
-                        (Big(a), Small(b)) => normalize($Trait::$method(a, b)),
-                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), *b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(&**a, b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(&**a, *b)),
                     }
                 }
                 slow(self, rhs)
@@ -690,9 +693,9 @@ macro_rules! int_binop {
                 fn slow(x: &Int, y: &Int) -> Int {
                     match (x, y) {
                         (Small(a), Small(b)) => $small(*a, *b),
-                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), b)),
-                        (Big(a), Small(b)) => normalize($Trait::$method(a, *b)),
-                        (Big(a), Big(b)) => normalize($Trait::$method(a, b)),
+                        (Small(a), Big(b)) => normalize($Trait::$method(BigInt::from(*a), &**b)),
+                        (Big(a), Small(b)) => normalize($Trait::$method(&**a, *b)),
+                        (Big(a), Big(b)) => normalize($Trait::$method(&**a, &**b)),
                     }
                 }
                 slow(self, rhs)
@@ -713,7 +716,7 @@ macro_rules! int_binop {
                 fn slow(x: Int, y: i64) -> Int {
                     match x {
                         Small(a) => $small(a, y),
-                        Big(a) => normalize($Trait::$method(a, y)),
+                        Big(a) => normalize($Trait::$method(*a, y)),
                     }
                 }
                 slow(self, rhs)
@@ -734,7 +737,7 @@ macro_rules! int_binop {
                 fn slow(x: &Int, y: i64) -> Int {
                     match x {
                         Small(a) => $small(*a, y),
-                        Big(a) => normalize($Trait::$method(a, y)),
+                        Big(a) => normalize($Trait::$method(&**a, y)),
                     }
                 }
                 slow(self, rhs)
@@ -795,7 +798,7 @@ impl Neg for Int {
     fn neg(self) -> Int {
         match self {
             Small(a) => neg_small(a),
-            Big(b) => normalize(-b),
+            Big(b) => normalize(-*b),
         }
     }
 }
@@ -806,7 +809,7 @@ impl Neg for &Int {
     fn neg(self) -> Int {
         match self {
             Small(a) => neg_small(*a),
-            Big(b) => normalize(-b),
+            Big(b) => normalize(-&**b),
         }
     }
 }
