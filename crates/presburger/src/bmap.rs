@@ -245,10 +245,7 @@ impl BasicMap {
 
     /// Whether the basic map contains no integer point.
     pub fn is_empty(&self, budget: &mut Budget) -> Result<bool> {
-        if self.is_obviously_empty() {
-            return Ok(true);
-        }
-        solver::is_integer_empty(&self.to_system(), budget)
+        crate::ops::is_empty(self, budget)
     }
 
     /// An integer point (values of the space dimensions, params first), if any.
@@ -552,10 +549,17 @@ impl BasicMap {
         ineqs.dedup_by(|later, earlier| later[1..] == earlier[1..]);
         let mut keep = vec![true; ineqs.len()];
         for i in 0..ineqs.len() {
-            if !keep[i] {
+            // Each opposite pair is met once, from its member whose first non-zero
+            // coefficient is positive.
+            let first_positive = ineqs[i][1..]
+                .iter()
+                .find(|c| !c.is_zero())
+                .is_some_and(Int::is_positive);
+            if !keep[i] || !first_positive {
                 continue;
             }
-            let found = ineqs.binary_search_by(|r| cmp_with_negation(&r[1..], &ineqs[i][1..]));
+            let found =
+                ineqs.binary_search_by(|r| crate::solver::cmp_negated(&r[1..], &ineqs[i][1..]));
             if let Ok(j) = found {
                 let sum = &ineqs[i][0] + &ineqs[j][0];
                 if sum.is_negative() {
@@ -964,20 +968,6 @@ fn eliminate(row: &mut [Int], pivot: &[Int], col: usize, is_eq: bool) -> bool {
         }
     }
     true
-}
-
-/// Compares `a` lexicographically with `-b` (same length) without building `-b`.
-fn cmp_with_negation(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        let o = match (x.as_small(), y.as_small()) {
-            (Some(x), Some(y)) if y != i64::MIN => x.cmp(&-y),
-            _ => x.cmp(&-y),
-        };
-        if o.is_ne() {
-            return o;
-        }
-    }
-    std::cmp::Ordering::Equal
 }
 
 /// Copies a row into a row of length `n`, moving entry `i` to `col_of[i]` (adding up).

@@ -44,7 +44,7 @@ use crate::bmap::{BasicMap, DivDef};
 use crate::error::{Budget, Error, Result};
 use crate::map::Map;
 use crate::set::Set;
-use crate::solver::{self, Optimum};
+use crate::solver::Optimum;
 use crate::space::{DimKind, Space};
 
 use pip::{Context, Outcome, Problem};
@@ -400,7 +400,10 @@ impl Pieces {
             let mut point = None;
             if n > 1 {
                 for b in &parts {
-                    point = b.sample(budget)?;
+                    point = crate::ops::integer_point(b, budget)?.map(|mut p| {
+                        p.truncate(b.n_dims());
+                        p
+                    });
                     if point.is_some() {
                         break;
                     }
@@ -723,10 +726,7 @@ fn level_at(a: &MultiAff, b: &MultiAff, point: &[Int], max: bool) -> Option<(usi
 /// Whether a basic map has no integer point: the syntactic test, then the integer
 /// solver.
 fn part_is_empty(b: &BasicMap, budget: &mut Budget) -> Result<bool> {
-    if b.is_obviously_empty() {
-        return Ok(true);
-    }
-    solver::is_integer_empty(&b.to_system(), budget)
+    crate::ops::is_empty(b, budget)
 }
 
 /// The non-empty basic parts of `x ∩ y`, each with an integer point of it.

@@ -264,7 +264,7 @@ pub(crate) fn rationally_irredundant(
     budget: &mut Budget,
 ) -> Result<Option<BasicMap>> {
     let sys = b.to_system();
-    let Some(redundant) = solver::redundant_or_empty(&sys, budget)? else {
+    let Some(redundant) = solver::redundant_among_first(&sys, b.ineqs().len(), budget)? else {
         return Ok(None);
     };
     if redundant.is_empty() {

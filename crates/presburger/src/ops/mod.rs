@@ -177,20 +177,35 @@ pub(crate) fn is_empty(b: &BasicMap, budget: &mut Budget) -> Result<bool> {
         // The universe, or a projection of it.
         return Ok(false);
     }
+    Ok(integer_point(b, budget)?.is_none())
+}
+
+/// An integer point of `b` over its dimensions and locals, if it has one: the rounded
+/// rational sample of its tableau when that is an integer point (see
+/// [`rounded_witness`]), else the integer solver's. `None` proves emptiness.
+pub(crate) fn integer_point(b: &BasicMap, budget: &mut Budget) -> Result<Option<Vec<Int>>> {
+    if b.is_obviously_empty() {
+        return Ok(None);
+    }
     let sys = b.to_system();
     let Some(point) = solver::rational_sample(&sys, budget)? else {
-        return Ok(true);
+        return Ok(None);
     };
-    if rounded_witness(b, &sys, &point) {
-        return Ok(false);
+    if let Some(found) = rounded_point(b, &sys, &[], &point) {
+        return Ok(Some(found));
     }
-    solver::is_integer_empty(&sys, budget)
+    solver::integer_sample(&sys, budget)
 }
 
 /// Whether rounding the rational point `point` of `b`'s system (down, up or to the
 /// nearest integer; known divs evaluated from the rounded dimensions) gives an integer
-/// point of the system.
-fn rounded_witness(b: &BasicMap, sys: &System, point: &[Rat]) -> bool {
+/// point of the system `sys` and of the inequalities `extra ≥ 0`.
+fn rounded_witness(b: &BasicMap, sys: &System, extra: &[&[Int]], point: &[Rat]) -> bool {
+    rounded_point(b, sys, extra, point).is_some()
+}
+
+/// The integer point [`rounded_witness`] finds (dimensions, then locals).
+fn rounded_point(b: &BasicMap, sys: &System, extra: &[&[Int]], point: &[Rat]) -> Option<Vec<Int>> {
     let round = |r: &Rat, mode: u8| match mode {
         0 => r.floor(),
         1 => r.ceil(),
@@ -209,11 +224,15 @@ fn rounded_witness(b: &BasicMap, sys: &System, point: &[Rat]) -> bool {
             };
             vals.push(v);
         }
-        if sys.contains(&vals) {
-            return true;
+        if sys.contains(&vals)
+            && extra
+                .iter()
+                .all(|r| !solver::eval_row(r, &vals).is_negative())
+        {
+            return Some(vals);
         }
     }
-    false
+    None
 }
 
 /// Most solver steps one decision of a best-effort simplification may take (see

@@ -144,23 +144,15 @@ pub(crate) fn subtract_basic(
         }
         let not_c = negate(&c);
         let mut trial = tableau.clone();
-        sys.ineqs.push(not_c);
-        let added = trial.add_inequality(sys.ineqs.last().expect("pushed"), || sys.clone(), budget);
-        let not_c = sys.ineqs.pop().expect("pushed");
-        added?;
+        trial.add_inequality(&not_c, || with_rows(&sys, [&not_c]), budget)?;
         let Some(point) = trial.point() else {
             // Rationally empty: so is the piece, and `c` holds on all of `current`.
             continue;
         };
+        let integral = rounded_witness(&current, &sys, &[&not_c], &point);
         let mut piece = current.clone();
-        piece.add_ineq(not_c.clone());
+        piece.add_ineq(not_c);
         let piece = piece.simplify();
-        let integral = {
-            sys.ineqs.push(not_c);
-            let found = rounded_witness(&current, &sys, &point);
-            sys.ineqs.pop();
-            found
-        };
         if integral || !proven_empty(&piece, budget)? {
             out.push(piece);
             sys.ineqs.push(c.clone());
@@ -180,16 +172,15 @@ fn disjoint(
     constraints: &[Vec<Int>],
     budget: &mut Budget,
 ) -> Result<bool> {
-    let mut both_sys = sys.clone();
-    both_sys.ineqs.extend(constraints.iter().cloned());
     let mut both = tableau.clone();
-    for c in constraints {
-        both.add_inequality(c, || both_sys.clone(), budget)?;
+    for (k, c) in constraints.iter().enumerate() {
+        both.add_inequality(c, || with_rows(sys, &constraints[..=k]), budget)?;
     }
     let Some(point) = both.point() else {
         return Ok(true);
     };
-    if rounded_witness(current, &both_sys, &point) {
+    let extra: Vec<&[Int]> = constraints.iter().map(Vec::as_slice).collect();
+    if rounded_witness(current, sys, &extra, &point) {
         return Ok(false);
     }
     let mut both = current.clone();
@@ -197,4 +188,12 @@ fn disjoint(
         both.add_ineq(c.clone());
     }
     proven_empty(&both.simplify(), budget)
+}
+
+/// `sys` with the inequalities `rows` added.
+fn with_rows<R: AsRef<[Int]>>(sys: &System, rows: impl IntoIterator<Item = R>) -> System {
+    let mut out = sys.clone();
+    out.ineqs
+        .extend(rows.into_iter().map(|r| r.as_ref().to_vec()));
+    out
 }

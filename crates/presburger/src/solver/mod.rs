@@ -44,13 +44,14 @@ use pollen_arith::{Int, Rat};
 
 use crate::error::{Budget, Error, Result};
 
+pub(crate) use normalize::cmp_negated;
 pub use normalize::normalize;
 pub use optimize::{
     implicit_equalities, integer_max, integer_min, is_integer_empty, redundant_inequalities,
 };
 pub use simplex::{
     is_rationally_empty, rational_max, rational_min, rational_mins, rational_sample,
-    redundant_or_empty, Polyhedron,
+    redundant_among_first, redundant_or_empty, Polyhedron,
 };
 
 /// A conjunction of affine constraints over `n_vars` integer variables.

@@ -147,8 +147,7 @@ pub(super) fn normalize_owned(sys: System) -> Option<System> {
         if !first_positive {
             continue;
         }
-        let negated: Vec<Int> = coefficients.iter().map(|a| -a).collect();
-        let Ok(other) = inequalities.binary_search_by(|(c, _)| c.cmp(&negated)) else {
+        let Ok(other) = inequalities.binary_search_by(|(c, _)| cmp_negated(c, coefficients)) else {
             continue;
         };
         let slack = constant + &inequalities[other].1;
@@ -195,4 +194,18 @@ pub(super) fn normalize_owned(sys: System) -> Option<System> {
 fn split_constant(mut row: Vec<Int>) -> (Vec<Int>, Int) {
     let constant = std::mem::replace(&mut row[0], Int::zero());
     (row, constant)
+}
+
+/// `a` compared with `-b`, entry by entry (lexicographically), without building `-b`.
+pub(crate) fn cmp_negated(a: &[Int], b: &[Int]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x.as_small(), y.as_small()) {
+            (Some(x), Some(y)) if y != i64::MIN => x.cmp(&-y),
+            _ => x.cmp(&-y),
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
 }

@@ -266,7 +266,7 @@ enum Descent {
 }
 
 /// An incremental simplex tableau over entries `N`.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Tableau<N> {
     /// The number of `x` variables (variables `0..n_vars`).
     n_vars: usize,
@@ -283,6 +283,31 @@ struct Tableau<N> {
     vars: Vec<Var>,
     /// A row's worth of room for the pivot row.
     scratch: Vec<N>,
+}
+
+impl<N: Clone> Clone for Tableau<N> {
+    /// A copy with room for two more rows: a copy is usually a snapshot that takes a
+    /// constraint or an objective next, which then needs no reallocation.
+    fn clone(&self) -> Tableau<N> {
+        fn spare<T: Clone>(v: &[T], extra: usize) -> Vec<T> {
+            let mut out = Vec::with_capacity(v.len() + extra);
+            out.extend_from_slice(v);
+            out
+        }
+        let data = spare(&self.data, 2 * (2 + self.cols));
+        let row_var = spare(&self.row_var, 2);
+        let vars = spare(&self.vars, 2);
+        Tableau {
+            n_vars: self.n_vars,
+            cols: self.cols,
+            data,
+            row_var,
+            col_var: self.col_var.clone(),
+            dead: self.dead.clone(),
+            vars,
+            scratch: Vec::new(),
+        }
+    }
 }
 
 impl<N: Coef> Tableau<N> {
@@ -869,13 +894,25 @@ pub fn rational_max(
 /// equalities and the inequalities not reported before it; `None` when the polyhedron
 /// is empty.
 pub fn redundant_or_empty(sys: &System, budget: &mut Budget) -> Result<Option<Vec<usize>>> {
-    fn run<N: Coef>(budget: &mut Budget, sys: &System) -> Step<Option<Vec<usize>>> {
+    redundant_among_first(sys, sys.ineqs.len(), budget)
+}
+
+/// [`redundant_or_empty`] testing only the first `tested` inequalities: the others
+/// (constraints that must stay, such as the definitions of divs) bound the polyhedron
+/// but are never reported. The answers for the tested ones are those of
+/// [`redundant_or_empty`], which tests in order.
+pub fn redundant_among_first(
+    sys: &System,
+    tested: usize,
+    budget: &mut Budget,
+) -> Result<Option<Vec<usize>>> {
+    fn run<N: Coef>(budget: &mut Budget, sys: &System, tested: usize) -> Step<Option<Vec<usize>>> {
         let Some(mut tableau) = Tableau::<N>::of_system(sys, budget)? else {
             return Ok(None);
         };
         let first = sys.n_vars + sys.eqs.len();
         let mut redundant = Vec::new();
-        for k in 0..sys.ineqs.len() {
+        for k in 0..tested.min(sys.ineqs.len()) {
             budget.tick(1)?;
             if tableau.drop_if_redundant(first + k, budget)? {
                 redundant.push(k);
@@ -884,7 +921,11 @@ pub fn redundant_or_empty(sys: &System, budget: &mut Budget) -> Result<Option<Ve
         Ok(Some(redundant))
     }
     sys.validate()?;
-    exact(budget, |b| run::<i64>(b, sys), |b| run::<Int>(b, sys))
+    exact(
+        budget,
+        |b| run::<i64>(b, sys, tested),
+        |b| run::<Int>(b, sys, tested),
+    )
 }
 
 /// A feasible tableau of either entry type.
