@@ -11,6 +11,7 @@
 //! match, failing with [`Error::SpaceMismatch`] otherwise.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use pollen_arith::Int;
 
@@ -22,7 +23,9 @@ use crate::space::{DimKind, Space, Tuple, Tuples};
 #[derive(Clone, Debug)]
 pub struct Map {
     space: Space,
-    parts: Vec<BasicMap>,
+    /// Shared between copies, copied on the first change: a copy of a map, and an
+    /// operation that gives its operand back unchanged, cost a reference count.
+    parts: Arc<Vec<BasicMap>>,
 }
 
 impl Map {
@@ -30,7 +33,7 @@ impl Map {
     pub fn empty(space: Space) -> Map {
         Map {
             space,
-            parts: Vec::new(),
+            parts: Arc::default(),
         }
     }
 
@@ -42,28 +45,41 @@ impl Map {
     /// The map of one basic map.
     pub fn from_basic(b: BasicMap) -> Map {
         let space = b.space().clone();
-        let mut m = Map::empty(space);
-        m.push(b);
-        m
+        let b = b.simplify();
+        let parts = if b.is_obviously_empty() {
+            Vec::new()
+        } else {
+            vec![b]
+        };
+        Map {
+            space,
+            parts: Arc::new(parts),
+        }
     }
 
     /// The union of basic maps, all of which must live in `space`.
     pub fn from_parts(space: Space, parts: Vec<BasicMap>) -> Result<Map> {
-        let mut m = Map::empty(space);
+        let mut kept = Vec::with_capacity(parts.len());
         for b in parts {
-            if b.space() != &m.space {
-                return Err(mismatch("Map::from_parts", &m.space, b.space()));
+            if b.space() != &space {
+                return Err(mismatch("Map::from_parts", &space, b.space()));
             }
-            m.push(b);
+            let b = b.simplify();
+            if !b.is_obviously_empty() {
+                kept.push(b);
+            }
         }
-        Ok(m)
+        Ok(Map {
+            space,
+            parts: Arc::new(kept),
+        })
     }
 
     /// Adds a basic map (simplified; dropped when obviously empty).
     pub fn push(&mut self, b: BasicMap) {
         let b = b.simplify();
         if !b.is_obviously_empty() {
-            self.parts.push(b);
+            Arc::make_mut(&mut self.parts).push(b);
         }
     }
 
@@ -79,7 +95,7 @@ impl Map {
 
     /// Consumes the map into its basic maps.
     pub fn into_basic_maps(self) -> Vec<BasicMap> {
-        self.parts
+        Arc::unwrap_or_clone(self.parts)
     }
 
     /// Whether the union has no basic map at all (a sufficient condition for emptiness).
@@ -90,11 +106,12 @@ impl Map {
     /// Replaces the space by one with the same dimension counts (renaming tuples).
     pub fn with_space(self, space: Space) -> Map {
         Map {
-            parts: self
-                .parts
-                .into_iter()
-                .map(|b| b.with_space(space.clone()))
-                .collect(),
+            parts: Arc::new(
+                Arc::unwrap_or_clone(self.parts)
+                    .into_iter()
+                    .map(|b| b.with_space(space.clone()))
+                    .collect(),
+            ),
             space,
         }
     }
@@ -145,7 +162,7 @@ impl Map {
     /// Reshapes every part (see [`BasicMap::reshape`]).
     fn map_parts(&self, space: Space, n_exists: usize, targets: &[usize]) -> Map {
         let mut m = Map::empty(space.clone());
-        for b in &self.parts {
+        for b in self.parts.iter() {
             m.push(b.reshape(space.clone(), n_exists, targets));
         }
         m
@@ -158,7 +175,7 @@ impl Map {
         let (a, b) = Map::align_pair(self, other)?;
         a.check_same_tuples(&b, "union")?;
         let mut m = a;
-        m.parts.extend(b.parts);
+        Arc::make_mut(&mut m.parts).extend(Arc::unwrap_or_clone(b.parts));
         Ok(m)
     }
 
@@ -167,8 +184,8 @@ impl Map {
         let (a, b) = Map::align_pair_ref(self, other)?;
         a.check_same_tuples(&b, "intersect")?;
         let mut m = Map::empty(a.space.clone());
-        for x in &a.parts {
-            for y in &b.parts {
+        for x in a.parts.iter() {
+            for y in b.parts.iter() {
                 m.push(x.intersect(y));
             }
         }
@@ -222,7 +239,7 @@ impl Map {
 
     /// [`Map::is_empty`] within a budget.
     pub fn is_empty_with(&self, budget: &mut Budget) -> Result<bool> {
-        for b in &self.parts {
+        for b in self.parts.iter() {
             if !b.is_empty(budget)? {
                 return Ok(false);
             }
@@ -237,7 +254,7 @@ impl Map {
 
     /// [`Map::sample`] within a budget.
     pub fn sample_with(&self, budget: &mut Budget) -> Result<Option<Vec<Int>>> {
-        for b in &self.parts {
+        for b in self.parts.iter() {
             if let Some(p) = b.sample(budget)? {
                 return Ok(Some(p));
             }
@@ -248,7 +265,7 @@ impl Map {
     /// Whether the point (params, in, out) belongs to the map.
     pub fn contains_point(&self, point: &[Int]) -> Result<bool> {
         let mut budget = Budget::unlimited();
-        for b in &self.parts {
+        for b in self.parts.iter() {
             if b.contains_point(point, &mut budget)? {
                 return Ok(true);
             }
@@ -259,9 +276,9 @@ impl Map {
     /// Drops the parts that contain no integer point.
     pub fn remove_empty_parts(&self, budget: &mut Budget) -> Result<Map> {
         let mut m = Map::empty(self.space.clone());
-        for b in &self.parts {
+        for b in self.parts.iter() {
             if !b.is_empty(budget)? {
-                m.parts.push(b.clone());
+                Arc::make_mut(&mut m.parts).push(b.clone());
             }
         }
         Ok(m)
@@ -370,8 +387,8 @@ impl Map {
             .chain((0..nz).map(|i| np + nx + i))
             .collect();
         let mut m = Map::empty(space.clone());
-        for x in &a.parts {
-            for y in &b.parts {
+        for x in a.parts.iter() {
+            for y in b.parts.iter() {
                 let mut joint = x.reshape(space.clone(), ny, &ta);
                 joint.absorb(y, &tb);
                 m.push(joint);
@@ -415,7 +432,7 @@ impl Map {
             .chain((0..no).map(|i| n + ni + i))
             .collect();
         let mut m = Map::empty(space.clone());
-        for b in &self.parts {
+        for b in self.parts.iter() {
             let mut joint = b.reshape(space.clone(), ni + no, &targets);
             for i in 0..no {
                 // d_i - y_i + x_i = 0
@@ -547,7 +564,7 @@ impl Map {
 
     fn add_to_parts(&self, f: impl Fn(&mut BasicMap)) -> Map {
         let mut m = Map::empty(self.space.clone());
-        for b in &self.parts {
+        for b in self.parts.iter() {
             let mut b = b.clone();
             f(&mut b);
             m.push(b);

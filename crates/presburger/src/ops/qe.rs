@@ -77,6 +77,9 @@ impl Map {
 
     /// [`Map::compute_divs`] within a budget.
     pub fn compute_divs_with(&self, budget: &mut Budget) -> Result<Map> {
+        if !self.basic_maps().iter().any(BasicMap::has_existentials) {
+            return Ok(self.clone());
+        }
         let parts = super::explicit_parts(self, budget)?;
         Map::from_parts(self.space().clone(), parts)
     }
