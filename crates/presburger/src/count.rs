@@ -44,8 +44,10 @@
 //! approximated.
 
 mod quasi;
+mod union;
 
 pub use quasi::{Extended, Floor, PwQPolynomial, QuasiPolynomial};
+pub use union::UnionPwQPolynomial;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -504,16 +506,16 @@ impl Map {
     pub fn card_range_parametric_with(&self, budget: &mut Budget) -> Result<PwQPolynomial> {
         let space = self.space();
         let params = space.param_names().to_vec();
-        let (name, dims) = match space.domain_tuple() {
-            Some(t) => (t.name().map(str::to_string), t.dim_names().to_vec()),
-            None => (None, vec![None; space.n_in()]),
+        // The domain tuple keeps its name and nesting (a wrapped domain stays wrapped);
+        // its dimensions get the function's variable names.
+        let mut tuple = match space.domain_tuple() {
+            Some(t) => t.clone(),
+            None => Tuple::anonymous(space.n_in()),
         };
-        let named = Space::set(params.clone(), Tuple::with_names(name.clone(), dims));
-        let names = quasi::variable_names(&named);
-        let tuple = Tuple::with_names(
-            name,
-            names[params.len()..].iter().cloned().map(Some).collect(),
-        );
+        let names = quasi::variable_names(&Space::set(params.clone(), tuple.clone()));
+        for (i, name) in names[params.len()..].iter().enumerate() {
+            tuple.set_dim_name(i, Some(name.clone()));
+        }
         let f = Polynomial::constant(space.n_dims(), Rat::one());
         sum_trailing(self, names, &f, budget)?.on_space(Space::set(params, tuple))
     }

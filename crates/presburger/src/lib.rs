@@ -24,7 +24,9 @@ pub mod text;
 pub mod union;
 
 pub use bmap::{BasicMap, DivDef};
-pub use count::{Extended, Floor, Polynomial, PwPolynomial, PwQPolynomial, QuasiPolynomial};
+pub use count::{
+    Extended, Floor, Polynomial, PwPolynomial, PwQPolynomial, QuasiPolynomial, UnionPwQPolynomial,
+};
 pub use error::{Budget, Error, Result};
 pub use map::Map;
 pub use point::Point;

@@ -626,6 +626,88 @@ fn range_counts_of_maps_per_domain_point() {
 }
 
 #[test]
+fn wrapped_domains_stay_wrapped() {
+    let m: pollen_presburger::Map =
+        "[N] -> { [[i] -> [j]] -> [k] : 0 <= i < j < N and 0 <= k < i }"
+            .parse()
+            .unwrap();
+    let c = m.card_range_parametric().unwrap();
+    let text = c.to_string();
+    assert!(text.starts_with("[N] -> { [[i] -> [j]] -> i"), "{text}");
+    let back: PwQPolynomial = text.parse().unwrap();
+    assert_eq!(back.to_string(), text);
+    assert_eq!(back.space(), c.space(), "{text}");
+    for n in 0..8 {
+        for i in -1..8 {
+            for j in -1..8 {
+                let expect = if 0 <= i && i < j && j < n { i } else { 0 };
+                let at = ints(&[n, i, j]);
+                assert_eq!(c.value(&at).unwrap().finite(), Some(Rat::from(expect)));
+                assert_eq!(back.value(&at).unwrap().finite(), Some(Rat::from(expect)));
+            }
+        }
+    }
+    // Names and nesting are read alike, and a name is used once across both halves.
+    let named = "[N] -> { S[A[i] -> B[j, k]] -> (i + j) : 0 <= i < N }";
+    let q: PwQPolynomial = named.parse().unwrap();
+    assert_eq!(q.to_string(), named);
+    let e = "[N] -> { [[i] -> [i]] -> i }"
+        .parse::<PwQPolynomial>()
+        .unwrap_err();
+    assert!(e.to_string().contains("duplicate dimension 'i'"), "{e}");
+}
+
+#[test]
+fn union_functions_hold_one_member_per_domain_space() {
+    use pollen_presburger::{Budget, Map, UnionPwQPolynomial};
+    let maps = [
+        "[N] -> { A[i] -> B[j] : 0 <= j < i < N }",
+        "[N] -> { C[i] -> D[j] : 0 <= i, j < N }",
+        // The domain tuple of the first, with another dimension name.
+        "[N] -> { A[k] -> D[j] : 0 <= j < 2 and 0 <= k < N }",
+    ];
+    let mut u = UnionPwQPolynomial::empty(vec!["N".into()]);
+    let mut budget = Budget::unlimited();
+    for text in maps {
+        let m: Map = text.parse().unwrap();
+        let c = m.card_range_parametric().unwrap();
+        u = u.add_with(&c, &mut budget).unwrap();
+    }
+    assert_eq!(u.members().len(), 2, "{u}");
+    let text = u.to_string();
+    let back: UnionPwQPolynomial = text.parse().unwrap();
+    assert_eq!(back.to_string(), text);
+    for f in [&u, &back] {
+        let a = f.members().iter().find(|m| m.space().to_string().contains("A")).unwrap();
+        let c = f.members().iter().find(|m| m.space().to_string().contains("C")).unwrap();
+        for n in 0..7 {
+            for i in -2..9 {
+                let in_a = (0..n).contains(&i);
+                let expect_a = if in_a { i + 2 } else { 0 };
+                let expect_c = if in_a { n } else { 0 };
+                let at = ints(&[n, i]);
+                assert_eq!(a.value(&at).unwrap().finite(), Some(Rat::from(expect_a)), "{f}");
+                assert_eq!(c.value(&at).unwrap().finite(), Some(Rat::from(expect_c)), "{f}");
+            }
+        }
+    }
+    // Other parameters are refused; a single member reads and prints as alone.
+    let other: PwQPolynomial = "[M] -> { [i] -> M }".parse().unwrap();
+    assert!(u.add_with(&other, &mut budget).is_err());
+    let one: UnionPwQPolynomial = "[N] -> { [i] -> N : 0 <= i < N }".parse().unwrap();
+    assert_eq!(one.members().len(), 1);
+    assert_eq!(one.to_string(), "[N] -> { [i] -> N : 0 <= i < N }");
+    // Errors point into the whole text, also in a later member.
+    let e = "[N] -> { A[i] -> i; C[i] -> i +* 2 }"
+        .parse::<UnionPwQPolynomial>()
+        .unwrap_err();
+    match e {
+        Error::Parse { line, column, .. } => assert_eq!((line, column), (1, 32), "{e}"),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
 fn reading_is_bounded() {
     let deep = format!(
         "[N] -> {{ {}N{} }}",

@@ -26,7 +26,8 @@ use std::fmt;
 
 use pollen_presburger::text::{parse_object_at, Parsed};
 use pollen_presburger::{
-    Budget, DimKind, Error, Extended, Int, Map, PwQPolynomial, Set, Space, UnionMap, UnionSet,
+    Budget, DimKind, Error, Extended, Int, Map, PwQPolynomial, Set, Space, UnionMap,
+    UnionPwQPolynomial, UnionSet,
 };
 
 use super::lexer::Span;
@@ -54,6 +55,10 @@ pub enum Value {
     /// `[N] -> { (1 + floor((N)/2)) : N >= 0 }`, `{ [i] -> i : 1 <= i <= 9 }`,
     /// `{ infty }`).
     Count(PwQPolynomial),
+    /// The range points per domain point of a union map over several domain spaces:
+    /// one piecewise quasi-polynomial per space in one pair of braces, as iscc prints
+    /// it (`[N] -> { A[i] -> i : 0 < i < N; C[i] -> N : 0 <= i < N }`).
+    UnionCount(UnionPwQPolynomial),
     /// A value with an exactness flag (`A^+`, `A^*`), printed `(value, True)` as iscc
     /// does.
     Pair(Box<Value>, bool),
@@ -79,6 +84,7 @@ impl Value {
             Value::Bool(_) => "a boolean",
             Value::Int(_) => "an integer",
             Value::Count(_) => "a piecewise quasi-polynomial",
+            Value::UnionCount(_) => "a union piecewise quasi-polynomial",
             Value::Pair(..) => "a pair",
         }
     }
@@ -96,6 +102,7 @@ impl fmt::Display for Value {
             Value::Bool(false) => write!(f, "False"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Count(c) => write!(f, "{c}"),
+            Value::UnionCount(c) => write!(f, "{c}"),
             Value::Pair(v, exact) => {
                 write!(f, "({v}, {})", if *exact { "True" } else { "False" })
             }
@@ -277,7 +284,11 @@ fn rel(value: Value) -> Option<(bool, Rel)> {
         Value::Map(m) => Some((false, Rel::One(m))),
         Value::UnionSet(u) => Some((true, Rel::Union(u.as_union_map().clone()))),
         Value::UnionMap(u) => Some((false, Rel::Union(u))),
-        Value::Bool(_) | Value::Int(_) | Value::Count(_) | Value::Pair(..) => None,
+        Value::Bool(_)
+        | Value::Int(_)
+        | Value::Count(_)
+        | Value::UnionCount(_)
+        | Value::Pair(..) => None,
     }
 }
 
@@ -630,31 +641,24 @@ fn card(r: Rel, budget: &mut Budget) -> OpResult {
     Ok(Value::Int(total))
 }
 
-/// iscc's `card` of a map (or of a union of maps on one domain space): the number of
-/// range points of each domain point, a piecewise quasi-polynomial on the domain
-/// (`{ [i] -> i : 1 <= i <= 9 }`), infinite where a domain point has infinitely many.
+/// iscc's `card` of a map (or of a union map): the number of range points of each
+/// domain point, a piecewise quasi-polynomial on the domain (`{ [i] -> i : 1 <= i <= 9
+/// }`), infinite where a domain point has infinitely many; one per domain space, in
+/// one union, when the union map has several.
 fn card_of_map(r: Rel, budget: &mut Budget) -> OpResult {
     let members: Vec<Map> = match r {
         Rel::One(m) => vec![m],
         Rel::Union(u) => u.maps().cloned().collect(),
     };
-    let mut total: Option<PwQPolynomial> = None;
+    let mut total: Option<UnionPwQPolynomial> = None;
     for m in members {
         let count = lib(m.card_range_parametric_with(budget))?;
-        total = Some(match total {
-            None => count,
-            Some(t) if t.space() == count.space() => lib(t.add_with(&count, budget))?,
-            Some(t) => {
-                return fail(format!(
-                    "`card` of a union map counts per domain point of one space, found {} and {}",
-                    t.space(),
-                    count.space()
-                ))
-            }
-        });
+        let sum = total.unwrap_or_else(|| UnionPwQPolynomial::empty(count.params().to_vec()));
+        total = Some(lib(sum.add_with(&count, budget))?);
     }
     match total {
-        Some(total) => Ok(Value::Count(total)),
+        Some(total) if total.members().len() == 1 => Ok(Value::Count(total.members()[0].clone())),
+        Some(total) => Ok(Value::UnionCount(total)),
         None => fail("`card` of an empty union map, which has no domain space".into()),
     }
 }

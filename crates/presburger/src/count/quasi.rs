@@ -799,13 +799,26 @@ fn condition_text(domain: &Set, names: &[String]) -> Result<Option<String>> {
 /// `S[i, j] -> `), over the dimensions' names; empty for a parameter space.
 fn tuple_text(space: &Space, dim_names: &[String]) -> String {
     match space.range_tuple() {
-        Some(t) => format!(
-            "{}[{}] -> ",
-            t.name().unwrap_or_default(),
-            dim_names.join(", ")
-        ),
+        Some(t) => format!("{} -> ", nested_tuple_text(t, dim_names)),
         None => String::new(),
     }
+}
+
+/// `name[a, b]`, or for a wrapped tuple `name[dom -> ran]` with the halves printed
+/// alike, over the dimension names `dim_names`.
+fn nested_tuple_text(t: &Tuple, dim_names: &[String]) -> String {
+    let inner = match t.nested() {
+        Some((domain, range)) => {
+            let (left, right) = dim_names.split_at(domain.n_dims());
+            format!(
+                "{} -> {}",
+                nested_tuple_text(domain, left),
+                nested_tuple_text(range, right)
+            )
+        }
+        None => dim_names.join(", "),
+    };
+    format!("{}[{inner}]", t.name().unwrap_or_default())
 }
 
 /// A printed piece value: `(text, whether it needs parentheses)`.
@@ -820,12 +833,32 @@ pub(crate) fn pieces_text(
     pieces: &[(&Set, ValueText)],
     infinite: Option<&Set>,
 ) -> Result<String> {
-    let params = space.param_names();
-    let prefix = if params.is_empty() {
+    let entries = piece_entries(space, names, pieces, infinite)?;
+    Ok(format!(
+        "{}{{ {} }}",
+        params_prefix(space.param_names()),
+        entries.join("; ")
+    ))
+}
+
+/// `[N, M] -> ` (nothing without parameters).
+pub(crate) fn params_prefix(params: &[String]) -> String {
+    if params.is_empty() {
         String::new()
     } else {
         format!("[{}] -> ", params.join(", "))
-    };
+    }
+}
+
+/// The pieces of [`pieces_text`] between the braces, one text per piece (`tuple 0`
+/// alone when there is none).
+pub(crate) fn piece_entries(
+    space: &Space,
+    names: &[String],
+    pieces: &[(&Set, ValueText)],
+    infinite: Option<&Set>,
+) -> Result<Vec<String>> {
+    let params = space.param_names();
     let tuple = tuple_text(space, &names[params.len()..]);
     let mut out = Vec::new();
     let mut piece = |value: String, domain: &Set| -> Result<()> {
@@ -847,9 +880,22 @@ pub(crate) fn pieces_text(
         piece(INFTY.to_string(), domain)?;
     }
     if out.is_empty() {
-        return Ok(format!("{prefix}{{ {tuple}0 }}"));
+        out.push(format!("{tuple}0"));
     }
-    Ok(format!("{prefix}{{ {} }}", out.join("; ")))
+    Ok(out)
+}
+
+impl PwQPolynomial {
+    /// The printed pieces between the braces (see the `Display` form).
+    pub(crate) fn entries(&self) -> Result<Vec<String>> {
+        let names = self.variable_names();
+        let pieces: Vec<(&Set, ValueText)> = self
+            .pieces
+            .iter()
+            .map(|(d, q)| (d, (quasi_text(q, &names), q.poly.terms().count() > 1)))
+            .collect();
+        piece_entries(&self.space, &names, &pieces, Some(&self.infinite))
+    }
 }
 
 impl fmt::Display for PwQPolynomial {
@@ -916,7 +962,7 @@ pub(crate) struct ReadPieces {
 }
 
 /// The byte offset of the first `->` of `text` outside brackets.
-fn top_level_arrow(text: &str) -> Option<usize> {
+pub(super) fn top_level_arrow(text: &str) -> Option<usize> {
     let mut depth = 0i32;
     for (k, c) in text.char_indices() {
         match c {
@@ -929,13 +975,26 @@ fn top_level_arrow(text: &str) -> Option<usize> {
     None
 }
 
-/// A domain tuple `name[d0, d1]` (name optional) over the parameters `params`: its
-/// name and dimension names, or an error (byte offset in `text`, message).
-fn parse_tuple(
+/// A domain tuple `name[d0, d1]` (name optional), or a wrapped one
+/// `name[[a] -> [b]]` whose halves are read alike, over the parameters `params`; or an
+/// error (byte offset in `text`, message).
+pub(super) fn parse_tuple(
     text: &str,
     params: &[String],
-) -> std::result::Result<(Option<String>, Vec<String>), (usize, String)> {
-    let lead = text.len() - text.trim_start().len();
+) -> std::result::Result<Tuple, (usize, String)> {
+    let mut seen = Vec::new();
+    parse_tuple_at(text, 0, params, &mut seen)
+}
+
+/// [`parse_tuple`] of `text`, which starts at byte `base` of the piece; `seen` holds the
+/// dimension names read so far (no two may agree).
+fn parse_tuple_at(
+    text: &str,
+    base: usize,
+    params: &[String],
+    seen: &mut Vec<String>,
+) -> std::result::Result<Tuple, (usize, String)> {
+    let lead = base + text.len() - text.trim_start().len();
     let body = text.trim();
     let open = body.find('[').ok_or((
         lead,
@@ -952,20 +1011,27 @@ fn parse_tuple(
     if !name.is_empty() && !is_identifier(name) {
         return Err((lead, format!("expected a tuple name, found '{name}'")));
     }
+    let name = (!name.is_empty()).then(|| name.to_string());
     let inner = body[open + 1..].strip_suffix(']').ok_or((
         lead + body.len(),
         "expected ']' closing the domain tuple".to_string(),
     ))?;
-    let mut dims: Vec<String> = Vec::new();
+    let inner_at = lead + open + 1;
+    if let Some(arrow) = top_level_arrow(inner) {
+        let domain = parse_tuple_at(&inner[..arrow], inner_at, params, seen)?;
+        let range = parse_tuple_at(&inner[arrow + 2..], inner_at + arrow + 2, params, seen)?;
+        return Ok(Tuple::wrapped(name, domain, range));
+    }
+    let mut dims: Vec<Option<String>> = Vec::new();
     if !inner.trim().is_empty() {
-        let mut at = lead + open + 1;
+        let mut at = inner_at;
         for dim in inner.split(',') {
             let d = dim.trim();
             let offset = at + dim.len() - dim.trim_start().len();
             if !is_identifier(d) {
                 return Err((offset, format!("expected a dimension name, found '{d}'")));
             }
-            if dims.iter().any(|x| x == d) {
+            if seen.iter().any(|x| x == d) {
                 return Err((offset, format!("duplicate dimension '{d}'")));
             }
             if params.iter().any(|p| p == d) {
@@ -974,12 +1040,12 @@ fn parse_tuple(
                     format!("the domain dimension '{d}' is named like a parameter"),
                 ));
             }
-            dims.push(d.to_string());
+            seen.push(d.to_string());
+            dims.push(Some(d.to_string()));
             at += dim.len() + 1;
         }
     }
-    let name = (!name.is_empty()).then(|| name.to_string());
-    Ok((name, dims))
+    Ok(Tuple::with_names(name, dims))
 }
 
 /// The domain space and the disjoint pieces of iscc's piecewise form.
@@ -1043,9 +1109,8 @@ pub(crate) fn parse_pieces(text: &str, syntax: Syntax) -> Result<ReadPieces> {
                 if !syntax.domains {
                     return Err(err(at, "a domain tuple in a polynomial of the parameters"));
                 }
-                let (name, dims) =
+                let tuple =
                     parse_tuple(&value_text[..arrow], &params).map_err(|(k, m)| err(at + k, &m))?;
-                let tuple = Tuple::with_names(name, dims.into_iter().map(Some).collect());
                 (
                     arrow + 2,
                     &value_text[arrow + 2..],
