@@ -54,7 +54,8 @@ impl BasicMap {
             divs: Vec::new(),
             eqs: Vec::new(),
             ineqs: Vec::new(),
-            simplified: false,
+            // No row: nothing for `simplify` to do.
+            simplified: true,
         }
     }
 
@@ -63,6 +64,7 @@ impl BasicMap {
         let mut b = BasicMap::universe(space);
         let mut row = b.zero_row();
         row[0] = Int::one();
+        // `1 = 0` is what `simplify` makes of every empty basic map: still simplified.
         b.eqs.push(row);
         b
     }

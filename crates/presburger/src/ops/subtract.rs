@@ -44,6 +44,10 @@ impl Map {
     /// [`Map::subtract`] within a budget.
     pub fn subtract_with(&self, other: &Map, budget: &mut Budget) -> Result<Map> {
         let (a, b) = align_same_space(self, other, "subtract")?;
+        if a.is_obviously_empty() || b.is_obviously_empty() {
+            // Nothing to take away, or nothing to take it from.
+            return Ok(a.into_owned());
+        }
         let b_parts = explicit_parts(&b, budget)?;
         let parts = subtract_parts(a.basic_maps().to_vec(), &b_parts, budget)?;
         map_with_parts(&a, parts)
@@ -56,6 +60,9 @@ impl Map {
 
     /// [`Map::complement`] within a budget.
     pub fn complement_with(&self, budget: &mut Budget) -> Result<Map> {
+        if self.is_obviously_empty() {
+            return Ok(Map::universe(self.space().clone()));
+        }
         Map::universe(self.space().clone()).subtract_with(self, budget)
     }
 }
