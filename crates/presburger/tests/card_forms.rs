@@ -239,7 +239,7 @@ fn bad_domain_forms_are_positioned_errors() {
         ("{ [i + 1] -> i }", 4, "expected a dimension name"),
         ("{ [i] -> i : i > }", 18, "expected"),
         ("{ [i] -> i : rat: i > 0 }", 14, "'rat' is not supported"),
-        ("{ [[i] -> [j]] -> i }", 4, "expected a dimension name"),
+        ("{ [[i] -> j] -> i }", 11, "expected a domain tuple"),
     ] {
         let (line, c, m) = read_error(text);
         assert_eq!((line, c), (1, column), "{text}: {m}");
