@@ -60,17 +60,17 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-    // The space line, then one row per candidate: the default, its 13 neighbours and 3
-    // per structure.
+    // The space line, then one row per candidate: the default, its 13 neighbours, two
+    // combinations with vector registers and 3 per structure.
     assert!(stdout.starts_with("space of "), "{stdout}");
     assert!(stdout.contains("F1: #dim 2 #cst 5 #points 3"), "{stdout}");
     assert!(
-        stdout.contains("23 candidates evaluated (0 resumed), 0 not reached, 0 mismatch(es)"),
+        stdout.contains("25 candidates evaluated (0 resumed), 0 not reached, 0 mismatch(es)"),
         "{stdout}"
     );
     assert!(stdout.contains("best: #"), "{stdout}");
     let rows = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(rows.lines().count(), 24, "{rows}");
+    assert_eq!(rows.lines().count(), 26, "{rows}");
     assert!(
         rows.lines()
             .skip(1)
@@ -79,7 +79,7 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     );
     let json = std::fs::read_to_string(&json).unwrap();
     assert!(json.contains("\"candidates\": ["), "{json}");
-    assert_eq!(json.matches("\"key\": ").count(), 23);
+    assert_eq!(json.matches("\"key\": ").count(), 25);
 
     // The best program is a program: it compiles and prints the original's arrays.
     let build = |source: &Path, exe: &Path| {
@@ -116,7 +116,7 @@ fn a_whole_search_writes_its_results_and_the_best_program() {
     let stdout = text(&again.stdout);
     assert!(again.status.success(), "{stdout}");
     assert!(
-        stdout.contains("23 candidates evaluated (23 resumed), 0 not reached"),
+        stdout.contains("25 candidates evaluated (25 resumed), 0 not reached"),
         "{stdout}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -141,7 +141,7 @@ fn a_budget_limits_the_candidates() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(
-        stdout.contains("3 candidates evaluated (0 resumed), 59 not reached"),
+        stdout.contains("3 candidates evaluated (0 resumed), 61 not reached"),
         "{stdout}"
     );
     assert!(
@@ -245,14 +245,14 @@ fn explain_shows_one_candidates_pipeline() {
             "search",
             kernel("gemver").to_str().unwrap(),
             "--explain",
-            "15",
+            "17",
         ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("candidate #15 {S0 S1 S2 S3} untiled"),
+        stderr.contains("candidate #17 {S0 S1 S2 S3} untiled"),
         "{stderr}"
     );
     assert!(stderr.contains("schedule (given)"), "{stderr}");
@@ -262,10 +262,10 @@ fn explain_shows_one_candidates_pipeline() {
         .output()
         .unwrap();
     let listed = text(&list.stdout);
-    // 8 structures of F¹ (digest T13), 3 candidates each, the default and its 13
-    // neighbours.
+    // 8 structures of F¹ (digest T13), 3 candidates each, the default, its 13
+    // neighbours and two combinations with vector registers.
     assert!(listed.contains("#points 8"), "{listed}");
-    assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 38);
+    assert_eq!(listed.lines().filter(|l| l.starts_with('#')).count(), 40);
     assert!(listed.contains("#1 default tiles=16"), "{listed}");
 
     // A refinement's key names its candidate too.
@@ -281,7 +281,7 @@ fn explain_shows_one_candidates_pipeline() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("candidate #38 {S0 S1 S2} {S3} tiled tiles=32,256 sequential"),
+        stderr.contains("candidate #40 {S0 S1 S2} {S3} tiled tiles=32,256 sequential"),
         "{stderr}"
     );
     assert!(!text(&out.stdout).contains("omp parallel"));
@@ -299,7 +299,7 @@ fn errors_are_reported() {
     let gemver = gemver.to_str().unwrap();
     let out = run(&["search", gemver, "--explain", "99"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("there are 38 candidates"));
+    assert!(text(&out.stderr).contains("there are 40 candidates"));
     let out = run(&["search", gemver, "--explain", "default tiles=16 tiles=8"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no candidate has that key"));

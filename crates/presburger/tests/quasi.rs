@@ -678,16 +678,32 @@ fn union_functions_hold_one_member_per_domain_space() {
     let back: UnionPwQPolynomial = text.parse().unwrap();
     assert_eq!(back.to_string(), text);
     for f in [&u, &back] {
-        let a = f.members().iter().find(|m| m.space().to_string().contains("A")).unwrap();
-        let c = f.members().iter().find(|m| m.space().to_string().contains("C")).unwrap();
+        let a = f
+            .members()
+            .iter()
+            .find(|m| m.space().to_string().contains("A"))
+            .unwrap();
+        let c = f
+            .members()
+            .iter()
+            .find(|m| m.space().to_string().contains("C"))
+            .unwrap();
         for n in 0..7 {
             for i in -2..9 {
                 let in_a = (0..n).contains(&i);
                 let expect_a = if in_a { i + 2 } else { 0 };
                 let expect_c = if in_a { n } else { 0 };
                 let at = ints(&[n, i]);
-                assert_eq!(a.value(&at).unwrap().finite(), Some(Rat::from(expect_a)), "{f}");
-                assert_eq!(c.value(&at).unwrap().finite(), Some(Rat::from(expect_c)), "{f}");
+                assert_eq!(
+                    a.value(&at).unwrap().finite(),
+                    Some(Rat::from(expect_a)),
+                    "{f}"
+                );
+                assert_eq!(
+                    c.value(&at).unwrap().finite(),
+                    Some(Rat::from(expect_c)),
+                    "{f}"
+                );
             }
         }
     }

@@ -337,6 +337,28 @@ pub fn candidates(space: &Space) -> Vec<Candidate> {
         c.id = out.len();
         out.push(c);
     }
+    // Vector registers change the best loop structure around them (an untiled or
+    // un-jammed nest keeps whole rows of accumulators in registers), so their
+    // combinations with those two are tried at once instead of being left to the
+    // local refinement, which changes one knob at a time.
+    for knobs in [
+        Knobs {
+            vector_registers: true,
+            tiling: false,
+            ..Knobs::default()
+        },
+        Knobs {
+            vector_registers: true,
+            unroll_and_jam: false,
+            ..Knobs::default()
+        },
+    ] {
+        out.push(Candidate {
+            id: out.len(),
+            knobs,
+            ..default.clone()
+        });
+    }
     for structure in space.structures() {
         for inner in Inner::ALL {
             out.push(Candidate {

@@ -52,9 +52,11 @@
 //! assert_eq!(keys[9], "default vector-registers");
 //! assert_eq!(keys[10], "default no-tiling");
 //! assert_eq!(keys[13], "default strategy=akg");
+//! // Vector registers with no tiling, and without unroll-and-jam.
+//! assert_eq!(keys[14], "default no-tiling vector-registers");
 //! // Then three candidates per fusion structure.
-//! assert_eq!(keys[14], "{S0 S1} tiled");
-//! assert_eq!(keys.len(), 1 + 13 + 3 * 2);
+//! assert_eq!(keys[16], "{S0 S1} tiled");
+//! assert_eq!(keys.len(), 1 + 13 + 2 + 3 * 2);
 //! ```
 
 pub mod evaluate;

@@ -29,9 +29,10 @@ const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N
 fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     assert_eq!(s.structures().len(), 16);
-    // The default, its 13 neighbours, then three candidates per structure.
+    // The default, its 13 neighbours, two combinations with vector registers, then
+    // three candidates per structure.
     let all = candidates(&s);
-    assert_eq!(all.len(), 1 + 13 + 3 * 16);
+    assert_eq!(all.len(), 1 + 13 + 2 + 3 * 16);
     assert!(all[0].structure.is_none() && all[0].is_default());
     assert_eq!(all[0].key(), "default");
     assert!(all.iter().enumerate().all(|(k, c)| c.id == k));
@@ -54,12 +55,20 @@ fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
             "default strategy=akg",
         ]
     );
-    assert!(all[1..14]
+    let combined: Vec<String> = all[14..16].iter().map(|c| c.key()).collect();
+    assert_eq!(
+        combined,
+        [
+            "default no-tiling vector-registers",
+            "default no-unroll-and-jam vector-registers",
+        ]
+    );
+    assert!(all[1..16]
         .iter()
         .all(|c| c.structure.is_none() && !c.is_default()));
-    assert_eq!(all[14].inner, Inner::Tiled);
-    assert_eq!(all[16].inner, Inner::Original);
-    assert!(all[14..].iter().all(|c| c.knobs == Knobs::default()));
+    assert_eq!(all[16].inner, Inner::Tiled);
+    assert_eq!(all[18].inner, Inner::Original);
+    assert!(all[16..].iter().all(|c| c.knobs == Knobs::default()));
     let keys: std::collections::BTreeSet<String> = all.iter().map(|c| c.key()).collect();
     assert_eq!(keys.len(), all.len(), "keys are unique");
 }
