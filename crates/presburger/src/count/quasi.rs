@@ -903,15 +903,13 @@ impl fmt::Display for PwQPolynomial {
     /// `{ infty }`, and on a set space `[N] -> { [i] -> i : 0 < i < N }`,
     /// `{ [i] -> 0 }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = self.variable_names();
-        let pieces: Vec<(&Set, ValueText)> = self
-            .pieces
-            .iter()
-            .map(|(d, q)| (d, (quasi_text(q, &names), q.poly.terms().count() > 1)))
-            .collect();
-        let text = pieces_text(&self.space, &names, &pieces, Some(&self.infinite))
-            .map_err(|_| fmt::Error)?;
-        f.write_str(&text)
+        let entries = self.entries().map_err(|_| fmt::Error)?;
+        write!(
+            f,
+            "{}{{ {} }}",
+            params_prefix(self.space.param_names()),
+            entries.join("; ")
+        )
     }
 }
 
