@@ -111,20 +111,12 @@ impl std::str::FromStr for UnionPwQPolynomial {
     /// one [`PwQPolynomial`] (see its reader: within one domain tuple, where pieces
     /// overlap the first holds). Errors are positioned in `text`.
     fn from_str(text: &str) -> Result<UnionPwQPolynomial> {
+        // Without a pair of braces, the reader of one function reports the error.
         let (Some(open), Some(close)) = (text.find('{'), text.rfind('}')) else {
-            // Let the reader of one function report the missing brace.
-            let one: PwQPolynomial = text.parse()?;
-            return Ok(UnionPwQPolynomial {
-                params: one.params().to_vec(),
-                members: vec![one],
-            });
+            return single(text);
         };
         if close < open {
-            let one: PwQPolynomial = text.parse()?;
-            return Ok(UnionPwQPolynomial {
-                params: one.params().to_vec(),
-                members: vec![one],
-            });
+            return single(text);
         }
         // The pieces (byte ranges in `text`), grouped by their domain tuple's key.
         let body = &text[open + 1..close];
@@ -149,11 +141,7 @@ impl std::str::FromStr for UnionPwQPolynomial {
             }
         }
         if groups.len() <= 1 {
-            let one: PwQPolynomial = text.parse()?;
-            return Ok(UnionPwQPolynomial {
-                params: one.params().to_vec(),
-                members: vec![one],
-            });
+            return single(text);
         }
         let mut members = Vec::with_capacity(groups.len());
         for (_, ranges) in &groups {
@@ -174,6 +162,15 @@ impl std::str::FromStr for UnionPwQPolynomial {
         let params = members[0].params().to_vec();
         Ok(UnionPwQPolynomial { params, members })
     }
+}
+
+/// `text` read as one function, the union of it alone.
+fn single(text: &str) -> Result<UnionPwQPolynomial> {
+    let one: PwQPolynomial = text.parse()?;
+    Ok(UnionPwQPolynomial {
+        params: one.params().to_vec(),
+        members: vec![one],
+    })
 }
 
 /// Appends `text` blanked out: separators and line breaks stay, every other character
