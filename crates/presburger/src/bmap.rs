@@ -400,48 +400,56 @@ impl BasicMap {
             );
             return self;
         }
-        // Whether the rows may differ from what `normalize_rows` last made of them.
-        let mut touched = true;
+        // Whether the rows are what `normalize_rows` last made of them, untouched since.
+        let mut normalized = false;
         // Whether the last round found nothing to change (a fixed point).
         let mut settled = false;
         for _round in 0..8 {
-            if !self.normalize_rows() {
-                return BasicMap::empty(self.space);
-            }
             let Some(eliminated) = self.gauss() else {
                 return BasicMap::empty(self.space);
             };
-            let mut changed = self.reduce_div_definitions();
-            changed |= self.merge_duplicate_divs();
-            changed |= self.eliminate_unit_existentials();
-            changed |= self.detect_divs();
-            changed |= self.drop_one_sided_existentials();
-            changed |= self.eliminate_exact_existentials();
-            changed |= self.remove_unused_divs();
-            touched = changed || eliminated;
+            normalized &= !eliminated;
+            // An equality found in a pair of opposite inequalities has not been through
+            // Gaussian elimination yet: one more round.
+            let mut changed = false;
+            if !normalized {
+                let Some(new_equality) = self.normalize_rows() else {
+                    return BasicMap::empty(self.space);
+                };
+                normalized = true;
+                changed = new_equality;
+            }
+            // Passes that rewrite rows leave them to be normalised again; removing a row,
+            // or a column that is zero in every row, keeps them normalised.
+            let mut rewritten = self.reduce_div_definitions();
+            rewritten |= self.merge_duplicate_divs();
+            let (removed, substituted) = self.eliminate_unit_existentials();
+            rewritten |= substituted;
+            rewritten |= self.detect_divs();
+            rewritten |= self.drop_one_sided_existentials();
+            rewritten |= self.eliminate_exact_existentials();
+            let unused = self.remove_unused_divs();
+            normalized &= !rewritten;
+            changed |= rewritten || removed || unused;
             if !changed {
                 settled = true;
                 break;
             }
         }
-        // A last round that changed nothing left the rows as `normalize_rows` made them.
-        if touched {
-            let n_eqs = self.eqs.len();
-            if !self.normalize_rows() {
-                return BasicMap::empty(self.space);
-            }
-            // An equality found in a pair of opposite inequalities has not been through
-            // Gaussian elimination yet.
-            settled &= self.eqs.len() == n_eqs;
+        if !normalized && self.normalize_rows().is_none() {
+            return BasicMap::empty(self.space);
         }
+        self.sort_rows();
         debug_assert!(
             {
                 let mut again = self.clone();
-                again.normalize_rows() && again.eqs == self.eqs && again.ineqs == self.ineqs
+                again.normalize_rows().is_some() && {
+                    again.sort_rows();
+                    again.eqs == self.eqs && again.ineqs == self.ineqs
+                }
             },
             "the rows of a simplified basic map are normalized"
         );
-        self.sort_rows();
         self.simplified = settled;
         self
     }
@@ -465,13 +473,14 @@ impl BasicMap {
             else {
                 continue;
             };
-            changed |= p != done;
+            // Reordering the equalities is no change: `normalize_rows` sorts them.
             rows.swap(done, p);
-            let pivot = rows[done].clone();
-            for (r, row) in rows.iter_mut().enumerate() {
-                if r != done && !row[col].is_zero() {
+            let (before, rest) = rows.split_at_mut(done);
+            let (pivot, after) = rest.split_first_mut().expect("the pivot row");
+            for row in before.iter_mut().chain(after.iter_mut()) {
+                if !row[col].is_zero() {
                     changed = true;
-                    if !eliminate(row, &pivot, col, true) {
+                    if !eliminate(row, pivot, col, true) {
                         self.eqs = Vec::new();
                         return None;
                     }
@@ -480,7 +489,7 @@ impl BasicMap {
             for row in self.ineqs.iter_mut() {
                 if !row[col].is_zero() {
                     changed = true;
-                    eliminate(row, &pivot, col, false);
+                    eliminate(row, pivot, col, false);
                 }
             }
             done += 1;
@@ -496,19 +505,22 @@ impl BasicMap {
         Some(changed)
     }
 
-    /// Normalises rows; returns `false` when a contradiction was found.
-    fn normalize_rows(&mut self) -> bool {
+    /// Normalises rows: divides by the gcd of the coefficients, gives equalities a
+    /// positive first coefficient, keeps the tightest of parallel inequalities and turns
+    /// opposite pairs that meet into equalities. Returns `None` when a contradiction was
+    /// found, else whether an equality was found that way.
+    fn normalize_rows(&mut self) -> Option<bool> {
         let mut eqs = Vec::with_capacity(self.eqs.len());
         for mut r in std::mem::take(&mut self.eqs) {
             let g = gcd_slice(&r[1..]);
             if g.is_zero() {
                 if !r[0].is_zero() {
-                    return false;
+                    return None;
                 }
                 continue;
             }
             if !g.divides(&r[0]) {
-                return false;
+                return None;
             }
             if !g.is_one() {
                 for c in r.iter_mut() {
@@ -534,7 +546,7 @@ impl BasicMap {
             let g = gcd_slice(&r[1..]);
             if g.is_zero() {
                 if r[0].is_negative() {
-                    return false;
+                    return None;
                 }
                 continue;
             }
@@ -550,6 +562,7 @@ impl BasicMap {
         ineqs.sort_by(|a, b| a[1..].cmp(&b[1..]).then_with(|| a[0].cmp(&b[0])));
         ineqs.dedup_by(|later, earlier| later[1..] == earlier[1..]);
         let mut keep = vec![true; ineqs.len()];
+        let mut found_equality = false;
         for i in 0..ineqs.len() {
             // Each opposite pair is met once, from its member whose first non-zero
             // coefficient is positive.
@@ -565,7 +578,7 @@ impl BasicMap {
             if let Ok(j) = found {
                 let sum = &ineqs[i][0] + &ineqs[j][0];
                 if sum.is_negative() {
-                    return false;
+                    return None;
                 }
                 if sum.is_zero() && keep[j] {
                     keep[i] = false;
@@ -579,6 +592,7 @@ impl BasicMap {
                         e = ineqs[j].clone();
                     }
                     if !eqs.contains(&e) {
+                        found_equality = true;
                         eqs.push(e);
                     }
                 }
@@ -599,7 +613,7 @@ impl BasicMap {
             .collect();
         eqs.sort();
         self.eqs = eqs;
-        true
+        Some(found_equality)
     }
 
     fn sort_rows(&mut self) {
@@ -711,8 +725,11 @@ impl BasicMap {
     }
 
     /// Substitutes away existentials that an equality fixes with a unit coefficient.
-    fn eliminate_unit_existentials(&mut self) -> bool {
+    /// Returns whether an existential was removed, and whether another row changed
+    /// (an existential that is the pivot of its equality appears in no other row).
+    fn eliminate_unit_existentials(&mut self) -> (bool, bool) {
         let mut changed = false;
+        let mut substituted = false;
         'outer: loop {
             for k in (0..self.n_div()).rev() {
                 if self.divs[k].is_some() || self.div_referenced_by_defs(k) {
@@ -734,7 +751,7 @@ impl BasicMap {
                 }
                 // Now e[col] = -1: the existential equals the rest of e.
                 for r in self.eqs.iter_mut().chain(self.ineqs.iter_mut()) {
-                    substitute(r, &e, col);
+                    substituted |= substitute(r, &e, col);
                 }
                 self.remove_div(k);
                 changed = true;
@@ -742,7 +759,7 @@ impl BasicMap {
             }
             break;
         }
-        changed
+        (changed, substituted)
     }
 
     /// Recovers floor-division definitions of existentials from an equality `a·e = f`
@@ -921,17 +938,19 @@ pub fn normalize_div(mut num: Vec<Int>, mut den: Int) -> (Vec<Int>, Int) {
 }
 
 /// `r := r·(-e[col]) + r[col]·e` restricted to the case `e[col] = -1`, i.e. substitutes
-/// the variable at `col` by the affine expression `e` without its `col` entry.
-fn substitute(r: &mut [Int], e: &[Int], col: usize) {
+/// the variable at `col` by the affine expression `e` without its `col` entry. Returns
+/// whether `r` changed (whether it used the variable).
+fn substitute(r: &mut [Int], e: &[Int], col: usize) -> bool {
     debug_assert!((-&e[col]).is_one());
     let f = r[col].clone();
     if f.is_zero() {
-        return;
+        return false;
     }
     for (c, x) in r.iter_mut().zip(e) {
         *c = &*c + &(&f * x);
     }
     r[col] = Int::zero();
+    true
 }
 
 /// Eliminates `col` from `row` with the equality `pivot`: `row := m·row - k·pivot` with
@@ -948,8 +967,20 @@ fn eliminate(row: &mut [Int], pivot: &[Int], col: usize, is_eq: bool) -> bool {
     } else {
         b.exact_div(&g)
     };
-    for (x, p) in row.iter_mut().zip(pivot) {
-        *x = &m * &*x - &k * p;
+    if m.is_one() {
+        for (x, p) in row.iter_mut().zip(pivot) {
+            if !p.is_zero() {
+                *x = &*x - &(&k * p);
+            }
+        }
+    } else {
+        for (x, p) in row.iter_mut().zip(pivot) {
+            *x = if p.is_zero() {
+                &m * &*x
+            } else {
+                &m * &*x - &k * p
+            };
+        }
     }
     debug_assert!(row[col].is_zero());
     let g = gcd_slice(&row[1..]);
