@@ -306,12 +306,12 @@ impl BasicMap {
             self.add_div(def);
         }
         let n = self.n_cols();
-        for r in &other.eqs {
-            self.eqs.push(remap_row(r, &col_of, n));
-        }
-        for r in &other.ineqs {
-            self.ineqs.push(remap_row(r, &col_of, n));
-        }
+        self.eqs.reserve(other.eqs.len());
+        self.eqs
+            .extend(other.eqs.iter().map(|r| remap_row(r, &col_of, n)));
+        self.ineqs.reserve(other.ineqs.len());
+        self.ineqs
+            .extend(other.ineqs.iter().map(|r| remap_row(r, &col_of, n)));
     }
 
     /// Moves the dimensions into a new space: `targets[i]` is the variable index in the
@@ -1005,11 +1005,18 @@ fn eliminate(row: &mut [Int], pivot: &[Int], col: usize, is_eq: bool) -> bool {
 
 /// Copies a row into a row of length `n`, moving entry `i` to `col_of[i]` (adding up).
 fn remap_row(row: &[Int], col_of: &[usize], n: usize) -> Vec<Int> {
-    let mut out = vec![Int::zero(); n];
-    for (i, c) in row.iter().enumerate() {
-        if !c.is_zero() {
-            out[col_of[i]] = &out[col_of[i]] + c;
+    let mut out = Vec::with_capacity(n);
+    out.resize_with(n, Int::zero);
+    for (c, &to) in row.iter().zip(col_of) {
+        if c.is_zero() {
+            continue;
         }
+        let slot = &mut out[to];
+        *slot = if slot.is_zero() {
+            c.clone()
+        } else {
+            &*slot + c
+        };
     }
     out
 }

@@ -104,6 +104,17 @@ pub(crate) fn subtract_parts(
             current.push(p);
         }
     }
+    subtract_from(current, others, budget)
+}
+
+/// `∪ parts ∖ ∪ others`, where every local of `others` is a known div, without the
+/// emptiness test of `parts`: a part that is empty may come back as a piece of the
+/// result (for callers that test the pieces anyway).
+pub(crate) fn subtract_from(
+    mut current: Vec<BasicMap>,
+    others: &[BasicMap],
+    budget: &mut Budget,
+) -> Result<Vec<BasicMap>> {
     for b in others {
         let mut next = Vec::with_capacity(current.len());
         for a in &current {
