@@ -326,6 +326,95 @@ impl BasicMap {
         b
     }
 
+    /// The composition `{ a -> c : ∃b: (a -> b) ∈ x ∧ (b -> c) ∈ y }` over `space`
+    /// (`x`'s parameters and domain, `y`'s range), when `x` has no locals and each of its
+    /// outputs is fixed by an equality of `x` in which it is the only output, with a unit
+    /// coefficient (an access relation or a schedule, typically): the outputs are
+    /// substituted by their values in the rows of `x` and `y`, and no existential is
+    /// introduced for them. `None` when `x` is not of that form.
+    pub(crate) fn compose_substituted(
+        x: &BasicMap,
+        y: &BasicMap,
+        space: Space,
+    ) -> Option<BasicMap> {
+        if x.n_div() != 0 {
+            return None;
+        }
+        let (np, nx, ny) = (x.space.n_params(), x.space.n_in(), x.space.n_out());
+        let nz = y.space.n_out();
+        let first_out = 1 + np + nx;
+        // The value of each output, over `[const | params | inputs]`, and the equality
+        // that gave it.
+        let mut value: Vec<Option<(usize, Vec<Int>)>> = vec![None; ny];
+        for (i, e) in x.eqs.iter().enumerate() {
+            let mut outs = e[first_out..]
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !c.is_zero());
+            let (Some((k, a)), None) = (outs.next(), outs.next()) else {
+                continue;
+            };
+            if value[k].is_some() || !(a.is_one() || (-a).is_one()) {
+                continue;
+            }
+            // a·o + rest = 0, so o = -rest/a = -a·rest for a = ±1.
+            let v = e[..first_out].iter().map(|c| -&(c * a)).collect();
+            value[k] = Some((i, v));
+        }
+        let value: Vec<(usize, Vec<Int>)> = value.into_iter().collect::<Option<_>>()?;
+        let width = first_out + nz + y.n_div();
+        // A row whose columns `outs` (at `from`, `ny` of them) take their values, the
+        // columns before `keep_upto` stay, and `rest` (from column `rest_from`) moves to
+        // the columns after the inputs.
+        let substituted = |r: &[Int], keep_upto: usize, from: usize, rest_from: usize| {
+            let mut out: Vec<Int> = Vec::with_capacity(width);
+            out.extend(r[..keep_upto].iter().cloned());
+            out.resize_with(first_out, Int::zero);
+            for (k, (_, v)) in value.iter().enumerate() {
+                let f = &r[from + k];
+                if f.is_zero() {
+                    continue;
+                }
+                for (o, c) in out.iter_mut().zip(v) {
+                    if !c.is_zero() {
+                        *o = &*o + &(f * c);
+                    }
+                }
+            }
+            out.extend(r[rest_from..].iter().cloned());
+            out.resize_with(width, Int::zero);
+            out
+        };
+        let from_x = |r: &Vec<Int>| substituted(r, first_out, first_out, r.len());
+        let from_y = |r: &Vec<Int>| substituted(r, 1 + np, 1 + np, 1 + np + ny);
+        let mut b = BasicMap::universe(space);
+        debug_assert_eq!(1 + b.n_dims() + y.n_div(), width);
+        b.divs = y
+            .divs
+            .iter()
+            .map(|d| {
+                d.as_ref().map(|d| DivDef {
+                    num: from_y(&d.num),
+                    den: d.den.clone(),
+                })
+            })
+            .collect();
+        let used = |i: usize| value.iter().any(|(j, _)| *j == i);
+        b.eqs = (x.eqs.iter().enumerate())
+            .filter(|(i, _)| !used(*i))
+            .map(|(_, r)| from_x(r))
+            .chain(y.eqs.iter().map(from_y))
+            .collect();
+        b.ineqs = x
+            .ineqs
+            .iter()
+            .map(from_x)
+            .chain(y.ineqs.iter().map(from_y))
+            .collect();
+        b.simplified = false;
+        Some(b)
+    }
+
     /// Intersection with a basic map of the same space.
     pub fn intersect(&self, other: &BasicMap) -> BasicMap {
         let mut b = self.clone();

@@ -389,8 +389,12 @@ impl Map {
         let mut m = Map::empty(space.clone());
         for x in a.parts.iter() {
             for y in b.parts.iter() {
-                let mut joint = x.reshape(space.clone(), ny, &ta);
-                joint.absorb(y, &tb);
+                let joint =
+                    BasicMap::compose_substituted(x, y, space.clone()).unwrap_or_else(|| {
+                        let mut joint = x.reshape(space.clone(), ny, &ta);
+                        joint.absorb(y, &tb);
+                        joint
+                    });
                 m.push(joint);
             }
         }

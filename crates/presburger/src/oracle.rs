@@ -655,7 +655,22 @@ impl ArbChain {
             Tuple::new(Some("C"), &zr),
         );
         let cfg = GenConfig::default();
-        ArbChain(gen_map_spec(e, &sa, &cfg), gen_map_spec(e, &sb, &cfg))
+        let mut a = gen_map_spec(e, &sa, &cfg);
+        if e.chance(1, 2) {
+            // An access relation or a schedule: the output is an affine function of the
+            // parameters and inputs, with a unit coefficient.
+            let n_dims = sa.n_dims();
+            for part in &mut a.parts {
+                let mut r = vec![0; 1 + n_dims + part.locals.len()];
+                r[0] = e.range(-2, 2);
+                for c in r.iter_mut().take(n_dims).skip(1) {
+                    *c = gen_coef(e);
+                }
+                r[n_dims] = if e.chance(1, 2) { 1 } else { -1 };
+                part.eqs.push(r);
+            }
+        }
+        ArbChain(a, gen_map_spec(e, &sb, &cfg))
     }
 }
 
