@@ -375,17 +375,28 @@ fn leaf_multi_aff(
 /// Pieces of a piecewise result under construction: identical functions share a piece.
 #[derive(Default)]
 struct Pieces {
-    list: Vec<(Vec<BasicMap>, MultiAff)>,
+    /// (the parts of a domain, its function, an integer point of the domain if known)
+    list: Vec<(Vec<BasicMap>, MultiAff, Option<Vec<Int>>)>,
 }
 
 impl Pieces {
     fn add(&mut self, parts: Vec<BasicMap>, ma: &MultiAff) {
+        self.add_with_point(parts, ma, None);
+    }
+
+    /// [`Pieces::add`] with an integer point of the parts, when one is known.
+    fn add_with_point(&mut self, parts: Vec<BasicMap>, ma: &MultiAff, point: Option<Vec<Int>>) {
         if parts.is_empty() {
             return;
         }
-        match self.list.iter_mut().find(|(_, m)| m == ma) {
-            Some((p, _)) => p.extend(parts),
-            None => self.list.push((parts, ma.clone())),
+        match self.list.iter_mut().find(|(_, m, _)| m == ma) {
+            Some((p, _, known)) => {
+                p.extend(parts);
+                if known.is_none() {
+                    *known = point;
+                }
+            }
+            None => self.list.push((parts, ma.clone(), point)),
         }
     }
 
@@ -396,9 +407,9 @@ impl Pieces {
         // (domain, function, a point of the domain)
         let n = self.list.len();
         let mut list = Vec::with_capacity(self.list.len());
-        for (parts, ma) in self.list {
-            let mut point = None;
-            if n > 1 {
+        for (parts, ma, known) in self.list {
+            let mut point = known;
+            if n > 1 && point.is_none() {
                 for b in &parts {
                     point = crate::ops::integer_point(b, budget)?.map(|mut p| {
                         p.truncate(b.n_dims());
@@ -428,16 +439,11 @@ impl Pieces {
                 };
                 // The simpler function first: it may replace the other on its domain.
                 let keep = if may_replace(first, second)
-                    && agrees(
-                        &list[first].1,
-                        &list[second].1,
-                        &list[second].0,
-                        dom,
-                        budget,
-                    )? {
+                    && agrees(&list[first].1, &list[second].1, &list[second].0, budget)?
+                {
                     Some(first)
                 } else if may_replace(second, first)
-                    && agrees(&list[second].1, &list[first].1, &list[first].0, dom, budget)?
+                    && agrees(&list[second].1, &list[first].1, &list[first].0, budget)?
                 {
                     Some(second)
                 } else {
@@ -514,13 +520,7 @@ fn n_divs(ma: &MultiAff) -> usize {
 }
 
 /// Whether `a` and `b` take the same value at every integer point of `domain`.
-fn agrees(
-    a: &MultiAff,
-    b: &MultiAff,
-    domain: &Map,
-    dom: &Space,
-    budget: &mut Budget,
-) -> Result<bool> {
+fn agrees(a: &MultiAff, b: &MultiAff, domain: &Map, budget: &mut Budget) -> Result<bool> {
     if a == b {
         return Ok(true);
     }
@@ -529,19 +529,21 @@ fn agrees(
             continue;
         }
         for sign in [1, -1] {
-            let mut bm = BasicMap::universe(dom.clone());
-            let (rx, ry) = embed_pair(&mut bm, x, y);
-            let mut row = difference(&rx, x.den(), &ry, y.den());
-            if sign < 0 {
-                for c in row.iter_mut() {
-                    *c = -&*c;
+            // Each part with the functions' divs (those it has already are reused) and
+            // the two functions differing in that direction.
+            for part in domain.basic_maps() {
+                let mut bm = part.clone();
+                let (rx, ry) = embed_pair(&mut bm, x, y);
+                let mut row = difference(&rx, x.den(), &ry, y.den());
+                if sign < 0 {
+                    for c in row.iter_mut() {
+                        *c = -&*c;
+                    }
                 }
-            }
-            row[0] = &row[0] - &(x.den() * y.den());
-            bm.add_ineq(row);
-            let differs = Map::from_basic(bm);
-            for part in domain.intersect(&differs)?.basic_maps() {
-                if !part_is_empty(part, budget)? {
+                row[0] = &row[0] - &(x.den() * y.den());
+                bm.add_ineq(row);
+                let bm = bm.simplify();
+                if !bm.is_obviously_empty() && !part_is_empty(&bm, budget)? {
                     return Ok(false);
                 }
             }
@@ -572,7 +574,12 @@ fn lexopt_basic(
             Outcome::Unbounded => unbounded.push(piece),
             Outcome::Optimum(values) => {
                 let ma = leaf_multi_aff(fn_space, dom, &ctx.divs, values, max)?;
-                pieces.add(vec![piece], &ma);
+                // A point the context met on the way lies in the piece.
+                let point = ctx.samples.first().map(|p| p[..ctx.n_base].to_vec());
+                debug_assert!(point.as_ref().is_none_or(|p| piece
+                    .contains_point(p, &mut Budget::unlimited())
+                    .unwrap_or(true)));
+                pieces.add_with_point(vec![piece], &ma, point);
             }
         }
     }
