@@ -2,6 +2,9 @@
 
 Reads the corpus file given as the first argument and prints one line per entry:
     <index> <seconds per parse + operation> <seconds per operation alone>
+`--skip OP` leaves out the entries of operation OP, `--only OP` times only those (the
+operation `card` needs barvinok: `cargo xtask bench presburger` times it with the
+`islpy-barvinok` package, everything else with plain `islpy`).
 
 Every repetition parses the operands afresh from their text (isl does part of the work
 while reading: it may already detect emptiness, equalities or redundant constraints) and
@@ -58,10 +61,20 @@ def run(op, args):
         return a.complement()
     if op == "compute_divs":
         return a.compute_divs()
+    if op == "card":
+        # barvinok's count (islpy-barvinok); plain islpy has no `card`.
+        return a.card()
     raise ValueError("unknown operation " + op)
 
 
 def main():
+    keep = lambda op: True
+    if len(sys.argv) == 4 and sys.argv[2] == "--skip":
+        keep = lambda op: op != sys.argv[3]
+    elif len(sys.argv) == 4 and sys.argv[2] == "--only":
+        keep = lambda op: op == sys.argv[3]
+    elif len(sys.argv) != 2:
+        raise SystemExit("usage: isl_bench.py CORPUS [--skip OP | --only OP]")
     entries = []
     with open(sys.argv[1]) as f:
         for line in f:
@@ -71,6 +84,8 @@ def main():
             fields = [x.strip() for x in line.split("|")]
             entries.append((fields[1], fields[2:]))
     for index, (op, texts) in enumerate(entries):
+        if not keep(op):
+            continue
         # Parse fresh objects for every repetition: islpy objects are immutable, but
         # isl caches some derived facts on them.
         readers = [reader(t) for t in texts]

@@ -178,7 +178,7 @@ fn parameter_points(n: usize) -> Vec<Vec<Int>> {
 
 /// The Python of the private virtual environment with `islpy-barvinok`, created on
 /// first use.
-fn barvinok_python(root: &Path) -> Result<PathBuf> {
+pub(crate) fn barvinok_python(root: &Path) -> Result<PathBuf> {
     Venv {
         dir: root.join("target").join("barvinok-venv"),
         packages: &["islpy-barvinok"],

@@ -25,12 +25,18 @@
 //! `isl time / Pollen time` for both (at least 1 means Pollen is at least as fast), and
 //! the peak memory of the Pollen run.
 //!
+//! The class `count` is the counting corpus of `cargo xtask barvinok`
+//! (`benches/presburger/counts.txt`, one set per line), timed as `card`: Pollen's
+//! `Set::card_parametric` against barvinok's `card`, through the `islpy-barvinok` package
+//! in a second private environment (`target/barvinok-venv`; plain islpy has no `card`).
+//! The combined corpus is written to `target/bench-presburger/corpus-run.txt` for the
+//! runners.
+//!
 //! `--pollen-only` skips isl (no Python needed). `--fpl DIR` adds the cases of the FPL
 //! benchmark's files in `DIR` (Superty/presburger-benchmarks: a count line, then per case
 //! its operand lines and isl's answer; fetch it into a folder outside the repository),
 //! up to `--fpl-cases N` (default 100) of each, evenly spread over the file, as classes
-//! `fpl-<file>`; the corpus with them is written to
-//! `target/bench-presburger/corpus-with-fpl.txt` for both runners.
+//! `fpl-<file>`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -131,13 +137,16 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             read.join(", ")
         );
         text.push_str(&extra);
-        let out = root.join("target/bench-presburger");
-        std::fs::create_dir_all(&out)
-            .with_context(|| format!("cannot create {}", out.display()))?;
-        corpus = out.join("corpus-with-fpl.txt");
-        std::fs::write(&corpus, &text)
-            .with_context(|| format!("cannot write {}", corpus.display()))?;
     }
+    let counts = dir.join("counts.txt");
+    text.push_str(&count_corpus(
+        &std::fs::read_to_string(&counts)
+            .with_context(|| format!("cannot read {}", counts.display()))?,
+    ));
+    let out = root.join("target/bench-presburger");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    corpus = out.join("corpus-run.txt");
+    std::fs::write(&corpus, &text).with_context(|| format!("cannot write {}", corpus.display()))?;
     let entries = entries(&text);
 
     println!("bench: timing {} operations with Pollen", entries.len());
@@ -153,8 +162,25 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         let python = islpy_python(root)?;
         println!("bench: timing {} operations with isl", entries.len());
         let mut isl = Command::new(python);
-        isl.arg(dir.join("isl_bench.py")).arg(&corpus);
-        Some(parse_timings(&output(isl, "the isl runner")?)?.0)
+        isl.arg(dir.join("isl_bench.py"))
+            .arg(&corpus)
+            .args(["--skip", COUNT_OPERATION]);
+        let mut timings = parse_timings(&output(isl, "the isl runner")?)?.0;
+        let n_counts = entries
+            .iter()
+            .filter(|e| e.operation == COUNT_OPERATION)
+            .count();
+        if n_counts > 0 {
+            let python = crate::barvinok::barvinok_python(root)?;
+            println!("bench: timing {n_counts} counts with barvinok");
+            let mut barvinok = Command::new(python);
+            barvinok
+                .arg(dir.join("isl_bench.py"))
+                .arg(&corpus)
+                .args(["--only", COUNT_OPERATION]);
+            timings.extend(parse_timings(&output(barvinok, "the barvinok runner")?)?.0);
+        }
+        Some(timings)
     } else {
         None
     };
@@ -234,6 +260,20 @@ fn fpl_cases(text: &str, arity: usize, cases: usize) -> Result<Vec<Vec<String>>>
                 .collect()
         })
         .collect())
+}
+
+/// The operation of the counting class, timed in barvinok on the isl side.
+const COUNT_OPERATION: &str = "card";
+
+/// The corpus lines of the class `count`: one `card` per set of the counting corpus
+/// (one isl set per line, blank lines and `#` comments skipped).
+fn count_corpus(counts: &str) -> String {
+    counts
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|set| format!("count | {COUNT_OPERATION} | {set}\n"))
+        .collect()
 }
 
 /// The entries of a corpus, skipping blank lines and `#` comments, in order.
@@ -359,7 +399,7 @@ fn report(
     }
     if isl.is_some() {
         out.push_str(
-            "\nper class, median of isl time / Pollen time (>= 1: Pollen at least as fast), and the worst operation alone:\n",
+            "\nper class, median of isl time / Pollen time (barvinok's time for `count`; >= 1: Pollen at least as fast), and the worst operation alone:\n",
         );
         out.push_str(&format!(
             "  {:<14} {:>12} {:>12} {:>12}\n",
@@ -472,6 +512,21 @@ mod tests {
             (e[1].class.as_str(), e[1].operation.as_str()),
             ("empty", "is_empty")
         );
+    }
+
+    #[test]
+    fn counting_corpus_becomes_card_entries() {
+        let text =
+            count_corpus("# counts\n\n[N] -> { [i] : 0 <= i < N }\n  { [i] : 0 <= i < 3 }  \n");
+        assert_eq!(
+            text,
+            "count | card | [N] -> { [i] : 0 <= i < N }\ncount | card | { [i] : 0 <= i < 3 }\n"
+        );
+        let e = entries(&text);
+        assert_eq!(e.len(), 2);
+        assert!(e
+            .iter()
+            .all(|e| e.class == "count" && e.operation == COUNT_OPERATION));
     }
 
     #[test]

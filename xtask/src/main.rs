@@ -6,8 +6,8 @@
 //!   toolchain (see [`fuzz`]);
 //! - `fuzz-smoke [seconds]`: runs every fuzz target for a few seconds;
 //! - `bench presburger [--pollen-only] [--fpl DIR [--fpl-cases N]]`: times the Presburger
-//!   benchmark corpus (and the FPL benchmark's cases) in Pollen and in isl, side by side
-//!   (see [`mod@bench`]);
+//!   benchmark corpus (and the FPL benchmark's cases) in Pollen and in isl, side by side,
+//!   and the counting corpus in Pollen and in barvinok (see [`mod@bench`]);
 //! - `barvinok [--corpus FILE]`: Pollen's parametric counts against barvinok's, by
 //!   evaluation at many parameter values (see [`barvinok`]);
 //! - `closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`: Pollen's transitive
@@ -73,7 +73,9 @@ commands:
   fuzz-smoke [seconds]      run every fuzz target briefly (default 5 seconds each)
   bench presburger [--pollen-only] [--fpl DIR [--fpl-cases N]]
                             time the Presburger benchmark corpus in Pollen and in isl
-                            (islpy, installed into target/islpy-venv on first use); with
+                            (islpy, installed into target/islpy-venv on first use) and
+                            its counts (benches/presburger/counts.txt) in Pollen and in
+                            barvinok (islpy-barvinok, into target/barvinok-venv); with
                             --fpl, also N (100) cases of each file of the FPL benchmark
                             (Superty/presburger-benchmarks) in DIR
   barvinok [--corpus FILE]  compare Pollen's parametric counts of the sets of

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pollen_presburger::text::{parse_object, Parsed};
-use pollen_presburger::{Map, Result};
+use pollen_presburger::{Map, Result, Set};
 
 /// One operation of the corpus: `class | operation | operand [| operand]`.
 struct Entry {
@@ -143,6 +143,7 @@ fn run(operation: &str, operands: &[Map]) -> std::result::Result<(), String> {
         "transitive_closure" => a.transitive_closure().map(drop),
         "complement" => a.complement().map(drop),
         "compute_divs" => a.compute_divs().map(drop),
+        "card" => Set::from_map(a.clone()).and_then(|s| s.card_parametric().map(drop)),
         other => return Err(format!("unknown operation `{other}`")),
     };
     outcome.map_err(|e| e.to_string())
