@@ -1,7 +1,8 @@
 """Times the benchmark corpus with isl (through islpy) for `cargo xtask bench presburger`.
 
-Reads the corpus file given as the first argument and prints one line per entry:
+Reads the corpus file given as the first argument and prints two lines per entry:
     <index> <seconds per parse + operation> <seconds per operation alone>
+    <index> answer <the result as isl prints it, on one line>
 `--skip OP` leaves out the entries of operation OP, `--only OP` times only those (the
 operation `card` needs barvinok: `cargo xtask bench presburger` times it with the
 `islpy-barvinok` package, everything else with plain `islpy`).
@@ -102,6 +103,12 @@ def main():
             op_only += done - parsed
             reps += 1
         print(index, total / reps, op_only / reps, flush=True)
+        # The answer, on one line, for `cargo xtask bench` to compare with Pollen's.
+        answer = run(op, [read(t) for read, t in zip(readers, texts)])
+        if isinstance(answer, tuple):
+            # transitive_closure: the map and whether it is exact.
+            answer = ("exact " if answer[1] else "approximate ") + str(answer[0])
+        print(index, "answer", " ".join(str(answer).split()), flush=True)
 
 
 if __name__ == "__main__":

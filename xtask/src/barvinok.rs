@@ -101,13 +101,13 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
 }
 
 /// The outcome of a comparison that agrees.
-struct Verdict {
+pub(crate) struct Verdict {
     points: usize,
     same: bool,
 }
 
 /// Compares Pollen's count of `set` with barvinok's printed count.
-fn compare(set: &str, theirs: Option<&str>) -> std::result::Result<Verdict, String> {
+pub(crate) fn compare(set: &str, theirs: Option<&str>) -> std::result::Result<Verdict, String> {
     let theirs = theirs.ok_or("no answer from barvinok")?;
     if let Some(message) = theirs.strip_prefix("error ") {
         return Err(format!("barvinok failed: {message}"));

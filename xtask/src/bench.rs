@@ -32,6 +32,9 @@
 //! The combined corpus is written to `target/bench-presburger/corpus-run.txt` for the
 //! runners.
 //!
+//! isl's runner prints every result once after timing it; the report ends with the
+//! comparison of those answers with Pollen's (see [`crate::bench_answers`]).
+//!
 //! `--pollen-only` skips isl (no Python needed). `--fpl DIR` adds the cases of the FPL
 //! benchmark's files in `DIR` (Superty/presburger-benchmarks: a count line, then per case
 //! its operand lines and isl's answer; fetch it into a folder outside the repository),
@@ -44,16 +47,18 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
+use crate::bench_answers;
 use crate::fuzz::cargo;
 use crate::venv::Venv;
 
 /// The memory the whole Pollen corpus run may use.
 const PEAK_MEMORY_TARGET_MIB: u64 = 200;
 
-/// One corpus entry: its class and operation.
+/// One corpus entry: its class, operation and operands.
 struct Entry {
     class: String,
     operation: String,
+    operands: Vec<String>,
 }
 
 /// Seconds per parse + operation and, when the runner reports it, per operation alone.
@@ -165,7 +170,9 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         isl.arg(dir.join("isl_bench.py"))
             .arg(&corpus)
             .args(["--skip", COUNT_OPERATION]);
-        let mut timings = parse_timings(&output(isl, "the isl runner")?)?.0;
+        let isl_out = output(isl, "the isl runner")?;
+        let mut timings = parse_timings(&isl_out)?.0;
+        let mut answers = parse_answers(&isl_out);
         let n_counts = entries
             .iter()
             .filter(|e| e.operation == COUNT_OPERATION)
@@ -178,15 +185,42 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
                 .arg(dir.join("isl_bench.py"))
                 .arg(&corpus)
                 .args(["--only", COUNT_OPERATION]);
-            timings.extend(parse_timings(&output(barvinok, "the barvinok runner")?)?.0);
+            let barvinok_out = output(barvinok, "the barvinok runner")?;
+            timings.extend(parse_timings(&barvinok_out)?.0);
+            answers.extend(parse_answers(&barvinok_out));
         }
-        Some(timings)
+        Some((timings, answers))
     } else {
         None
     };
 
-    print!("{}", report(&entries, &pollen, isl.as_ref(), peak_kib));
+    print!(
+        "{}",
+        report(&entries, &pollen, isl.as_ref().map(|(t, _)| t), peak_kib)
+    );
+    if let Some((_, answers)) = &isl {
+        let agreements = answers
+            .iter()
+            .filter_map(|(&i, theirs)| {
+                let e = entries.get(i)?;
+                Some((i, bench_answers::compare(&e.operation, &e.operands, theirs)))
+            })
+            .collect();
+        let classes: Vec<&str> = entries.iter().map(|e| e.class.as_str()).collect();
+        print!("{}", bench_answers::report(&classes, &agreements));
+    }
     Ok(())
+}
+
+/// isl's printed answers: `<index> answer <text>` lines.
+fn parse_answers(out: &str) -> BTreeMap<usize, String> {
+    out.lines()
+        .filter_map(|line| {
+            let (index, rest) = line.trim().split_once(' ')?;
+            let text = rest.strip_prefix("answer ")?;
+            Some((index.parse().ok()?, text.trim().to_string()))
+        })
+        .collect()
 }
 
 /// How many cases of each FPL operation class `--fpl` takes by default (every k-th
@@ -287,6 +321,7 @@ fn entries(corpus: &str) -> Vec<Entry> {
             Entry {
                 class: fields.next().unwrap_or_default().to_string(),
                 operation: fields.next().unwrap_or_default().to_string(),
+                operands: fields.map(str::to_string).collect(),
             }
         })
         .collect()
@@ -299,6 +334,10 @@ fn parse_timings(out: &str) -> Result<(Timings, Option<u64>)> {
     let mut peak = None;
     for line in out.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let (first, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if rest.starts_with("answer ") {
+            // An answer line (see `parse_answers`).
+            continue;
+        }
         if first == "peak-kib" {
             peak = rest.trim().parse().ok();
             continue;

@@ -40,6 +40,7 @@
 
 mod barvinok;
 mod bench;
+mod bench_answers;
 mod bench_gpu;
 mod bench_pipeline;
 mod bench_pipelines;
