@@ -1,7 +1,9 @@
 //! `cargo xtask barvinok [--corpus FILE]`: Pollen's parametric counts
 //! (`Set::card_parametric`) against barvinok's, by evaluation.
 //!
-//! The corpus (default `benches/presburger/counts.txt`) holds one isl set per line.
+//! The corpus (default `benches/presburger/counts.txt`) holds one isl set per line; the
+//! statement domains of the kernels of `examples/kernels` are added to it (all thirty
+//! PolyBench kernels, as the repository writes them) unless `--no-kernels` is given.
 //! barvinok counts every set through `xtask/barvinok/card.py` (the `islpy-barvinok`
 //! package, installed on first use into a private virtual environment under
 //! `target/barvinok-venv`; barvinok is never a dependency of any crate) and prints the
@@ -27,9 +29,10 @@ const HIGH: i64 = 40;
 /// Points tried for three parameters or more.
 const SAMPLES: usize = 2000;
 
-/// Runs `cargo xtask barvinok [--corpus FILE]`.
+/// Runs `cargo xtask barvinok [--corpus FILE] [--no-kernels]`.
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let mut corpus = root.join("benches/presburger/counts.txt");
+    let mut kernels = true;
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         match flag.as_str() {
@@ -37,16 +40,33 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
                 Some(file) => corpus = PathBuf::from(file),
                 None => bail!("`--corpus` needs a file"),
             },
-            other => bail!("unknown option `{other}` (known: --corpus FILE)"),
+            "--no-kernels" => kernels = false,
+            other => bail!("unknown option `{other}` (known: --corpus FILE, --no-kernels)"),
         }
     }
     let text = std::fs::read_to_string(&corpus)
         .with_context(|| format!("cannot read {}", corpus.display()))?;
-    let entries: Vec<&str> = text
+    let mut entries: Vec<String> = text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
         .collect();
+    if kernels {
+        let domains = statement_domains(&root.join("examples/kernels"))?;
+        println!(
+            "barvinok: with the {} statement domains of examples/kernels",
+            domains.len()
+        );
+        entries.extend(domains);
+    }
+    // The whole corpus, for barvinok's side.
+    let out_dir = root.join("target/barvinok");
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let corpus = out_dir.join("corpus.txt");
+    std::fs::write(&corpus, entries.join("\n") + "\n")
+        .with_context(|| format!("cannot write {}", corpus.display()))?;
 
     let python = barvinok_python(root)?;
     println!("barvinok: counting {} sets with barvinok", entries.len());
@@ -98,6 +118,31 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         bail!("{failures} counts differ from barvinok's");
     }
     Ok(())
+}
+
+/// The statement domains of the kernels of `dir` (their C files, in name order), as
+/// isl sets, without repeats.
+fn statement_domains(dir: &Path) -> Result<Vec<String>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    let mut out: Vec<String> = Vec::new();
+    for file in files {
+        let source = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let extracted = pollen_frontend::extract(&source)
+            .with_context(|| format!("cannot extract {}", file.display()))?;
+        for s in &extracted.scop.statements {
+            let text = s.domain.to_string();
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The outcome of a comparison that agrees.

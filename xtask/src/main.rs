@@ -8,8 +8,9 @@
 //! - `bench presburger [--pollen-only] [--fpl DIR [--fpl-cases N]]`: times the Presburger
 //!   benchmark corpus (and the FPL benchmark's cases) in Pollen and in isl, side by side,
 //!   and the counting corpus in Pollen and in barvinok (see [`mod@bench`]);
-//! - `barvinok [--corpus FILE]`: Pollen's parametric counts against barvinok's, by
-//!   evaluation at many parameter values (see [`barvinok`]);
+//! - `barvinok [--corpus FILE] [--no-kernels]`: Pollen's parametric counts against
+//!   barvinok's, by evaluation at many parameter values, on a corpus and the kernels'
+//!   statement domains (see [`barvinok`]);
 //! - `closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]`: Pollen's transitive
 //!   closures against isl's, exactness claims and containment checked, both timed (see
 //!   [`closure`]);
@@ -79,8 +80,10 @@ commands:
                             barvinok (islpy-barvinok, into target/barvinok-venv); with
                             --fpl, also N (100) cases of each file of the FPL benchmark
                             (Superty/presburger-benchmarks) in DIR
-  barvinok [--corpus FILE]  compare Pollen's parametric counts of the sets of
-                            benches/presburger/counts.txt (or FILE) with barvinok's
+  barvinok [--corpus FILE] [--no-kernels]
+                            compare Pollen's parametric counts of the sets of
+                            benches/presburger/counts.txt (or FILE) and of the
+                            statement domains of examples/kernels with barvinok's
                             (islpy-barvinok, installed into target/barvinok-venv on
                             first use) at every parameter point of a box
   closure [--corpus FILE] [--no-kernels] [--random N] [--budget STEPS]
