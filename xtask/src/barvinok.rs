@@ -123,14 +123,8 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
 /// The statement domains of the kernels of `dir` (their C files, in name order), as
 /// isl sets, without repeats.
 fn statement_domains(dir: &Path) -> Result<Vec<String>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    files.sort();
     let mut out: Vec<String> = Vec::new();
-    for file in files {
+    for file in crate::closure::c_files(dir)? {
         let source = std::fs::read_to_string(&file)
             .with_context(|| format!("cannot read {}", file.display()))?;
         let extracted = pollen_frontend::extract(&source)

@@ -696,18 +696,23 @@ impl XorShift {
     }
 }
 
-/// The flow dependences of the kernels of `dir` from a statement to itself, value-based
-/// and memory-based: one entry per relation and, for a statement that depends on itself
-/// through several arrays, one for their union.
-pub fn kernel_dependences(dir: &Path) -> Result<Vec<Entry>> {
+/// The C files of `dir`, in name order.
+pub(crate) fn c_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "c"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// The flow dependences of the kernels of `dir` from a statement to itself, value-based
+/// and memory-based: one entry per relation and, for a statement that depends on itself
+/// through several arrays, one for their union.
+pub fn kernel_dependences(dir: &Path) -> Result<Vec<Entry>> {
     let mut out = Vec::new();
-    for file in files {
+    for file in c_files(dir)? {
         let name = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
