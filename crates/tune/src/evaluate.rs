@@ -320,11 +320,20 @@ impl fmt::Display for Candidate {
     }
 }
 
-/// The candidates of `space`: the default first, then its [`neighbours`] (the default
-/// pipeline with one parameter changed), then every structure of F¹ with each [`Inner`]
-/// choice (the order of [`Space::structures`], maximal fusion first). The neighbours of
-/// the structures' candidates come later, from the search's local refinement of the
-/// fastest ([`crate::tuner::Config::refine`]).
+/// The candidates of `space`: the default first, then the default with vector
+/// registers, alone, untiled and without unroll-and-jam, then the rest of its
+/// [`neighbours`] (the default pipeline with one parameter changed), then every
+/// structure of F¹ with each [`Inner`] choice (the order of [`Space::structures`],
+/// maximal fusion first). The neighbours of the structures' candidates come later,
+/// from the search's local refinement of the fastest
+/// ([`crate::tuner::Config::refine`]).
+///
+/// Vector registers go first because they change the code the most where they apply
+/// (a reduction's accumulators kept in registers across its loop), and they change
+/// the best loop structure around them (an untiled or un-jammed nest keeps whole rows
+/// of accumulators in registers). Their combinations with those two are therefore
+/// tried at once instead of being left to the local refinement, which changes one
+/// knob at a time, and before it starts.
 pub fn candidates(space: &Space) -> Vec<Candidate> {
     let default = Candidate {
         id: 0,
@@ -332,16 +341,10 @@ pub fn candidates(space: &Space) -> Vec<Candidate> {
         inner: Inner::Tiled,
         knobs: Knobs::default(),
     };
-    let mut out = vec![default.clone()];
-    for mut c in neighbours(&default) {
-        c.id = out.len();
-        out.push(c);
-    }
-    // Vector registers change the best loop structure around them (an untiled or
-    // un-jammed nest keeps whole rows of accumulators in registers), so their
-    // combinations with those two are tried at once instead of being left to the
-    // local refinement, which changes one knob at a time.
-    for knobs in [
+    let (vector, rest): (Vec<Candidate>, Vec<Candidate>) = neighbours(&default)
+        .into_iter()
+        .partition(|c| c.knobs.vector_registers);
+    let combined = [
         Knobs {
             vector_registers: true,
             tiling: false,
@@ -352,12 +355,16 @@ pub fn candidates(space: &Space) -> Vec<Candidate> {
             unroll_and_jam: false,
             ..Knobs::default()
         },
-    ] {
-        out.push(Candidate {
-            id: out.len(),
-            knobs,
-            ..default.clone()
-        });
+    ]
+    .into_iter()
+    .map(|knobs| Candidate {
+        knobs,
+        ..default.clone()
+    });
+    let mut out = vec![default.clone()];
+    for mut c in vector.into_iter().chain(combined).chain(rest) {
+        c.id = out.len();
+        out.push(c);
     }
     for structure in space.structures() {
         for inner in Inner::ALL {

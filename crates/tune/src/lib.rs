@@ -46,14 +46,15 @@
 //! let space = space_of(c, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
 //! let keys: Vec<String> = candidates(&space).iter().map(|c| c.key()).collect();
 //! assert_eq!(keys[0], "default");
-//! // The default pipeline with one parameter changed.
-//! assert_eq!(keys[1], "default tiles=16");
-//! assert_eq!(keys[8], "default sequential");
-//! assert_eq!(keys[9], "default vector-registers");
-//! assert_eq!(keys[10], "default no-tiling");
-//! assert_eq!(keys[13], "default strategy=akg");
-//! // Vector registers with no tiling, and without unroll-and-jam.
-//! assert_eq!(keys[14], "default no-tiling vector-registers");
+//! // Vector registers: alone, with no tiling, and without unroll-and-jam.
+//! assert_eq!(keys[1], "default vector-registers");
+//! assert_eq!(keys[2], "default no-tiling vector-registers");
+//! assert_eq!(keys[3], "default no-unroll-and-jam vector-registers");
+//! // The rest of the default pipeline with one parameter changed.
+//! assert_eq!(keys[4], "default tiles=16");
+//! assert_eq!(keys[11], "default sequential");
+//! assert_eq!(keys[12], "default no-tiling");
+//! assert_eq!(keys[15], "default strategy=akg");
 //! // Then three candidates per fusion structure.
 //! assert_eq!(keys[16], "{S0 S1} tiled");
 //! assert_eq!(keys.len(), 1 + 13 + 2 + 3 * 2);
