@@ -415,6 +415,16 @@ impl BasicMap {
         Some(b)
     }
 
+    /// Whether `self` holds `other` by the look of their constraints: the same space
+    /// and local variables, and every constraint of `self` one of `other`'s, of the
+    /// same kind. A sufficient test only (`false` says nothing).
+    pub fn plainly_contains(&self, other: &BasicMap) -> bool {
+        self.space == other.space
+            && self.divs == other.divs
+            && self.eqs.iter().all(|r| other.eqs.contains(r))
+            && self.ineqs.iter().all(|r| other.ineqs.contains(r))
+    }
+
     /// Intersection with a basic map of the same space.
     pub fn intersect(&self, other: &BasicMap) -> BasicMap {
         let mut b = self.clone();

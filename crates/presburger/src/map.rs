@@ -185,6 +185,14 @@ impl Map {
         a.check_same_tuples(&b, "intersect")?;
         let mut m = Map::empty(a.space.clone());
         for x in a.parts.iter() {
+            // A part that lies inside one part of the other map is its own
+            // intersection with the whole union: intersecting a union with one that
+            // holds it (a statement's domain with itself) keeps its number of pieces
+            // instead of squaring it.
+            if b.parts.len() > 1 && b.parts.iter().any(|y| y.plainly_contains(x)) {
+                m.push(x.clone());
+                continue;
+            }
             for y in b.parts.iter() {
                 m.push(x.intersect(y));
             }

@@ -83,6 +83,30 @@ fn intersect() {
     check(60, prop as fn(ArbPair) -> TestResult);
 }
 
+/// Intersection with a union that holds the other operand's parts among its own (a
+/// statement's domain intersected with itself), where parts are kept whole.
+#[test]
+fn intersect_with_a_union_of_its_parts() {
+    fn prop(p: ArbPair) -> TestResult {
+        let mut holder = p.1.clone();
+        holder.parts.extend(p.0.parts.iter().cloned());
+        let truth = |x: bool, y: bool| x && y;
+        verdict(
+            oracle::check_binary_op(&p.0, &holder, "intersect", |a, b| a.intersect(b), truth)
+                .and_then(|()| {
+                    oracle::check_binary_op(
+                        &holder,
+                        &p.0,
+                        "intersect",
+                        |a, b| a.intersect(b),
+                        truth,
+                    )
+                }),
+        )
+    }
+    check(60, prop as fn(ArbPair) -> TestResult);
+}
+
 #[test]
 fn union() {
     fn prop(p: ArbPair) -> TestResult {

@@ -305,14 +305,22 @@ fn statement_key(m: &Map) -> String {
 }
 
 /// Restricts each prefix to the instances of `filter`, dropping the statements it
-/// excludes.
+/// excludes. A filter that holds all the active instances leaves them as they are:
+/// intersecting two unions multiplies their pieces, so a statement whose domain is a
+/// union of k pieces, under a filter of its whole domain at each of d sequences, would
+/// otherwise reach k^(d+1) pieces.
 fn filter_prefixes(prefixes: &[Prefix], filter: &UnionSet) -> Result<Vec<Prefix>> {
     let mut kept = Vec::new();
     for p in prefixes {
         let key = p.key();
         for f in filter.sets() {
             if f.space().range_tuple().map(|t| t.key()) == Some(key.clone()) {
-                let active = p.active.intersect(f.as_map())?;
+                let f = f.as_map();
+                let active = if f.basic_maps().len() > 1 && p.active.is_subset(f)? {
+                    p.active.clone()
+                } else {
+                    p.active.intersect(f)?
+                };
                 if !active.is_obviously_empty() {
                     kept.push(Prefix {
                         schedule: p.schedule.clone(),

@@ -359,3 +359,30 @@ fn filters_without_parameters_apply_to_parametric_domains() {
          S1[i] -> [1, i, 0] : 1 <= i < N }",
     );
 }
+
+/// A statement whose domain is a union keeps its pieces through the filters of nested
+/// sequences: each filter holds the whole domain, so the flattened schedule has as many
+/// pieces as the domain, not that number to the power of the filters.
+#[test]
+fn a_union_domain_keeps_its_pieces_under_nested_filters() {
+    let domain = "{ S[i, j] : 0 <= i < 10 and 0 <= j < 10 and (i = 0 or j = 0 or i = 9 or j = 9) }";
+    let mut node = band("{ S[i, j] -> [j] }", Node::Leaf);
+    for _ in 0..4 {
+        node = Node::Sequence(vec![filter(domain, node)]);
+    }
+    let t = tree(domain, band("{ S[i, j] -> [i] }", node));
+    let schedule = t.to_union_map().expect("flattens");
+    let pieces = uset(domain)
+        .sets()
+        .next()
+        .expect("one set")
+        .basic_sets()
+        .count();
+    assert!(pieces > 1);
+    let got = schedule.maps().next().expect("one map");
+    assert_eq!(got.basic_maps().len(), pieces, "{got}");
+    check(
+        &t,
+        "{ S[i, j] -> [i, 0, 0, 0, 0, j] : 0 <= i < 10 and 0 <= j < 10 and (i = 0 or j = 0 or i = 9 or j = 9) }",
+    );
+}
