@@ -103,6 +103,8 @@ struct Model<'s> {
     scop: &'s Scop,
     /// Per statement, `{ S[x] -> [t] }` on `D_S ∩ context`.
     schedules: Vec<Map>,
+    /// Per statement, `D_S ∩ context`.
+    domains: Vec<Map>,
     /// Per statement, the constant dimensions of its schedule.
     constants: Vec<Vec<Option<Int>>>,
     /// Every access, statement by statement, in order.
@@ -114,6 +116,7 @@ impl<'s> Model<'s> {
         let flat = scop.schedule.to_union_map()?;
         let context = convex_context(scop, budget)?;
         let mut schedules = Vec::with_capacity(scop.statements.len());
+        let mut domains = Vec::with_capacity(scop.statements.len());
         let mut accesses = Vec::new();
         for (k, s) in scop.statements.iter().enumerate() {
             let domain = within_context(s, &scop.context, &context, budget)?;
@@ -139,9 +142,11 @@ impl<'s> Model<'s> {
                     });
                 }
             }
+            domains.push(domain);
         }
         Ok(Model {
             scop,
+            domains,
             constants: schedules.iter().map(constant_dims).collect(),
             schedules,
             accesses,
@@ -401,7 +406,26 @@ fn last_writers<'s>(
     let Some(candidates) = candidates else {
         return Ok(());
     };
-    let last = candidates.lexmax_with(budget)?;
+    // The last writer is a function of the read instance, so it may be found piece by
+    // piece of the reader's domain (a domain that is a union, from an `if` with `||` or
+    // an `else`): each piece's problem meets only the writes into that piece, where the
+    // whole union's would compare every piece's candidates with every other's.
+    let pieces = model.domains[flow.reader].basic_maps();
+    let last = if pieces.len() > 1 && candidates.basic_maps().len() > pieces.len() {
+        let mut last = Map::empty(candidates.space().clone());
+        for piece in pieces {
+            let piece = Map::from_basic(piece.clone());
+            let part = candidates
+                .intersect_domain(&piece)?
+                .remove_empty_parts(budget)?;
+            if !part.is_obviously_empty() {
+                last = last.union(&part.lexmax_with(budget)?)?;
+            }
+        }
+        last
+    } else {
+        candidates.lexmax_with(budget)?
+    };
     let mut writers: Vec<usize> = flow.writers.iter().map(|(w, _)| *w).collect();
     writers.sort_unstable();
     writers.dedup();

@@ -653,7 +653,14 @@ impl Eval<'_> {
                 if conjunction {
                     dnf_and(&da, &db, self.base, e.start)
                 } else {
-                    Ok(da.into_iter().chain(db).collect())
+                    // `a or b` as `a or (not a and b)`: disjoint pieces. Overlapping
+                    // ones would multiply in every relation built from the domain
+                    // (a pair of statements' instances, the dependences' lexicographic
+                    // maxima), while disjoint pieces of different statements meet
+                    // only where they really overlap.
+                    let not_a = self.condition(a, !negate)?;
+                    let rest = dnf_and(&not_a, &db, self.base, e.start)?;
+                    Ok(da.into_iter().chain(rest).collect())
                 }
             }
             ExprKind::Unary(UnOp::Not, a) => self.condition(a, !negate),
