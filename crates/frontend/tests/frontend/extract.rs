@@ -252,6 +252,22 @@ fn conditions_with_else_or_and_not() {
         &s.statements[2].domain,
         &format!("[N] -> {{ S2[i, j] : {base} and i != j and j > 2 and i != 0 and i + j >= N }}"),
     );
+    // A disjunction becomes disjoint pieces (`a`, then `!a && b`), so that no instance
+    // lies in two of them.
+    let pieces: Vec<pollen_presburger::Set> = s.statements[0]
+        .domain
+        .basic_sets()
+        .map(pollen_presburger::Set::from)
+        .collect();
+    assert!(pieces.len() > 1);
+    for (k, a) in pieces.iter().enumerate() {
+        for b in &pieces[k + 1..] {
+            assert!(
+                a.intersect(b).unwrap().is_empty().unwrap(),
+                "{a} and {b} overlap"
+            );
+        }
+    }
 }
 
 #[test]
