@@ -144,6 +144,10 @@ pub struct OptArgs {
     /// their order.
     #[arg(long)]
     pub vector_registers: bool,
+    /// The bytes of one vector of --vector-registers: 32 (AVX, the default), 64
+    /// (AVX-512), 16 (SSE, NEON); a power of two from 8 to 128.
+    #[arg(long, default_value_t = 32, value_name = "BYTES")]
+    pub vector_bytes: usize,
     /// Keep statements whose subscripts divide an iterator by a constant (`u[x / 2]`)
     /// whole (by default each is split into one statement per residue class of the
     /// iterator, with affine subscripts).
@@ -304,6 +308,7 @@ fn options(args: &OptArgs) -> Options {
         },
         scalar_replacement: !args.no_scalar_replacement,
         vector_registers: args.vector_registers,
+        vector_bytes: args.vector_bytes,
         residue_split: !args.no_residue_split,
         scalar_expansion: !args.no_scalar_expansion,
         target: match args.target {

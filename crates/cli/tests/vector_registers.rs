@@ -473,3 +473,74 @@ fn strided_tensor_operators_are_deinterleaved_and_max_pool_selects() {
         }
     }
 }
+
+/// `--vector-bytes`: other vector widths give the same results, with vectors of that
+/// many bytes (the selects' `float`s) or lanes (max_pool's `DATA_TYPE`, 4-byte lanes
+/// assumed for its shuffles), and a width that is not a power of two is refused.
+#[test]
+fn other_vector_widths_keep_the_results() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-registers-widths");
+    let source = dir.join("selects.c");
+    std::fs::write(&source, SELECTS).unwrap();
+    let defines = &["-DN=70", "-DK=3", "-DM=2"][..];
+    let expected = build_and_run(&dir, &source, &dir, defines);
+    for bytes in ["16", "64"] {
+        let text = check(
+            &dir,
+            &source,
+            &format!("selects-{bytes}"),
+            &["--no-tile", "--vector-bytes", bytes],
+            &dir,
+            defines,
+            &expected,
+        );
+        assert!(
+            text.contains(&format!("vector_size({bytes})")),
+            "no {bytes}-byte vectors\n{text}"
+        );
+        assert!(
+            text.contains("pollen_shuffle("),
+            "not deinterleaved\n{text}"
+        );
+    }
+    let include = root().join("examples/operators");
+    let te = root().join("examples/tensor/max_pool.te");
+    let naive = dir.join("max_pool.c");
+    pollen(&[
+        "te",
+        te.to_str().expect("UTF-8"),
+        "-o",
+        naive.to_str().expect("UTF-8"),
+    ]);
+    let defines = &["-DN=1", "-DC=2", "-DH=9", "-DW=139"][..];
+    let expected = build_and_run(&dir, &naive, &include, defines);
+    let text = check(
+        &dir,
+        &naive,
+        "max_pool-64",
+        &["--no-tile", "--vector-bytes", "64"],
+        &include,
+        defines,
+        &expected,
+    );
+    assert!(
+        text.contains("vector_size(16 * sizeof(DATA_TYPE))"),
+        "no 16-lane vectors\n{text}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_pollen"))
+        .args([
+            "opt",
+            source.to_str().expect("UTF-8"),
+            "--vector-registers",
+            "--vector-bytes",
+            "48",
+        ])
+        .output()
+        .expect("run pollen");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("a vector of 48 bytes"),
+        "{stderr}"
+    );
+}

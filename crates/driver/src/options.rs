@@ -55,6 +55,10 @@ pub struct Options {
     /// reduction's loops run outside its output's lanes. Off by default;
     /// `pollen opt --vector-registers` turns it on.
     pub vector_registers: bool,
+    /// The bytes of one vector of [`Options::vector_registers`]
+    /// (`pollen_emit_c::EmitOptions::vector_bytes`): 32 by default (AVX), 64 for
+    /// AVX-512; `pollen opt --vector-bytes`.
+    pub vector_bytes: usize,
     /// Statements whose subscripts divide an iterator by a constant (`u[x / 2]`) are
     /// split into one statement per residue class of the iterator, with affine
     /// subscripts (`pollen_transform::residues`), and so is one whose text compares an
@@ -111,6 +115,7 @@ impl Default for Options {
             vectorize: Vectorize::OmpSimd,
             scalar_replacement: true,
             vector_registers: false,
+            vector_bytes: 32,
             residue_split: true,
             scalar_expansion: true,
             target: Target::C,

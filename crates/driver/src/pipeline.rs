@@ -245,6 +245,7 @@ fn emit(
                 banner: true,
                 scalar_replacement: options.scalar_replacement,
                 vector_registers: options.vector_registers,
+                vector_bytes: options.vector_bytes,
                 scratch: optimized
                     .report
                     .fused

@@ -39,6 +39,9 @@ pub enum Error {
     NonPositiveStride(String),
     /// A loop iterator or a statement name that is not a C identifier.
     NotAnIdentifier(String),
+    /// A vector width ([`crate::EmitOptions::vector_bytes`]) that is not a power of two
+    /// from 8 to 128 bytes.
+    VectorWidth(usize),
 }
 
 /// The result type of this crate.
@@ -77,6 +80,10 @@ impl fmt::Display for Error {
                 write!(f, "the AST has a loop with the non-positive stride {s}")
             }
             Error::NotAnIdentifier(s) => write!(f, "`{s}` is not a C identifier"),
+            Error::VectorWidth(b) => write!(
+                f,
+                "a vector of {b} bytes: the width must be a power of two from 8 to 128"
+            ),
         }
     }
 }

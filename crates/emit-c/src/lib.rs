@@ -165,6 +165,10 @@ pub struct EmitOptions {
     /// are kept in explicit vector variables (default off): see
     /// [Vector accumulators](crate#vector-accumulators).
     pub vector_registers: bool,
+    /// The bytes of the vector accumulators' full vectors (default 32: eight `float`s,
+    /// AVX's registers; 64 for AVX-512's, 16 for SSE's or NEON's). A power of two from
+    /// 8 to 128; [`emit`] refuses another width.
+    pub vector_bytes: usize,
     /// Scratch arrays to declare (default none): each at the start of the body of the
     /// loops one iteration of which is one tile (their iterators are tile arguments of
     /// the statements: one array per tile, private to the thread that runs it; a tile
@@ -286,6 +290,7 @@ impl Default for EmitOptions {
             banner: true,
             scalar_replacement: true,
             vector_registers: false,
+            vector_bytes: vector::VECTOR_BYTES,
             scratch: Vec::new(),
             relocations: Vec::new(),
         }
@@ -373,6 +378,9 @@ fn generate(
 ) -> Result<String> {
     if !is_identifier(&options.iterator_type.replace(' ', "_")) {
         return Err(Error::NotAnIdentifier(options.iterator_type.clone()));
+    }
+    if !(8..=128).contains(&options.vector_bytes) || !options.vector_bytes.is_power_of_two() {
+        return Err(Error::VectorWidth(options.vector_bytes));
     }
     let relocated_scop;
     let scop = if options.relocations.is_empty() {

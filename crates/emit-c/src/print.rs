@@ -404,6 +404,7 @@ impl<'a> AstPrinter<'a> {
             &iterators,
             &v.iterator,
             &self.select_macros,
+            self.options.vector_bytes,
         );
         Ok(analysis.map(|analysis| VectorNest {
             links,
@@ -563,7 +564,7 @@ impl<'a> AstPrinter<'a> {
         let (full, full_bytes) = nest.analysis.full_vector();
         let half_bytes = match (nest.analysis.element_bytes, full) {
             (None, Some(n)) => format!("{} * sizeof({ty})", n / 2),
-            _ => (vector::VECTOR_BYTES / 2).to_string(),
+            _ => (nest.analysis.vector_bytes / 2).to_string(),
         };
         for (bytes, count) in [(full_bytes, full), (half_bytes, full.map(|n| n / 2))] {
             let vector_type = self.temporaries.fresh();

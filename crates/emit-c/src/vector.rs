@@ -66,9 +66,10 @@
 //! nothing beyond it is read) and puts the lanes together with `pollen_shuffle`
 //! ([`crate::SHUFFLE_DEFINITION`]: `__builtin_shufflevector` under clang,
 //! `__builtin_shuffle` under gcc), whose constant indices need the number of lanes when
-//! printing: `32 / sizeof` for an element type of known size ([`element_bytes`]), else
-//! the vector type is declared with [`FALLBACK_LANES`] elements
-//! (`vector_size(8 * sizeof(DATA_TYPE))`). The loaded values are copied, not computed:
+//! printing: the vector's bytes ([`crate::EmitOptions::vector_bytes`], 32 by default)
+//! over the element's for an element type of known size ([`element_bytes`]), else the
+//! vector type is declared with as many elements as [`FALLBACK_ELEMENT_BYTES`] ones
+//! fill (`vector_size(8 * sizeof(DATA_TYPE))` for 32 bytes). The loaded values are copied, not computed:
 //! the operand's lanes are the elements themselves.
 //!
 //! # Why the values are the same
@@ -94,7 +95,8 @@ use pollen_scop::{AccessKind, Scop};
 use crate::scalar::{declarable, distinct, element_type, instances_only, subscripts, Instance};
 use crate::scan::{self, SelectMacro};
 
-/// The bytes of one vector (eight `float`s, four `double`s).
+/// The bytes of one vector by default (eight `float`s, four `double`s: AVX's
+/// registers); [`crate::EmitOptions::vector_bytes`] sets another width.
 pub(crate) const VECTOR_BYTES: usize = 32;
 
 /// The most vector variables a strip holds (registers left for the operands).
@@ -254,6 +256,8 @@ pub(crate) struct Analysis {
     pub element_type: String,
     /// The bytes of one element, when the element type says it ([`element_bytes`]).
     pub element_bytes: Option<usize>,
+    /// The bytes of a full vector ([`crate::EmitOptions::vector_bytes`]).
+    pub vector_bytes: usize,
     /// The distinct accumulators: the instance and token range of the first reference
     /// to each.
     pub accumulators: Vec<(usize, Range<usize>)>,
@@ -282,18 +286,22 @@ impl Analysis {
     }
 
     /// The number of elements of a full vector and the `vector_size` argument that
-    /// gives it: [`VECTOR_BYTES`] for an element type of known size; for another type
-    /// (a macro such as `DATA_TYPE`), [`FALLBACK_LANES`] elements when an operand is
-    /// deinterleaved (its shuffles need the number when printed), else
-    /// [`VECTOR_BYTES`] whatever the number.
+    /// gives it: the vector's bytes for an element type of known size; for another type
+    /// (a macro such as `DATA_TYPE`), as many elements as [`FALLBACK_ELEMENT_BYTES`]
+    /// ones fill when an operand is deinterleaved (its shuffles need the number when
+    /// printed), else the vector's bytes whatever the number.
     pub fn full_vector(&self) -> (Option<usize>, String) {
+        let bytes = self.vector_bytes;
         match self.element_bytes {
-            Some(b) => (Some(VECTOR_BYTES / b), VECTOR_BYTES.to_string()),
-            None if self.deinterleaves() => (
-                Some(FALLBACK_LANES),
-                format!("{FALLBACK_LANES} * sizeof({})", self.element_type),
-            ),
-            None => (None, VECTOR_BYTES.to_string()),
+            Some(b) => (Some((bytes / b).max(1)), bytes.to_string()),
+            None if self.deinterleaves() => {
+                let lanes = (bytes / FALLBACK_ELEMENT_BYTES).max(1);
+                (
+                    Some(lanes),
+                    format!("{lanes} * sizeof({})", self.element_type),
+                )
+            }
+            None => (None, bytes.to_string()),
         }
     }
 }
@@ -301,9 +309,9 @@ impl Analysis {
 /// The most elements between two lanes of a deinterleaved operand.
 pub(crate) const MAX_DEINTERLEAVE: i128 = 4;
 
-/// The number of elements of a full vector whose element type has no known size, when
-/// the printed shuffles need it: a 32-byte vector of 4-byte elements.
-pub(crate) const FALLBACK_LANES: usize = 8;
+/// The element size assumed for an element type of no known size, when the printed
+/// shuffles need a number of lanes: a `float`'s (eight lanes in a 32-byte vector).
+pub(crate) const FALLBACK_ELEMENT_BYTES: usize = 4;
 
 /// The bytes of an element of a C type named by `ty`, for the common arithmetic types
 /// whose size the usual ABIs agree on (`float`, `double`, `int`, `long long`, the
@@ -398,6 +406,7 @@ pub(crate) fn analyse(
     chain: &[&str],
     v: &str,
     macros: &BTreeMap<String, SelectMacro>,
+    vector_bytes: usize,
 ) -> Option<Analysis> {
     let written: BTreeSet<&str> = instances
         .iter()
@@ -540,6 +549,7 @@ pub(crate) fn analyse(
     let element_type = element?;
     Some(Analysis {
         element_bytes: element_bytes(&element_type),
+        vector_bytes,
         element_type,
         elements: accumulators
             .iter()

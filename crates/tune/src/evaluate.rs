@@ -63,7 +63,13 @@ pub struct Knobs {
     /// Reductions held in explicit vector variables
     /// ([`DriverOptions::vector_registers`]).
     pub vector_registers: bool,
+    /// Vector registers of [`WIDE_VECTOR_BYTES`] bytes instead of the pipeline's
+    /// ([`DriverOptions::vector_bytes`]); only with [`Knobs::vector_registers`].
+    pub wide_vectors: bool,
 }
+
+/// The bytes of a vector with [`Knobs::wide_vectors`]: AVX-512's registers.
+pub const WIDE_VECTOR_BYTES: usize = 64;
 
 impl Default for Knobs {
     /// `pollen opt`'s choices.
@@ -75,6 +81,7 @@ impl Default for Knobs {
             parallel: true,
             strategy: Strategy::Pluto,
             vector_registers: false,
+            wide_vectors: false,
         }
     }
 }
@@ -90,7 +97,7 @@ pub const MAX_TILE_SIZE: i64 = 1024;
 impl Knobs {
     /// The suffix of a candidate's key: empty for the default choices, else one word
     /// per changed parameter (` strategy=akg`, ` no-tiling`, ` tiles=32,256`,
-    /// ` no-unroll-and-jam`, ` sequential`, ` vector-registers`).
+    /// ` no-unroll-and-jam`, ` sequential`, ` vector-registers`, ` wide-vectors`).
     pub fn suffix(&self) -> String {
         let mut out = String::new();
         if self.strategy != Strategy::Pluto {
@@ -112,6 +119,9 @@ impl Knobs {
         if self.vector_registers {
             out += " vector-registers";
         }
+        if self.wide_vectors {
+            out += " wide-vectors";
+        }
         out
     }
 
@@ -119,9 +129,17 @@ impl Knobs {
     /// where the candidate is `tiled`. Besides the model's sizes and
     /// [`TILE_SIZES`], given sizes have as neighbours the same sizes with one member
     /// doubled or halved (within 2 to [`MAX_TILE_SIZE`]), so that the search walks
-    /// the sizes of each band member in turn.
+    /// the sizes of each band member in turn. With vector registers, the other vector
+    /// width comes first: like vector registers themselves, it changes the code the
+    /// most.
     pub fn neighbours(&self, tiled: bool) -> Vec<Knobs> {
         let mut out = Vec::new();
+        if self.vector_registers {
+            out.push(Knobs {
+                wide_vectors: !self.wide_vectors,
+                ..self.clone()
+            });
+        }
         if tiled {
             let mut sizes: Vec<Option<Vec<i64>>> = std::iter::once(None)
                 .chain(TILE_SIZES.iter().map(|s| Some(s.to_vec())))
@@ -157,6 +175,7 @@ impl Knobs {
         });
         out.push(Knobs {
             vector_registers: !self.vector_registers,
+            wide_vectors: false,
             ..self.clone()
         });
         out
@@ -229,7 +248,9 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
     let mut knobs = Knobs::default();
     let mut seen_suffix = false;
     while let Some(&last) = words.last() {
-        if last == "vector-registers" && !knobs.vector_registers {
+        if last == "wide-vectors" && !knobs.wide_vectors && !knobs.vector_registers {
+            knobs.wide_vectors = true;
+        } else if last == "vector-registers" && !knobs.vector_registers {
             knobs.vector_registers = true;
         } else if last == "sequential" && knobs.parallel {
             knobs.parallel = false;
@@ -275,6 +296,7 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
     // default pipeline; the suffix's words in their order.
     let default_only = candidate.knobs.strategy == Strategy::Pluto && candidate.knobs.tiling;
     (candidate.key() == key
+        && (candidate.knobs.vector_registers || !candidate.knobs.wide_vectors)
         && (candidate.tiled() || candidate.knobs.tile_sizes.is_none())
         && (candidate.structure.is_none() || default_only))
         .then_some(candidate)
@@ -562,6 +584,11 @@ impl Local {
             unroll_and_jam: base.unroll_and_jam && knobs.unroll_and_jam,
             parallel: base.parallel && knobs.parallel,
             vector_registers: base.vector_registers || knobs.vector_registers,
+            vector_bytes: if knobs.wide_vectors {
+                WIDE_VECTOR_BYTES
+            } else {
+                base.vector_bytes
+            },
             ..base
         }
     }

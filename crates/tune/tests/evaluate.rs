@@ -267,6 +267,41 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
 }
 
 #[test]
+fn the_vector_width_is_a_neighbour_of_vector_registers_only() {
+    assert!(Knobs::default()
+        .neighbours(true)
+        .iter()
+        .all(|k| !k.wide_vectors));
+    let vectors = Knobs {
+        vector_registers: true,
+        ..Knobs::default()
+    };
+    // First among the neighbours; turning vector registers off turns it off.
+    let n = vectors.neighbours(false);
+    assert_eq!(
+        n[0],
+        Knobs {
+            wide_vectors: true,
+            ..vectors.clone()
+        }
+    );
+    let wide = n[0].clone();
+    assert!(wide
+        .neighbours(true)
+        .iter()
+        .all(|k| k.vector_registers || !k.wide_vectors));
+    let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
+    let all = candidates(&s);
+    let key = "default no-tiling vector-registers wide-vectors";
+    let c = by_key(&all, key).unwrap();
+    assert!(c.knobs.wide_vectors && c.knobs.vector_registers && !c.knobs.tiling);
+    assert_eq!(c.key(), key);
+    // The width means nothing without vector registers, and the words keep their order.
+    assert!(by_key(&all, "default wide-vectors").is_none());
+    assert!(by_key(&all, "default wide-vectors vector-registers").is_none());
+}
+
+#[test]
 fn a_candidates_knobs_reach_the_pipeline() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     let all = candidates(&s);
@@ -315,6 +350,12 @@ fn a_candidates_knobs_reach_the_pipeline() {
     vectors.knobs.vector_registers = true;
     assert!(local.driver_options(&vectors).vector_registers);
     assert!(!local.driver_options(tiled).vector_registers);
+    assert_eq!(local.driver_options(&vectors).vector_bytes, 32);
+    vectors.knobs.wide_vectors = true;
+    assert_eq!(
+        local.driver_options(&vectors).vector_bytes,
+        pollen_tune::evaluate::WIDE_VECTOR_BYTES
+    );
     // The default's variants keep its profitability check.
     let default_variant = all.iter().find(|c| c.key() == "default tiles=32").unwrap();
     let options = local.driver_options(default_variant);
