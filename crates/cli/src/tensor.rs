@@ -22,6 +22,12 @@ elementwise, by reductions `sum`/`max`/`min` or by padding, in the spirit of TVM
 loop nests (a reduction is an initialisation, then the accumulation in innermost loops),
 and a checksum line per output tensor. Compile it with `-I examples/operators`.
 
+With --inline-padding, a padding by zero that only sums read as a factor of their terms
+(a convolution's padded input) is read in place instead of copied: each such sum is
+lowered as an interior nest, where every term reads inside the source, and a border
+nest whose terms are guarded. The result is the copy's bit for bit where the other
+factors are finite.
+
 The program is checked first: names, ranks, shapes, reduction axes, and every access is
 proved within its tensor's bounds for all sizes (with a counterexample otherwise).
 
@@ -41,6 +47,10 @@ pub struct TeArgs {
     /// Where to write the C program (standard output when absent or `-`).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Read a padding by zero in place where only sums read it, each as a factor of its
+    /// terms, instead of copying it into an array of its own.
+    #[arg(long)]
+    pub inline_padding: bool,
 }
 
 /// Whether `path` names a tensor program.
@@ -50,6 +60,11 @@ pub fn is_tensor_program(path: &Path) -> bool {
 
 /// The C program of the tensor program at `path`.
 pub fn lower(path: &Path) -> Result<String> {
+    lower_with(path, &pollen_tensor::Lowering::default())
+}
+
+/// [`lower`] with the choices of `options`.
+pub fn lower_with(path: &Path, options: &pollen_tensor::Lowering) -> Result<String> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let program = pollen_tensor::parse(&text).map_err(|e| {
@@ -64,7 +79,7 @@ pub fn lower(path: &Path) -> Result<String> {
     let name = path
         .file_stem()
         .map_or("tensor".to_string(), |s| s.to_string_lossy().into_owned());
-    Ok(pollen_tensor::to_c(&program, &name))
+    Ok(pollen_tensor::to_c_with(&program, &name, options))
 }
 
 /// The C text of `path`: the file itself, or the lowered program of a `.te` file.
@@ -78,7 +93,10 @@ pub fn read_source(path: &Path) -> Result<String> {
 
 /// Runs `pollen te`.
 pub fn run(args: &TeArgs) -> Result<ExitCode> {
-    let text = lower(&args.file)?;
+    let options = pollen_tensor::Lowering {
+        inline_padding: args.inline_padding,
+    };
+    let text = lower_with(&args.file, &options)?;
     match &args.output {
         Some(out) if out.as_os_str() != "-" => {
             std::fs::write(out, &text).with_context(|| format!("cannot write {}", out.display()))?

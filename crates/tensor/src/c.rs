@@ -9,7 +9,30 @@
 //!   the tensor itself, then `T[i][j] = f(T[i][j])`; with several reductions, each
 //!   accumulates in a temporary array of the tensor's shape (`T_red0`, ...);
 //! - a padding: a nest that fills the padded tensor with the constant, then one that
-//!   copies the source into its interior.
+//!   copies the source into its interior; unless it is read in place (below).
+//!
+//! # Padding read in place
+//! With [`Lowering::inline_padding`] (off by default), a padding by zero that only sums
+//! read, each as a factor of their terms (a convolution's
+//! `sum(c, kh, kw, P[n, c, h + kh, w + kw] * Wt[k, c, kh, kw])`), is not
+//! materialised: a padding element adds
+//! `0 · w`, so the terms that read one are left out and the others read the source
+//! directly. Each such reduction is lowered twice, as TVM's and Halide's boundary
+//! conditions are split into an interior and a border:
+//! - where every term reads inside the source (the output's *interior*: a conjunction of
+//!   affine conditions on its iterators, from the reduction axes' constant extents), the
+//!   plain nest over the source;
+//! - elsewhere (the border, the disjunction of the negated conditions), the nest with
+//!   the accumulation guarded by the read's being inside the source.
+//!
+//! The result is the materialised program's bit for bit where the other factors are
+//! finite: a left-out term is a `±0` that the sum, which starts at `+0` and so is never
+//! `-0`, does not change. An infinite or NaN factor against the padding would have
+//! made the materialised sum NaN.
+//!
+//! It is not the default because the optimizer does not yet do well with the border
+//! nest (a union of pieces): its default pipeline exceeds its code generation budget
+//! on the convolutions of `examples/tensor/`, and untiled it is slower than the copy.
 //!
 //! Parameters are `-D`-overridable macros (`M`) and the kernel function's `int`
 //! arguments (`_PB_M`, the name the scop's parameters have).
@@ -22,7 +45,7 @@ use crate::affine::Affine;
 use crate::builder::is_identifier;
 use crate::error::{Error, ErrorKind, Result};
 use crate::eval::init_coefficients;
-use crate::expr::{Binary, Cond, DType, Expr, ExprKind, ReduceOp, Unary};
+use crate::expr::{Binary, Cond, DType, Expr, ExprKind, Reduce, ReduceOp, Unary};
 use crate::program::{Compute, Pad, ParamDef, Program, Stage, TensorKind};
 
 /// An array of the C program: a tensor or a temporary.
@@ -32,10 +55,100 @@ struct Array {
     dtype: DType,
 }
 
-/// A piece of the region: a statement or a loop nest.
+/// A piece of the region: a statement, a loop nest or a guarded block.
 enum Item {
     Stmt(String),
     Loops(Vec<(String, Affine)>, Vec<Item>),
+    If(String, Vec<Item>),
+}
+
+/// How [`to_c_with`] lowers a program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lowering {
+    /// Paddings that only sums read as factors of their terms are read in place, not
+    /// materialised (default off; module documentation).
+    pub inline_padding: bool,
+}
+
+/// A padding read in place: the padded tensor, its source and the padding before each
+/// dimension.
+struct Inlined {
+    tensor: String,
+    source: String,
+    before: Vec<i64>,
+    after: Vec<i64>,
+}
+
+/// The single access to `tensor` in `e` when it is `e` itself or a factor of a product
+/// (through `*` nodes only), and `e` reads `tensor` nowhere else.
+fn factor_access<'e>(
+    e: &'e Expr,
+    tensor: &str,
+) -> Option<&'e [(Affine, Option<crate::error::Pos>)]> {
+    let mut count = 0;
+    e.walk(&mut |x| {
+        if matches!(&x.kind, ExprKind::Access { tensor: t, .. } if t == tensor) {
+            count += 1;
+        }
+    });
+    if count != 1 {
+        return None;
+    }
+    fn find<'e>(e: &'e Expr, tensor: &str) -> Option<&'e [(Affine, Option<crate::error::Pos>)]> {
+        match &e.kind {
+            ExprKind::Access { tensor: t, indices } if t == tensor => Some(indices),
+            ExprKind::Binary(Binary::Mul, a, b) => find(a, tensor).or_else(|| find(b, tensor)),
+            _ => None,
+        }
+    }
+    find(e, tensor)
+}
+
+/// The paddings read in place: by zero, not an output, read by no other padding, and
+/// read only by statements whose whole right-hand side is a sum with the padded tensor
+/// one factor of its body ([`factor_access`]), the reduction axes its indices along
+/// padded dimensions mention having constant extents.
+fn inlined_pads(program: &Program) -> Vec<Inlined> {
+    let mut out = Vec::new();
+    for stage in program.stages() {
+        let Stage::Pad(p) = stage else { continue };
+        if !p.value.is_finite() || p.value.as_f64() != 0.0 || program.outputs().contains(&p.tensor)
+        {
+            continue;
+        }
+        let in_place = program.stages().iter().all(|s| match s {
+            Stage::Pad(q) => q.source != p.tensor,
+            Stage::Compute(c) => {
+                if !s.reads().contains(&p.tensor) {
+                    return true;
+                }
+                let ExprKind::Reduce(r) = &c.body.kind else {
+                    return false;
+                };
+                r.op == ReduceOp::Sum
+                    && c.body.reductions().len() == 1
+                    && factor_access(&r.body, &p.tensor).is_some_and(|indices| {
+                        let padded = |d: usize| p.before[d] != 0 || p.after[d] != 0;
+                        indices.iter().enumerate().all(|(d, (a, _))| {
+                            !padded(d)
+                                || r.axes.iter().all(|x| {
+                                    a.coefficient(&x.name.text) == 0
+                                        || x.extent.as_ref().and_then(Affine::as_constant).is_some()
+                                })
+                        })
+                    })
+            }
+        });
+        if in_place {
+            out.push(Inlined {
+                tensor: p.tensor.clone(),
+                source: p.source.clone(),
+                before: p.before.clone(),
+                after: p.after.clone(),
+            });
+        }
+    }
+    out
 }
 
 fn param_c(name: &str) -> String {
@@ -91,6 +204,8 @@ struct Printed {
 
 struct Printer<'a> {
     program: &'a Program,
+    /// Paddings read in place: their accesses print as the source's.
+    inlined: &'a [Inlined],
     lhs: DType,
     /// The text that replaces each reduction, in pre-order.
     reductions: Vec<String>,
@@ -107,6 +222,14 @@ impl Printer<'_> {
                 primary(format!("(({}) ({}))", c_type(t), affine_c(a, self.program)))
             }
             ExprKind::Access { tensor, indices } => {
+                if let Some(p) = self.inlined.iter().find(|p| &p.tensor == tensor) {
+                    let mut s = p.source.clone();
+                    for ((a, _), b) in indices.iter().zip(&p.before) {
+                        let index = a.checked_sub(&Affine::constant(*b)).unwrap_or_default();
+                        write!(s, "[{}]", affine_c(&index, self.program)).ok();
+                    }
+                    return primary(s);
+                }
                 let mut s = tensor.clone();
                 for (a, _) in indices {
                     write!(s, "[{}]", affine_c(a, self.program)).ok();
@@ -227,7 +350,73 @@ fn element(name: &str, axes: &[(String, Affine)]) -> String {
     s
 }
 
-fn lower_compute(program: &Program, c: &Compute, arrays: &mut Vec<Array>) -> Item {
+/// The conditions of a sum's nest that reads padding `p` in place at `indices`: that
+/// every term of an output element reads inside the source (the interior: the
+/// conjunction), and that one term does (the guard of the border's accumulation);
+/// `None` when no padded dimension constrains the read.
+fn padding_conditions(
+    program: &Program,
+    p: &Inlined,
+    r: &Reduce,
+    indices: &[(Affine, Option<crate::error::Pos>)],
+) -> Option<(Vec<String>, Vec<String>)> {
+    let source = program.tensor(&p.source)?;
+    let mut interior = Vec::new();
+    let mut inside = Vec::new();
+    for (d, (a, _)) in indices.iter().enumerate() {
+        let (before, after) = (p.before[d], p.after[d]);
+        if before == 0 && after == 0 {
+            continue;
+        }
+        // The index's least and greatest values over the reduction's box.
+        let (mut low, mut high) = (a.clone(), a.clone());
+        for x in &r.axes {
+            let k = a.coefficient(&x.name.text);
+            if k == 0 {
+                continue;
+            }
+            let last = x
+                .extent
+                .as_ref()
+                .and_then(Affine::as_constant)?
+                .checked_sub(1)?;
+            let term = Affine::var(x.name.text.as_str()).checked_scale(k)?;
+            let (lo, hi) = if k > 0 { (0, last) } else { (last, 0) };
+            low = low
+                .checked_sub(&term)?
+                .checked_add(&Affine::constant(k.checked_mul(lo)?))?;
+            high = high
+                .checked_sub(&term)?
+                .checked_add(&Affine::constant(k.checked_mul(hi)?))?;
+        }
+        let c = |e: &Affine| affine_c(e, program);
+        if before > 0 {
+            interior.push(format!("{} >= {before}", c(&low)));
+            inside.push(format!("{} >= {before}", c(a)));
+        }
+        if after > 0 {
+            let last = source.shape[d].checked_add(&Affine::constant(before.checked_sub(1)?))?;
+            interior.push(format!("{} <= {}", c(&high), c(&last)));
+            inside.push(format!("{} <= {}", c(a), c(&last)));
+        }
+    }
+    (!interior.is_empty()).then_some((interior, inside))
+}
+
+/// The negation of each of `conditions` (`a >= b`, `a <= b`).
+fn negated(conditions: &[String]) -> Vec<String> {
+    conditions
+        .iter()
+        .map(|c| c.replacen(" >= ", " < ", 1).replacen(" <= ", " > ", 1))
+        .collect()
+}
+
+fn lower_compute(
+    program: &Program,
+    c: &Compute,
+    arrays: &mut Vec<Array>,
+    inlined: &[Inlined],
+) -> Item {
     let Some(tensor) = program.tensor(&c.tensor) else {
         return Item::Loops(Vec::new(), Vec::new());
     };
@@ -260,9 +449,10 @@ fn lower_compute(program: &Program, c: &Compute, arrays: &mut Vec<Array>) -> Ite
             ReduceOp::Max => "-INFINITY".to_string(),
             ReduceOp::Min => "INFINITY".to_string(),
         };
-        items.push(Item::Stmt(format!("{acc} = {init};")));
+        let init = format!("{acc} = {init};");
         let mut printer = Printer {
             program,
+            inlined,
             lhs,
             reductions: Vec::new(),
             next_reduction: 0,
@@ -281,11 +471,48 @@ fn lower_compute(program: &Program, c: &Compute, arrays: &mut Vec<Array>) -> Ite
             .iter()
             .map(|a| (a.name.text.clone(), a.extent.clone().unwrap_or_default()))
             .collect();
+        let split = if top_level {
+            inlined.iter().find_map(|p| {
+                let indices = factor_access(&r.body, &p.tensor)?;
+                padding_conditions(program, p, r, indices)
+            })
+        } else {
+            None
+        };
+        if let Some((interior, inside)) = split {
+            // The interior's plain nest, then the border's guarded one.
+            let whole = Item::Loops(
+                axes.clone(),
+                vec![Item::If(
+                    interior.join(" && "),
+                    vec![
+                        Item::Stmt(init.clone()),
+                        Item::Loops(raxes.clone(), vec![Item::Stmt(update.clone())]),
+                    ],
+                )],
+            );
+            let border = Item::Loops(
+                axes,
+                vec![Item::If(
+                    negated(&interior).join(" || "),
+                    vec![
+                        Item::Stmt(init),
+                        Item::Loops(
+                            raxes,
+                            vec![Item::If(inside.join(" && "), vec![Item::Stmt(update)])],
+                        ),
+                    ],
+                )],
+            );
+            return Item::Loops(Vec::new(), vec![whole, border]);
+        }
+        items.push(Item::Stmt(init));
         items.push(Item::Loops(raxes, vec![Item::Stmt(update)]));
     }
     if !top_level {
         let mut printer = Printer {
             program,
+            inlined,
             lhs,
             reductions: accumulators,
             next_reduction: 0,
@@ -334,10 +561,16 @@ fn lower_pad(program: &Program, p: &Pad, taken: &[String]) -> Vec<Item> {
     ]
 }
 
-fn lower(program: &Program) -> Lowered {
+fn lower(program: &Program, options: &Lowering) -> Lowered {
+    let inlined = if options.inline_padding {
+        inlined_pads(program)
+    } else {
+        Vec::new()
+    };
     let mut arrays: Vec<Array> = program
         .tensors()
         .iter()
+        .filter(|t| !inlined.iter().any(|p| p.tensor == t.name))
         .map(|t| Array {
             name: t.name.clone(),
             shape: t.shape.clone(),
@@ -356,7 +589,8 @@ fn lower(program: &Program) -> Lowered {
     let mut items = Vec::new();
     for s in program.stages() {
         match s {
-            Stage::Compute(c) => items.push(lower_compute(program, c, &mut arrays)),
+            Stage::Compute(c) => items.push(lower_compute(program, c, &mut arrays, &inlined)),
+            Stage::Pad(p) if inlined.iter().any(|q| q.tensor == p.tensor) => {}
             Stage::Pad(p) => items.extend(lower_pad(program, p, &iterators)),
         }
     }
@@ -394,19 +628,32 @@ fn print_items(out: &mut String, items: &[Item], program: &Program, indent: usiz
                     writeln!(out, "{:w$}}}", "", w = depth - 2).ok();
                 }
             }
+            Item::If(cond, body) => {
+                let braces = body.len() > 1;
+                let open = if braces { " {" } else { "" };
+                writeln!(out, "{:indent$}if ({cond}){open}", "").ok();
+                print_items(out, body, program, indent + 2);
+                if braces {
+                    writeln!(out, "{:indent$}}}", "").ok();
+                }
+            }
         }
     }
 }
 
 fn collect_iterators(items: &[Item], out: &mut Vec<String>) {
     for item in items {
-        if let Item::Loops(axes, body) = item {
-            for (n, _) in axes {
-                if !out.contains(n) {
-                    out.push(n.clone());
+        match item {
+            Item::Loops(axes, body) => {
+                for (n, _) in axes {
+                    if !out.contains(n) {
+                        out.push(n.clone());
+                    }
                 }
+                collect_iterators(body, out);
             }
-            collect_iterators(body, out);
+            Item::If(_, body) => collect_iterators(body, out),
+            Item::Stmt(_) => {}
         }
     }
 }
@@ -445,8 +692,13 @@ fn sanitize(name: &str) -> String {
 /// in the layout of the operators of `examples/operators/`: it includes `operators.h`,
 /// so compile it with `-I examples/operators`.
 pub fn to_c(program: &Program, name: &str) -> String {
+    to_c_with(program, name, &Lowering::default())
+}
+
+/// [`to_c`] with the choices of `options`.
+pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
     let name = sanitize(name);
-    let lowered = lower(program);
+    let lowered = lower(program, options);
     let mut iterators = Vec::new();
     collect_iterators(&lowered.items, &mut iterators);
     let params: Vec<&str> = program.params().iter().map(|p| p.name.as_str()).collect();

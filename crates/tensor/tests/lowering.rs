@@ -7,22 +7,27 @@ mod common;
 
 use pollen_presburger::Set;
 use pollen_scop::AccessKind;
-use pollen_tensor::{parse, to_c, to_scop, Axis, DType, Expr, Program};
+use pollen_tensor::{parse, to_c, to_c_with, to_scop, Axis, DType, Expr, Lowering, Program};
 
 fn sizes(list: &[(&str, i64)]) -> Vec<(String, i64)> {
     list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
 fn check(name: &str, text: &str, size_sets: &[&[(&str, i64)]]) {
+    check_lowering(name, text, size_sets, &Lowering::default());
+}
+
+fn check_lowering(name: &str, text: &str, size_sets: &[&[(&str, i64)]], lowering: &Lowering) {
     pollen_testkit::cc::require_gcc();
     let p = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut failures = Vec::new();
     for (k, s) in size_sets.iter().enumerate() {
-        failures.extend(common::check_against_interpreter(
+        failures.extend(common::check_lowering_against_interpreter(
             &p,
             name,
             &sizes(s),
             &format!("s{k}"),
+            lowering,
         ));
     }
     assert!(
@@ -93,6 +98,79 @@ fn padding_keeps_the_interior_and_fills_the_border() {
          Y[i, j] = P[i, j] * 2.0;",
         &[&[("H", 4), ("W", 3)], &[("H", 1), ("W", 1)]],
     );
+}
+
+/// With `inline_padding`, a padding by zero that only a sum reads, as a factor, is read
+/// in place: an interior nest and a guarded border nest, equal to the interpreter's
+/// values at sizes where the interior is empty, a single point or most of the output;
+/// paddings read otherwise, or by another value, are still copies, and so is every
+/// padding by default.
+#[test]
+fn padding_read_in_place_by_sums() {
+    let in_place = Lowering {
+        inline_padding: true,
+    };
+    let conv = "param H = 9, W = 11, K = 3, C = 2;
+         param HO = H / 2 + 1, WO = (W - 1) / 2 + 1;
+         input X[C, H, W], Wt[K, C, 3, 4];
+         P = pad(X, [0, 1, 2], [0, 2, 1], 0.0);
+         Y[k, h : HO, w : WO] = sum(c : C, a : 3, b : 4, Wt[k, c, a, b] * (2.0 * P[c, 2*h + a, 2*w + b]));";
+    check_lowering(
+        "pad_conv",
+        conv,
+        &[
+            &[("H", 9), ("W", 11), ("K", 3), ("C", 2)],
+            &[("H", 1), ("W", 1), ("K", 2), ("C", 1)],
+            &[("H", 2), ("W", 3), ("K", 1), ("C", 3)],
+            &[("H", 30), ("W", 41), ("K", 2), ("C", 2)],
+        ],
+        &in_place,
+    );
+    let p = parse(conv).unwrap();
+    let text = to_c_with(&p, "pad_conv", &in_place);
+    assert!(!text.contains("P["), "{text}");
+    assert!(
+        text.contains("X[c][2 * h + a - 1][2 * w + b - 2]"),
+        "{text}"
+    );
+    assert!(text.contains(" || ") && text.contains(" && "), "{text}");
+    let copy = to_c(&p, "pad_conv");
+    assert!(copy.contains("P[c][2 * h + a][2 * w + b]"), "{copy}");
+    for (name, program) in [
+        (
+            "pad_read_elementwise",
+            "param H = 5;
+             input X[H], V[H];
+             P = pad(X, [1], [1], 0.0);
+             Y[h : H] = sum(a : 3, P[h + a] * V[h]);
+             Z[h : H] = P[h + 1] + 1.0;",
+        ),
+        (
+            "pad_by_one",
+            "param H = 5;
+             input X[H];
+             P = pad(X, [1], [1], 1.0);
+             Y[h : H] = sum(a : 3, P[h + a]);",
+        ),
+        (
+            "pad_summed_not_a_factor",
+            "param H = 5;
+             input X[H];
+             P = pad(X, [1], [1], 0.0);
+             Y[h : H] = sum(a : 3, P[h + a] + 1.0);",
+        ),
+        (
+            "pad_in_a_maximum",
+            "param H = 5;
+             input X[H];
+             P = pad(X, [1], [1], 0.0);
+             Y[h : H] = max(a : 3, P[h + a]);",
+        ),
+    ] {
+        check_lowering(name, program, &[&[("H", 5)], &[("H", 1)]], &in_place);
+        let text = to_c_with(&parse(program).unwrap(), name, &in_place);
+        assert!(text.contains("P[h + a]"), "{name}\n{text}");
+    }
 }
 
 const MATMUL_BY_HAND: &str = "
