@@ -81,7 +81,7 @@ fn tensor_operators_with_vector_accumulators_equal_the_naive_programs() {
     cc::require_gcc();
     let dir = cc::scratch("vector-registers-tensor");
     let include = root().join("examples/operators");
-    // Widths of 37 and 13 leave strips of 4, 2 and 1 vectors and a scalar rest.
+    // Widths of 37 and 13 leave strips of 3 and 1 vectors, a half vector and a scalar rest.
     let cases: &[(&str, &[&str], bool)] = &[
         (
             "conv2d_3x3",
@@ -196,8 +196,8 @@ fn example_kernels_with_vector_accumulators_equal_the_originals() {
 }
 
 /// A reduction over `k` into `y[i][j]`, reading `x` with stride 2 along `j` (gathered)
-/// and `z` with stride 1 (loaded), with a division: 37 columns leave strips of 4, 2 and
-/// 1 vectors and a scalar rest.
+/// and `z` with stride 1 (loaded), with a division: 37 columns leave strips of 3 and 1
+/// vectors, a half vector and a scalar rest.
 const STRIDED: &str = r#"#include <stdio.h>
 #ifndef N
 # define N 37
@@ -287,7 +287,8 @@ fn gathered_operands_and_divisions_keep_the_results() {
 /// minimum through a macro of the file over `x` with stride 3 and `u` with stride 4
 /// (with literals), `v` a conditional expression whose values are not in the order of
 /// its comparison's operands, `s` a sum over `x` with stride 5 (gathered element by
-/// element). 37 columns leave strips of 4, 2 and 1 vectors and a scalar rest.
+/// element). 37 columns leave strips of 3 and 1 vectors, a half vector and a scalar
+/// rest.
 const SELECTS: &str = r#"#include <math.h>
 #include <stdio.h>
 #define MYMIN(a, b) ((a) < (b) ? (a) : (b))
@@ -427,8 +428,8 @@ fn strided_tensor_operators_are_deinterleaved_and_max_pool_selects() {
     cc::require_gcc();
     let dir = cc::scratch("vector-registers-strided-tensor");
     let include = root().join("examples/operators");
-    // Widths whose outputs (`(W - 1) / 2 + 1`) leave strips of 4, 2 and 1 vectors and a
-    // scalar rest.
+    // Widths whose outputs (`(W - 1) / 2 + 1`) leave strips of 3 and 1 vectors, a half
+    // vector and a scalar rest.
     let cases: &[(&str, &[&str])] = &[
         ("max_pool", &["-DN=1", "-DC=3", "-DH=13", "-DW=75"]),
         ("max_pool", &["-DN=2", "-DC=2", "-DH=6", "-DW=27"]),
@@ -543,4 +544,83 @@ fn other_vector_widths_keep_the_results() {
         !out.status.success() && stderr.contains("a vector of 48 bytes"),
         "{stderr}"
     );
+}
+
+/// A reduction over `k`, `q`, `r` with the guard `2q + r <= 2` (a 3-tap filter split by
+/// the taps' parity, reading a deinterleaved copy): the loop of `r` runs to
+/// `min(1, 2 - 2q)`, which is never empty, and the Presburger library proves it, so the
+/// vector accumulators hold across the whole reduction, not only its innermost loop.
+const PARITY: &str = r#"#include <stdio.h>
+#ifndef N
+# define N 37
+#endif
+#ifndef K
+# define K 5
+#endif
+#ifndef M
+# define M 3
+#endif
+static float x[K][2][N + 1], w[M][K][3], y[M][N];
+
+int main(void)
+{
+  int i, j, k, q, r;
+  for (k = 0; k < K; k++)
+    for (r = 0; r < 2; r++)
+      for (j = 0; j < N + 1; j++)
+        x[k][r][j] = (float) ((k * 7 + r * 5 + j * 3) % 11) / 4.0f - 1.1f;
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (r = 0; r < 3; r++)
+        w[i][k][r] = (float) ((i + 2 * k + 3 * r) % 7) / 3.0f - 0.9f;
+#pragma scop
+  for (i = 0; i < M; i++)
+    for (k = 0; k < K; k++)
+      for (q = 0; q < 2; q++)
+        for (r = 0; r < 2; r++)
+          if (2 * q + r <= 2)
+            for (j = 0; j < N; j++)
+              y[i][j] += x[k][r][j + q] * w[i][k][2 * q + r];
+#pragma endscop
+  for (i = 0; i < M; i++)
+    for (j = 0; j < N; j++)
+      printf("%a\n", y[i][j]);
+  return 0;
+}
+"#;
+
+#[test]
+fn accumulators_hold_across_loops_proved_to_run() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-registers-parity");
+    let source = dir.join("parity.c");
+    std::fs::write(&source, PARITY).unwrap();
+    let expected = build_and_run(&dir, &source, &dir, &[]);
+    let text = check(
+        &dir,
+        &source,
+        "parity-0",
+        &["--no-tile"],
+        &dir,
+        &[],
+        &expected,
+    );
+    // Between the first accumulator's load and the first update: the loops of `k`, `q`
+    // and `r`.
+    let load = text.find(" = *(t0 *) &y[").expect("vector accumulators");
+    let update = load + text[load..].find(" += ").expect("an update");
+    let loops = text[load..update].matches("for (").count();
+    assert!(loops >= 3, "{loops} loops inside the accumulators\n{text}");
+    for defines in [&["-DN=70", "-DK=2"][..], &["-DN=3", "-DK=1", "-DM=1"][..]] {
+        let expected = build_and_run(&dir, &source, &dir, defines);
+        check(
+            &dir,
+            &source,
+            "parity-1",
+            &["--no-tile"],
+            &dir,
+            defines,
+            &expected,
+        );
+    }
 }

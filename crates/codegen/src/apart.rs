@@ -44,6 +44,15 @@ pub trait Apart {
     /// Whether `a` and `b` are proved never to be the same element (see the module
     /// documentation); `false` when that is not known.
     fn apart(&self, scop: &Scop, a: Element, b: Element) -> bool;
+
+    /// Whether `goal >= 0` at every integer point (every value of every name) where each
+    /// expression of `context` is `>= 0`; `false` when that is not known. The emitter
+    /// asks it of the loops between a reduction's accumulators and their innermost loop:
+    /// that each runs at least once whatever the iterations of those around it.
+    fn implied(&self, context: &[Expr], goal: &Expr) -> bool {
+        let _ = (context, goal);
+        false
+    }
 }
 
 /// Proves nothing: every pair may meet.
@@ -78,6 +87,31 @@ impl Apart for ByDomains {
             .and_then(|points| points.is_empty_with(&mut Budget::new(self.steps)).ok())
             .unwrap_or(false)
     }
+
+    fn implied(&self, context: &[Expr], goal: &Expr) -> bool {
+        counterexamples(context, goal)
+            .and_then(|points| points.is_empty_with(&mut Budget::new(self.steps)).ok())
+            .unwrap_or(false)
+    }
+}
+
+/// The integer points where every expression of `context` is `>= 0` and `goal < 0`, or
+/// `None` when the question cannot be put (not affine, names the set syntax cannot hold,
+/// a library error).
+fn counterexamples(context: &[Expr], goal: &Expr) -> Option<Set> {
+    let forms: Vec<Affine> = context.iter().map(affine).collect::<Option<_>>()?;
+    let goal = affine(goal)?;
+    let mut names: BTreeSet<&str> = BTreeSet::new();
+    for (_, terms) in forms.iter().chain(std::iter::once(&goal)) {
+        names.extend(terms.keys().map(String::as_str));
+    }
+    if !names.iter().all(|n| plain_name(n)) {
+        return None;
+    }
+    let mut constraints: Vec<String> = forms.iter().map(|f| format!("{} >= 0", text(f))).collect();
+    constraints.push(format!("{} < 0", text(&goal)));
+    let tuple = names.into_iter().collect::<Vec<_>>().join(", ");
+    parse_set(&format!("{{ [{tuple}] : {} }}", constraints.join(" and "))).ok()
 }
 
 /// An affine expression: the constant and the coefficient of each name.

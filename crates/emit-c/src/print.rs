@@ -385,7 +385,7 @@ impl<'a> AstPrinter<'a> {
         if inner_busy || self.declarations.contains_key(&loop_key(l)) || busy(self, v) {
             return Ok(None);
         }
-        let Some(guard) = vector::guard(&links, v) else {
+        let Some(guard) = vector::guard(&links, v, self.apart) else {
             return Ok(None);
         };
         let iterators = vector::iterators(&links);
