@@ -28,7 +28,7 @@ pub use count::{
     Extended, Floor, Polynomial, PwPolynomial, PwQPolynomial, QuasiPolynomial, UnionPwQPolynomial,
 };
 pub use error::{Budget, Error, Result};
-pub use map::Map;
+pub use map::{Map, MAX_PARTS};
 pub use point::Point;
 pub use pollen_arith::{Int, Rat};
 pub use set::{BasicSet, Set};

@@ -28,6 +28,21 @@ pub struct Map {
     parts: Arc<Vec<BasicMap>>,
 }
 
+/// The most parts a union, an intersection or a composition may produce: past it they
+/// fail with [`Error::LimitExceeded`] instead of exhausting memory. Part counts grow
+/// multiplicatively through intersections and compositions of unions, and none of the
+/// library's own algorithms needs this many.
+pub const MAX_PARTS: usize = 1 << 16;
+
+/// [`Error::LimitExceeded`] when `parts` is more than [`MAX_PARTS`].
+fn within_parts(parts: usize) -> Result<()> {
+    if parts > MAX_PARTS {
+        Err(Error::LimitExceeded)
+    } else {
+        Ok(())
+    }
+}
+
 impl Map {
     /// The empty map of a space.
     pub fn empty(space: Space) -> Map {
@@ -171,15 +186,22 @@ impl Map {
     // ----- boolean algebra -----
 
     /// Union.
+    ///
+    /// Errors with [`Error::LimitExceeded`] when the result would have more than
+    /// [`MAX_PARTS`] parts.
     pub fn union(&self, other: &Map) -> Result<Map> {
         let (a, b) = Map::align_pair(self, other)?;
         a.check_same_tuples(&b, "union")?;
+        within_parts(a.parts.len().saturating_add(b.parts.len()))?;
         let mut m = a;
         Arc::make_mut(&mut m.parts).extend(Arc::unwrap_or_clone(b.parts));
         Ok(m)
     }
 
     /// Intersection.
+    ///
+    /// Errors with [`Error::LimitExceeded`] when the pairwise intersections of the parts
+    /// would be more than [`MAX_PARTS`].
     pub fn intersect(&self, other: &Map) -> Result<Map> {
         let (a, b) = Map::align_pair_ref(self, other)?;
         a.check_same_tuples(&b, "intersect")?;
@@ -193,6 +215,7 @@ impl Map {
                 m.push(x.clone());
                 continue;
             }
+            within_parts(m.parts.len().saturating_add(b.parts.len()))?;
             for y in b.parts.iter() {
                 m.push(x.intersect(y));
             }
@@ -372,11 +395,15 @@ impl Map {
     }
 
     /// Composition: `self` then `other` (`{ x -> z : ∃y: x->y ∈ self, y->z ∈ other }`).
+    ///
+    /// Errors with [`Error::LimitExceeded`] when the compositions of the parts would be
+    /// more than [`MAX_PARTS`].
     pub fn apply_range(&self, other: &Map) -> Result<Map> {
         let (a, b) = Map::align_pair_ref(self, other)?;
         if a.space.range_tuple() != b.space.domain_tuple() || !a.space.is_map() {
             return Err(mismatch("apply_range", &a.space, &b.space));
         }
+        within_parts(a.parts.len().saturating_mul(b.parts.len()))?;
         let (np, nx, ny, nz) = (
             a.space.n_params(),
             a.space.n_in(),
