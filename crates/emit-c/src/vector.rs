@@ -71,8 +71,8 @@
 //! printing: the vector's bytes ([`crate::EmitOptions::vector_bytes`], 32 by default)
 //! over the element's for an element type of known size ([`element_bytes`]), else the
 //! vector type is declared with as many elements as [`FALLBACK_ELEMENT_BYTES`] ones
-//! fill (`vector_size(8 * sizeof(DATA_TYPE))` for 32 bytes). The loaded values are copied, not computed:
-//! the operand's lanes are the elements themselves.
+//! fill (`vector_size(8 * sizeof(DATA_TYPE))` for 32 bytes). The loaded values are
+//! copied, not computed: the operand's lanes are the elements themselves.
 //!
 //! # Why the values are the same
 //! The written arrays are only accessed through the accumulators, whose element in
@@ -202,12 +202,14 @@ pub(crate) fn guard(links: &[Link], v: &Loop, apart: &dyn Apart) -> Option<Cond>
     Some(Cond::And(conds))
 }
 
+/// `-e`.
+fn negative(e: &Expr) -> Expr {
+    Expr::Mul(-pollen_arith::Int::one(), Box::new(e.clone()))
+}
+
 /// `a - b`.
 fn difference(a: &Expr, b: &Expr) -> Expr {
-    Expr::Add(vec![
-        a.clone(),
-        Expr::Mul(-pollen_arith::Int::one(), Box::new(b.clone())),
-    ])
+    Expr::Add(vec![a.clone(), negative(b)])
 }
 
 /// The operands of a maximum (of a minimum), or the expression itself.
@@ -244,10 +246,7 @@ fn bounds(l: &Loop) -> Vec<Expr> {
 fn nonnegative_parts(c: &Cond) -> Vec<Expr> {
     match c {
         Cond::NonNegative(e) => vec![e.clone()],
-        Cond::Zero(e) => vec![
-            e.clone(),
-            Expr::Mul(-pollen_arith::Int::one(), Box::new(e.clone())),
-        ],
+        Cond::Zero(e) => vec![e.clone(), negative(e)],
         Cond::And(v) => v.iter().flat_map(nonnegative_parts).collect(),
         Cond::Or(_) => Vec::new(),
     }
@@ -278,13 +277,7 @@ fn always_runs(l: &Loop, context: &[Expr], apart: &dyn Apart) -> bool {
 fn implied_cond(c: &Cond, context: &[Expr], apart: &dyn Apart) -> bool {
     match c {
         Cond::NonNegative(e) => apart.implied(context, e),
-        Cond::Zero(e) => {
-            apart.implied(context, e)
-                && apart.implied(
-                    context,
-                    &Expr::Mul(-pollen_arith::Int::one(), Box::new(e.clone())),
-                )
-        }
+        Cond::Zero(e) => apart.implied(context, e) && apart.implied(context, &negative(e)),
         Cond::And(v) => v.iter().all(|c| implied_cond(c, context, apart)),
         Cond::Or(_) => false,
     }
@@ -292,10 +285,7 @@ fn implied_cond(c: &Cond, context: &[Expr], apart: &dyn Apart) -> bool {
 
 /// `l` runs at least once: `upper - lower >= 0`.
 pub(crate) fn runs(l: &Loop) -> Cond {
-    Cond::NonNegative(Expr::Add(vec![
-        l.upper.clone(),
-        Expr::Mul(-pollen_arith::Int::one(), Box::new(l.lower.clone())),
-    ]))
+    Cond::NonNegative(difference(&l.upper, &l.lower))
 }
 
 /// Whether a condition holds whatever the values of its names (its affine forms are
