@@ -22,11 +22,14 @@ elementwise, by reductions `sum`/`max`/`min` or by padding, in the spirit of TVM
 loop nests (a reduction is an initialisation, then the accumulation in innermost loops),
 and a checksum line per output tensor. Compile it with `-I examples/operators`.
 
-With --inline-padding, a padding by zero that only sums read as a factor of their terms
-(a convolution's padded input) is read in place instead of copied: each such sum is
-lowered as an interior nest, where every term reads inside the source, and a border
-nest whose terms are guarded. The result is the copy's bit for bit where the other
-factors are finite.
+--padding chooses which paddings are read in place instead of copied into an array of
+their own: `auto` (the default) those that only maxima and minima read (a max pooling's),
+`in-place` every one that only reductions read, `copy` none. A reduction that reads a
+padding in place is lowered as an interior nest, where every term reads inside the
+source, and a border nest whose reads of the padding select between the source and the
+padding's value (or, for a padding by zero that a sum reads as a factor of its terms,
+whose terms that read the padding are left out). The result is the copy's bit for bit
+(with the other factors finite, in the second case).
 
 The program is checked first: names, ranks, shapes, reduction axes, and every access is
 proved within its tensor's bounds for all sizes (with a counterexample otherwise).
@@ -47,10 +50,30 @@ pub struct TeArgs {
     /// Where to write the C program (standard output when absent or `-`).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Read a padding by zero in place where only sums read it, each as a factor of its
-    /// terms, instead of copying it into an array of its own.
-    #[arg(long)]
-    pub inline_padding: bool,
+    /// Which paddings are read in place instead of copied.
+    #[arg(long, value_enum, default_value_t = PaddingArg::Auto)]
+    pub padding: PaddingArg,
+}
+
+/// The values of `pollen te --padding`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PaddingArg {
+    /// In place where only maxima and minima read the padding.
+    Auto,
+    /// Every padding copied.
+    Copy,
+    /// In place wherever the reads allow it.
+    InPlace,
+}
+
+impl From<PaddingArg> for pollen_tensor::Padding {
+    fn from(p: PaddingArg) -> Self {
+        match p {
+            PaddingArg::Auto => pollen_tensor::Padding::Auto,
+            PaddingArg::Copy => pollen_tensor::Padding::Copy,
+            PaddingArg::InPlace => pollen_tensor::Padding::InPlace,
+        }
+    }
 }
 
 /// Whether `path` names a tensor program.
@@ -94,7 +117,7 @@ pub fn read_source(path: &Path) -> Result<String> {
 /// Runs `pollen te`.
 pub fn run(args: &TeArgs) -> Result<ExitCode> {
     let options = pollen_tensor::Lowering {
-        inline_padding: args.inline_padding,
+        padding: args.padding.into(),
     };
     let text = lower_with(&args.file, &options)?;
     match &args.output {

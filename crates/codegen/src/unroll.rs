@@ -35,6 +35,53 @@ pub(crate) fn unroll(ast: Ast, limit: u64) -> Ast {
     }
 }
 
+/// A parallel loop `l` with the loops of its body fully unrolled, when each of them runs
+/// a constant number of iterations and the unrolled body has at most `limit` statement
+/// instances: an innermost parallel loop, so vectorisable (a pooling window's loops
+/// inside the loop over the output's columns). `None` when `l` is not parallel, its body
+/// holds no loop, or a loop of it cannot be unrolled within the limit.
+///
+/// The body executes the same instances in the same order, so the loop carries no more
+/// dependences than before.
+pub fn unrolled_body(l: &Loop, limit: u64) -> Option<Loop> {
+    if !l.parallel || !crate::build::contains_loop(&l.body) {
+        return None;
+    }
+    fn fits(ast: &Ast, limit: &Int) -> Option<Int> {
+        match ast {
+            Ast::Block(v) => {
+                let mut total = Int::zero();
+                for a in v {
+                    total = &total + &fits(a, limit)?;
+                }
+                Some(total)
+            }
+            Ast::If {
+                then, otherwise, ..
+            } => {
+                let mut total = fits(then, limit)?;
+                if let Some(o) = otherwise {
+                    total = &total + &fits(o, limit)?;
+                }
+                Some(total)
+            }
+            Ast::For(inner) => Some(&trip_count(inner)? * &fits(&inner.body, limit)?),
+            Ast::User { .. } => Some(Int::one()),
+        }
+        .filter(|n| n <= limit)
+    }
+    fits(&l.body, &Int::from(limit))?;
+    let body = crate::post::tidy(unroll((*l.body).clone(), limit));
+    if crate::build::contains_loop(&body) {
+        return None;
+    }
+    Some(Loop {
+        body: Box::new(body),
+        vectorizable: true,
+        ..l.clone()
+    })
+}
+
 /// The constant number of iterations of a loop (zero when it never runs), if constant.
 fn trip_count(l: &Loop) -> Option<Int> {
     let lower = Linear::of(&l.lower);

@@ -64,6 +64,15 @@
 //! deinterleaved by `pollen_shuffle`, a macro defined (guarded by `#ifndef`) after the
 //! helpers when used.
 //!
+//! With the same option, a parallel loop that is not the `omp parallel for` and whose
+//! body's loops all run a constant number of times, at most 27 statement instances in
+//! all (a pooling window inside the loop over the output's columns), is printed with
+//! those loops unrolled ([`pollen_codegen::unrolled_body`]): an innermost parallel loop,
+//! so `omp simd` (gcc vectorises the whole window), and its scalar replacement holds the
+//! elements the window updates in variables through an iteration even when the body reads
+//! no other element of their arrays: gcc would store such an element after each update,
+//! since a later read of another array might be it.
+//!
 //! # Scalar replacement
 //! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each
 //! innermost loop whose body is statement instances only are loaded into `const`
@@ -428,8 +437,13 @@ fn generate(
         temporaries,
     );
     printer.apart = apart;
-    printer.plain_macros = scan::plain_macros(source);
     printer.select_macros = scan::select_macros(source);
+    // A select macro reads each of its arguments as a value (possibly twice, and one of
+    // them conditionally): its arguments are plain.
+    printer.plain_macros = scan::plain_macros(source);
+    printer
+        .plain_macros
+        .extend(printer.select_macros.keys().cloned());
     printer.line(0, "{");
     if !iterators.is_empty() {
         let declared: Vec<String> = iterators

@@ -30,6 +30,10 @@ use crate::{EmitOptions, Vectorize};
 /// The indentation of one level.
 const INDENT: &str = "  ";
 
+/// The most statement instances of an unrolled window ([`AstPrinter::unrolled_window`]):
+/// a 3×3×3 one.
+const UNROLLED_WINDOW: u64 = 27;
+
 /// Prints AST nodes, one line at a time, into a string.
 pub(crate) struct AstPrinter<'a> {
     pub exprs: ExprPrinter,
@@ -58,6 +62,9 @@ pub(crate) struct AstPrinter<'a> {
     /// Set while the rest of a nest printed with vector accumulators is printed (which
     /// must keep its plain form).
     vector_off: bool,
+    /// The addresses of the loops being printed with their window unrolled
+    /// ([`Self::unrolled_window`]).
+    unrolled: BTreeSet<usize>,
     /// The loops joined to their enclosing `omp parallel for` by `collapse(2)`, by
     /// address: printed as plain loops, the pragma needs them perfectly nested.
     collapsed: BTreeSet<usize>,
@@ -118,6 +125,7 @@ impl<'a> AstPrinter<'a> {
             uses_shuffle: false,
             declarations: BTreeMap::new(),
             vector_off: false,
+            unrolled: BTreeSet::new(),
             collapsed: BTreeSet::new(),
             out: String::new(),
         }
@@ -228,6 +236,12 @@ impl<'a> AstPrinter<'a> {
         in_parallel: bool,
         brace: bool,
     ) -> Result<()> {
+        if let Some(u) = self.unrolled_window(l, in_parallel) {
+            self.unrolled.insert(loop_key(&u));
+            let result = self.loop_body(header, &u, depth, in_parallel, brace);
+            self.unrolled.remove(&loop_key(&u));
+            return result;
+        }
         if let Some((inner, nest)) = self.jammed_vector_nest(l, in_parallel)? {
             self.line(depth, &format!("{header} {{"));
             self.print_jammed_vector_nest(l, inner, nest, depth + 1, in_parallel)?;
@@ -258,6 +272,12 @@ impl<'a> AstPrinter<'a> {
 
     /// A loop with its pragma and its scalar replacement plan.
     fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
+        if let Some(u) = self.unrolled_window(l, in_parallel) {
+            self.unrolled.insert(loop_key(&u));
+            let result = self.for_loop(&u, depth, in_parallel);
+            self.unrolled.remove(&loop_key(&u));
+            return result;
+        }
         if let Some((inner, nest)) = self.jammed_vector_nest(l, in_parallel)? {
             return self.print_jammed_vector_nest(l, inner, nest, depth, in_parallel);
         }
@@ -311,7 +331,11 @@ impl<'a> AstPrinter<'a> {
         for load in accumulators {
             self.line(depth_of_loop, &load.variable_declaration());
         }
-        let collapse = parallel && declarations.is_none() && collapsible(l);
+        // A loop inside whose window is unrolled gets `omp simd`, so is not collapsed.
+        let collapse = parallel
+            && declarations.is_none()
+            && collapsible(l)
+            && !matches!(unwrap(&l.body), Ast::For(inner) if self.unrolled_window(inner, true).is_some());
         if collapse {
             if let Ast::For(inner) = unwrap(&l.body) {
                 self.collapsed.insert(loop_key(inner));
@@ -1045,9 +1069,25 @@ impl<'a> AstPrinter<'a> {
             &mut self.temporaries,
             self.apart,
             &self.plain_macros,
+            self.unrolled.contains(&loop_key(l)),
         );
         self.exprs.leave();
         plan
+    }
+
+    /// Loop `l` with its window unrolled ([`pollen_codegen::unrolled_body`]), when the
+    /// options ask for vector registers and vectorisation and `l` is a parallel loop that
+    /// is not itself the `omp parallel for`; its address is recorded in `unrolled`.
+    fn unrolled_window(&mut self, l: &Loop, in_parallel: bool) -> Option<Loop> {
+        if !self.options.vector_registers
+            || self.vector_off
+            || self.options.vectorize == Vectorize::None
+            || l.vectorizable
+            || self.is_omp_parallel(l, in_parallel)
+        {
+            return None;
+        }
+        pollen_codegen::unrolled_body(l, UNROLLED_WINDOW)
     }
 
     /// The pragma line of a loop, if it has one; `collapse` joins the parallel loop

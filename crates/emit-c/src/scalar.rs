@@ -184,6 +184,7 @@ pub(crate) fn plan(
     temporaries: &mut Temporaries,
     apart: &dyn Apart,
     plain: &BTreeSet<String>,
+    unrolled: bool,
 ) -> Result<Option<Plan>> {
     let mut users = Vec::new();
     if !instances_only(&l.body, &mut users) || users.is_empty() {
@@ -208,7 +209,7 @@ pub(crate) fn plan(
         Vec::new()
     };
     let skip: BTreeSet<&str> = accumulated.iter().map(|a| a.array.as_str()).collect();
-    let held = held(scop, &instances, &written, &skip, apart, plain);
+    let held = held(scop, &instances, &written, &skip, apart, plain, unrolled);
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &occurrences {
         *counts.entry(&o.key).or_default() += 1;
@@ -409,6 +410,7 @@ fn held(
     skip: &BTreeSet<&str>,
     apart: &dyn Apart,
     plain: &BTreeSet<String>,
+    unrolled: bool,
 ) -> Vec<Accumulated> {
     let mut out = Vec::new();
     for array in written {
@@ -432,9 +434,11 @@ fn held(
         }
         // Without an element that the body reads and never assigns, the compiler already
         // keeps the assigned ones in registers through an iteration (measured: holding
-        // them in variables then only slows jammed vector loops down).
+        // them in variables then only slows jammed vector loops down). Not so in the
+        // body of an unrolled window (`unrolled`): it stores the element again after
+        // each of its many updates, since a later read of another array might be it.
         let assigns = |key: &str| references.iter().any(|u| u.key == key && u.assigned);
-        if elements.iter().all(|e| assigns(e.0)) {
+        if !unrolled && elements.iter().all(|e| assigns(e.0)) {
             continue;
         }
         for (key, k, element) in &elements {

@@ -12,27 +12,34 @@
 //!   copies the source into its interior; unless it is read in place (below).
 //!
 //! # Padding read in place
-//! With [`Lowering::inline_padding`] (off by default), a padding by zero that only sums
-//! read, each as a factor of their terms (a convolution's
-//! `sum(c, kh, kw, P[n, c, h + kh, w + kw] * Wt[k, c, kh, kw])`), is not
-//! materialised: a padding element adds
-//! `0 · w`, so the terms that read one are left out and the others read the source
-//! directly. Each such reduction is lowered twice, as TVM's and Halide's boundary
-//! conditions are split into an interior and a border:
+//! [`Lowering::padding`] chooses, for each padding, whether it is materialised (a fill
+//! and a copy, above) or read in place. A padding can be read in place when it is not an
+//! output, no other padding pads it, and only statements whose whole right-hand side is
+//! one reduction read it, with the reduction axes that its indices along padded
+//! dimensions mention having constant extents. Each such reduction is then lowered
+//! twice, as TVM's and Halide's boundary conditions are split into an interior and a
+//! border:
 //! - where every term reads inside the source (the output's *interior*: a conjunction of
 //!   affine conditions on its iterators, from the reduction axes' constant extents), the
 //!   plain nest over the source;
-//! - elsewhere (the border, the disjunction of the negated conditions), the nest with
-//!   the accumulation guarded by the read's being inside the source.
+//! - elsewhere (the border, the disjunction of the negated conditions), the nest whose
+//!   reads of the padding are *selects*, `(inside ? X[i - 1] : value)`: the very value
+//!   the materialised padding holds, so the result is the copy's bit for bit.
 //!
-//! The result is the materialised program's bit for bit where the other factors are
-//! finite: a left-out term is a `±0` that the sum, which starts at `+0` and so is never
-//! `-0`, does not change. An infinite or NaN factor against the padding would have
-//! made the materialised sum NaN.
+//! A padding by zero that a sum reads as a factor of its terms (a convolution's
+//! `sum(c, kh, kw, P[n, c, h + kh, w + kw] * Wt[k, c, kh, kw])`) has a cheaper border:
+//! a padding element adds `0 · w`, so the accumulation is guarded by the read's being
+//! inside the source and the terms that read the padding are left out. That is the
+//! copy's result bit for bit where the other factors are finite: a left-out term is a
+//! `±0` that the sum, which starts at `+0` and so is never `-0`, does not change (an
+//! infinite or NaN factor against the padding would have made the materialised sum NaN).
 //!
-//! It is not the default because the optimizer does not yet do well with the border
-//! nest (a union of pieces): its default pipeline exceeds its code generation budget
-//! on the convolutions of `examples/tensor/`, and untiled it is slower than the copy.
+//! By default ([`Padding::Auto`]) the paddings that only maxima and minima read (a max
+//! pooling's) are read in place and the others copied: the optimizer does not yet do
+//! well with a sum's border nest (a union of pieces); its default pipeline exceeds its
+//! code generation budget on the convolutions of `examples/tensor/`, and untiled it is
+//! slower than the copy. [`Padding::InPlace`] reads every padding it can in place,
+//! [`Padding::Copy`] none.
 //!
 //! Parameters are `-D`-overridable macros (`M`) and the kernel function's `int`
 //! arguments (`_PB_M`, the name the scop's parameters have).
@@ -62,21 +69,35 @@ enum Item {
     If(String, Vec<Item>),
 }
 
+/// Which paddings [`to_c_with`] reads in place instead of materialising (module
+/// documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Padding {
+    /// In place where only maxima and minima read the padding, materialised otherwise.
+    #[default]
+    Auto,
+    /// Always materialised: a nest that fills the padded tensor and one that copies.
+    Copy,
+    /// In place wherever the reads allow it.
+    InPlace,
+}
+
 /// How [`to_c_with`] lowers a program.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lowering {
-    /// Paddings that only sums read as factors of their terms are read in place, not
-    /// materialised (default off; module documentation).
-    pub inline_padding: bool,
+    /// Which paddings are read in place (module documentation).
+    pub padding: Padding,
 }
 
-/// A padding read in place: the padded tensor, its source and the padding before each
-/// dimension.
+/// A padding read in place: the padded tensor, its source, the padding before and after
+/// each dimension and its value.
 struct Inlined {
     tensor: String,
     source: String,
     before: Vec<i64>,
     after: Vec<i64>,
+    value: crate::expr::Constant,
+    dtype: DType,
 }
 
 /// The single access to `tensor` in `e` when it is `e` itself or a factor of a product
@@ -104,18 +125,21 @@ fn factor_access<'e>(
     find(e, tensor)
 }
 
-/// The paddings read in place: by zero, not an output, read by no other padding, and
-/// read only by statements whose whole right-hand side is a sum with the padded tensor
-/// one factor of its body ([`factor_access`]), the reduction axes its indices along
-/// padded dimensions mention having constant extents.
-fn inlined_pads(program: &Program) -> Vec<Inlined> {
+/// The paddings read in place under `mode`: not an output, padded by no other padding,
+/// and read only by statements whose whole right-hand side is one reduction, the
+/// reduction axes its indices along padded dimensions mention having constant extents;
+/// under [`Padding::Auto`], only by maxima and minima.
+fn inlined_pads(program: &Program, mode: Padding) -> Vec<Inlined> {
     let mut out = Vec::new();
+    if mode == Padding::Copy {
+        return out;
+    }
     for stage in program.stages() {
         let Stage::Pad(p) = stage else { continue };
-        if !p.value.is_finite() || p.value.as_f64() != 0.0 || program.outputs().contains(&p.tensor)
-        {
+        if program.outputs().contains(&p.tensor) {
             continue;
         }
+        let padded = |d: usize| p.before[d] != 0 || p.after[d] != 0;
         let in_place = program.stages().iter().all(|s| match s {
             Stage::Pad(q) => q.source != p.tensor,
             Stage::Compute(c) => {
@@ -125,30 +149,51 @@ fn inlined_pads(program: &Program) -> Vec<Inlined> {
                 let ExprKind::Reduce(r) = &c.body.kind else {
                     return false;
                 };
-                r.op == ReduceOp::Sum
-                    && c.body.reductions().len() == 1
-                    && factor_access(&r.body, &p.tensor).is_some_and(|indices| {
-                        let padded = |d: usize| p.before[d] != 0 || p.after[d] != 0;
-                        indices.iter().enumerate().all(|(d, (a, _))| {
-                            !padded(d)
-                                || r.axes.iter().all(|x| {
-                                    a.coefficient(&x.name.text) == 0
-                                        || x.extent.as_ref().and_then(Affine::as_constant).is_some()
-                                })
-                        })
-                    })
+                if mode == Padding::Auto && r.op == ReduceOp::Sum {
+                    return false;
+                }
+                let mut constant = true;
+                r.body.walk(&mut |x| {
+                    if let ExprKind::Access { tensor, indices } = &x.kind {
+                        if tensor == &p.tensor {
+                            constant &= indices.iter().enumerate().all(|(d, (a, _))| {
+                                !padded(d)
+                                    || r.axes.iter().all(|x| {
+                                        a.coefficient(&x.name.text) == 0
+                                            || x.extent
+                                                .as_ref()
+                                                .and_then(Affine::as_constant)
+                                                .is_some()
+                                    })
+                            });
+                        }
+                    }
+                });
+                c.body.reductions().len() == 1 && constant
             }
         });
-        if in_place {
+        let dtype = program.tensor(&p.tensor).map(|t| t.dtype);
+        if let (true, Some(dtype)) = (in_place, dtype) {
             out.push(Inlined {
                 tensor: p.tensor.clone(),
                 source: p.source.clone(),
                 before: p.before.clone(),
                 after: p.after.clone(),
+                value: p.value.clone(),
+                dtype,
             });
         }
     }
     out
+}
+
+/// Whether a sum reads the padding by zero `p` as a factor of its terms only, so that
+/// the border's terms that read the padding can be left out (module documentation).
+fn guarded_border(r: &Reduce, p: &Inlined) -> bool {
+    r.op == ReduceOp::Sum
+        && p.value.is_finite()
+        && p.value.as_f64() == 0.0
+        && factor_access(&r.body, &p.tensor).is_some()
 }
 
 fn param_c(name: &str) -> String {
@@ -206,6 +251,9 @@ struct Printer<'a> {
     program: &'a Program,
     /// Paddings read in place: their accesses print as the source's.
     inlined: &'a [Inlined],
+    /// Whether their accesses print as selects between the source and the padding's
+    /// value (a border nest's).
+    border: bool,
     lhs: DType,
     /// The text that replaces each reduction, in pre-order.
     reductions: Vec<String>,
@@ -227,6 +275,11 @@ impl Printer<'_> {
                     for ((a, _), b) in indices.iter().zip(&p.before) {
                         let index = a.checked_sub(&Affine::constant(*b)).unwrap_or_default();
                         write!(s, "[{}]", affine_c(&index, self.program)).ok();
+                    }
+                    let inside = inside_conditions(self.program, p, indices).unwrap_or_default();
+                    if self.border && !inside.is_empty() {
+                        let value = scalar(&p.value.text(), p.dtype);
+                        return primary(format!("({} ? {s} : {value})", inside.join(" && ")));
                     }
                     return primary(s);
                 }
@@ -350,19 +403,18 @@ fn element(name: &str, axes: &[(String, Affine)]) -> String {
     s
 }
 
-/// The conditions of a sum's nest that reads padding `p` in place at `indices`: that
-/// every term of an output element reads inside the source (the interior: the
-/// conjunction), and that one term does (the guard of the border's accumulation);
-/// `None` when no padded dimension constrains the read.
-fn padding_conditions(
+/// The conditions under which a reduction's every term reads padding `p` at `indices`
+/// inside its source (the interior: the index's least and greatest values over the
+/// reduction's box within the source's); `None` when an axis the index mentions has no
+/// constant extent.
+fn interior_conditions(
     program: &Program,
     p: &Inlined,
     r: &Reduce,
     indices: &[(Affine, Option<crate::error::Pos>)],
-) -> Option<(Vec<String>, Vec<String>)> {
+) -> Option<Vec<String>> {
     let source = program.tensor(&p.source)?;
     let mut interior = Vec::new();
-    let mut inside = Vec::new();
     for (d, (a, _)) in indices.iter().enumerate() {
         let (before, after) = (p.before[d], p.after[d]);
         if before == 0 && after == 0 {
@@ -392,15 +444,80 @@ fn padding_conditions(
         let c = |e: &Affine| affine_c(e, program);
         if before > 0 {
             interior.push(format!("{} >= {before}", c(&low)));
-            inside.push(format!("{} >= {before}", c(a)));
         }
         if after > 0 {
             let last = source.shape[d].checked_add(&Affine::constant(before.checked_sub(1)?))?;
             interior.push(format!("{} <= {}", c(&high), c(&last)));
+        }
+    }
+    Some(interior)
+}
+
+/// The conditions under which the access to padding `p` at `indices` reads inside its
+/// source (empty when no dimension is padded).
+fn inside_conditions(
+    program: &Program,
+    p: &Inlined,
+    indices: &[(Affine, Option<crate::error::Pos>)],
+) -> Option<Vec<String>> {
+    let source = program.tensor(&p.source)?;
+    let mut inside = Vec::new();
+    for (d, (a, _)) in indices.iter().enumerate() {
+        let (before, after) = (p.before[d], p.after[d]);
+        let c = |e: &Affine| affine_c(e, program);
+        if before > 0 {
+            inside.push(format!("{} >= {before}", c(a)));
+        }
+        if after > 0 {
+            let last = source.shape[d].checked_add(&Affine::constant(before.checked_sub(1)?))?;
             inside.push(format!("{} <= {}", c(a), c(&last)));
         }
     }
-    (!interior.is_empty()).then_some((interior, inside))
+    Some(inside)
+}
+
+/// The interior conditions of reduction `r` over every access to a padding read in
+/// place (each once), and whether its border's accumulation is guarded instead of its
+/// reads selected ([`guarded_border`]); `None` when it reads no padding in place or its
+/// every access is inside.
+fn reduction_split(
+    program: &Program,
+    r: &Reduce,
+    inlined: &[Inlined],
+) -> Option<(Vec<String>, Option<Vec<String>>)> {
+    let mut interior: Vec<String> = Vec::new();
+    let mut read = Vec::new();
+    let mut failed = false;
+    r.body.walk(&mut |x| {
+        if let ExprKind::Access { tensor, indices } = &x.kind {
+            if let Some(p) = inlined.iter().find(|p| &p.tensor == tensor) {
+                match interior_conditions(program, p, r, indices) {
+                    Some(cs) => {
+                        for c in cs {
+                            if !interior.contains(&c) {
+                                interior.push(c);
+                            }
+                        }
+                    }
+                    None => failed = true,
+                }
+                if !read.iter().any(|q: &&Inlined| q.tensor == p.tensor) {
+                    read.push(p);
+                }
+            }
+        }
+    });
+    if failed || interior.is_empty() {
+        return None;
+    }
+    let guard = match read.as_slice() {
+        [p] if guarded_border(r, p) => {
+            let indices = factor_access(&r.body, &p.tensor)?;
+            Some(inside_conditions(program, p, indices)?)
+        }
+        _ => None,
+    };
+    Some((interior, guard))
 }
 
 /// The negation of each of `conditions` (`a >= b`, `a <= b`).
@@ -409,6 +526,17 @@ fn negated(conditions: &[String]) -> Vec<String> {
         .iter()
         .map(|c| c.replacen(" >= ", " < ", 1).replacen(" <= ", " > ", 1))
         .collect()
+}
+
+/// The statement that accumulates `body` into `acc` by `op` in type `t`.
+fn accumulation(op: ReduceOp, t: DType, acc: &str, body: &str) -> String {
+    match (op, t) {
+        (ReduceOp::Sum, _) => format!("{acc} += {body};"),
+        (ReduceOp::Max, DType::F32) => format!("{acc} = MAX_FUN({acc}, {body});"),
+        (ReduceOp::Max, DType::F64) => format!("{acc} = fmax({acc}, {body});"),
+        (ReduceOp::Min, DType::F32) => format!("{acc} = MIN_FUN({acc}, {body});"),
+        (ReduceOp::Min, DType::F64) => format!("{acc} = fmin({acc}, {body});"),
+    }
 }
 
 fn lower_compute(
@@ -453,34 +581,27 @@ fn lower_compute(
         let mut printer = Printer {
             program,
             inlined,
+            border: false,
             lhs,
             reductions: Vec::new(),
             next_reduction: 0,
         };
         let body = printer.expr(&r.body, lhs).text;
         let t = program.natural_type(&r.body, lhs).unwrap_or(lhs).join(lhs);
-        let update = match (r.op, t) {
-            (ReduceOp::Sum, _) => format!("{acc} += {body};"),
-            (ReduceOp::Max, DType::F32) => format!("{acc} = MAX_FUN({acc}, {body});"),
-            (ReduceOp::Max, DType::F64) => format!("{acc} = fmax({acc}, {body});"),
-            (ReduceOp::Min, DType::F32) => format!("{acc} = MIN_FUN({acc}, {body});"),
-            (ReduceOp::Min, DType::F64) => format!("{acc} = fmin({acc}, {body});"),
-        };
+        let update = accumulation(r.op, t, acc, &body);
         let raxes: Vec<(String, Affine)> = r
             .axes
             .iter()
             .map(|a| (a.name.text.clone(), a.extent.clone().unwrap_or_default()))
             .collect();
         let split = if top_level {
-            inlined.iter().find_map(|p| {
-                let indices = factor_access(&r.body, &p.tensor)?;
-                padding_conditions(program, p, r, indices)
-            })
+            reduction_split(program, r, inlined)
         } else {
             None
         };
-        if let Some((interior, inside)) = split {
-            // The interior's plain nest, then the border's guarded one.
+        if let Some((interior, guard)) = split {
+            // The interior's plain nest, then the border's, whose accumulation is guarded
+            // or whose reads of the padding are selects.
             let whole = Item::Loops(
                 axes.clone(),
                 vec![Item::If(
@@ -491,17 +612,26 @@ fn lower_compute(
                     ],
                 )],
             );
+            let accumulate = match guard {
+                Some(inside) => Item::If(inside.join(" && "), vec![Item::Stmt(update)]),
+                None => {
+                    let mut printer = Printer {
+                        program,
+                        inlined,
+                        border: true,
+                        lhs,
+                        reductions: Vec::new(),
+                        next_reduction: 0,
+                    };
+                    let body = printer.expr(&r.body, lhs).text;
+                    Item::Stmt(accumulation(r.op, t, acc, &body))
+                }
+            };
             let border = Item::Loops(
                 axes,
                 vec![Item::If(
                     negated(&interior).join(" || "),
-                    vec![
-                        Item::Stmt(init),
-                        Item::Loops(
-                            raxes,
-                            vec![Item::If(inside.join(" && "), vec![Item::Stmt(update)])],
-                        ),
-                    ],
+                    vec![Item::Stmt(init), Item::Loops(raxes, vec![accumulate])],
                 )],
             );
             return Item::Loops(Vec::new(), vec![whole, border]);
@@ -513,6 +643,7 @@ fn lower_compute(
         let mut printer = Printer {
             program,
             inlined,
+            border: false,
             lhs,
             reductions: accumulators,
             next_reduction: 0,
@@ -562,11 +693,7 @@ fn lower_pad(program: &Program, p: &Pad, taken: &[String]) -> Vec<Item> {
 }
 
 fn lower(program: &Program, options: &Lowering) -> Lowered {
-    let inlined = if options.inline_padding {
-        inlined_pads(program)
-    } else {
-        Vec::new()
-    };
+    let inlined = inlined_pads(program, options.padding);
     let mut arrays: Vec<Array> = program
         .tensors()
         .iter()

@@ -155,7 +155,7 @@ mod program;
 
 pub use affine::{Affine, ParamExpr};
 pub use builder::{is_identifier, is_reserved, Builder, TensorRef, MAX_DEPTH, MAX_RANK};
-pub use c::{to_c, to_c_with, to_scop, Lowering};
+pub use c::{to_c, to_c_with, to_scop, Lowering, Padding};
 pub use error::{Error, ErrorKind, Pos, Result};
 pub use expr::{
     Axis, Binary, Compare, Cond, Constant, DType, Expr, ExprKind, Name, Reduce, ReduceOp, Unary,

@@ -7,7 +7,9 @@ mod common;
 
 use pollen_presburger::Set;
 use pollen_scop::AccessKind;
-use pollen_tensor::{parse, to_c, to_c_with, to_scop, Axis, DType, Expr, Lowering, Program};
+use pollen_tensor::{
+    parse, to_c, to_c_with, to_scop, Axis, DType, Expr, Lowering, Padding, Program,
+};
 
 fn sizes(list: &[(&str, i64)]) -> Vec<(String, i64)> {
     list.iter().map(|(k, v)| (k.to_string(), *v)).collect()
@@ -100,15 +102,16 @@ fn padding_keeps_the_interior_and_fills_the_border() {
     );
 }
 
-/// With `inline_padding`, a padding by zero that only a sum reads, as a factor, is read
+/// With `Padding::InPlace`, a padding by zero that only a sum reads, as a factor, is read
 /// in place: an interior nest and a guarded border nest, equal to the interpreter's
 /// values at sizes where the interior is empty, a single point or most of the output;
-/// paddings read otherwise, or by another value, are still copies, and so is every
-/// padding by default.
+/// paddings read by other reductions, or by another value, are read through selects;
+/// a padding read elementwise is still a copy, and so is every padding under
+/// `Padding::Copy` and a sum's under the default.
 #[test]
 fn padding_read_in_place_by_sums() {
     let in_place = Lowering {
-        inline_padding: true,
+        padding: Padding::InPlace,
     };
     let conv = "param H = 9, W = 11, K = 3, C = 2;
          param HO = H / 2 + 1, WO = (W - 1) / 2 + 1;
@@ -134,17 +137,23 @@ fn padding_read_in_place_by_sums() {
         "{text}"
     );
     assert!(text.contains(" || ") && text.contains(" && "), "{text}");
-    let copy = to_c(&p, "pad_conv");
-    assert!(copy.contains("P[c][2 * h + a][2 * w + b]"), "{copy}");
-    for (name, program) in [
-        (
-            "pad_read_elementwise",
-            "param H = 5;
-             input X[H], V[H];
-             P = pad(X, [1], [1], 0.0);
-             Y[h : H] = sum(a : 3, P[h + a] * V[h]);
-             Z[h : H] = P[h + 1] + 1.0;",
+    assert!(
+        !text.contains(" ? X["),
+        "a guarded border, not selects\n{text}"
+    );
+    for copy in [
+        to_c(&p, "pad_conv"),
+        to_c_with(
+            &p,
+            "pad_conv",
+            &Lowering {
+                padding: Padding::Copy,
+            },
         ),
+    ] {
+        assert!(copy.contains("P[c][2 * h + a][2 * w + b]"), "{copy}");
+    }
+    let selected = [
         (
             "pad_by_one",
             "param H = 5;
@@ -160,17 +169,89 @@ fn padding_read_in_place_by_sums() {
              Y[h : H] = sum(a : 3, P[h + a] + 1.0);",
         ),
         (
+            "pad_read_twice",
+            "param H = 5;
+             input X[H], V[H];
+             P = pad(X, [2], [1], 0.0);
+             Y[h : H] = sum(a : 3, P[h + a] * P[h + 3 - a] * V[h]);",
+        ),
+        (
             "pad_in_a_maximum",
             "param H = 5;
              input X[H];
              P = pad(X, [1], [1], 0.0);
              Y[h : H] = max(a : 3, P[h + a]);",
         ),
-    ] {
-        check_lowering(name, program, &[&[("H", 5)], &[("H", 1)]], &in_place);
+    ];
+    for (name, program) in selected {
+        check_lowering(
+            name,
+            program,
+            &[&[("H", 5)], &[("H", 1)], &[("H", 2)]],
+            &in_place,
+        );
         let text = to_c_with(&parse(program).unwrap(), name, &in_place);
-        assert!(text.contains("P[h + a]"), "{name}\n{text}");
+        assert!(
+            !text.contains("P[") && text.contains(" ? X["),
+            "{name}\n{text}"
+        );
     }
+    let elementwise = "param H = 5;
+         input X[H], V[H];
+         P = pad(X, [1], [1], 0.0);
+         Y[h : H] = sum(a : 3, P[h + a] * V[h]);
+         Z[h : H] = P[h + 1] + 1.0;";
+    check_lowering(
+        "pad_read_elementwise",
+        elementwise,
+        &[&[("H", 5)], &[("H", 1)]],
+        &in_place,
+    );
+    let text = to_c_with(
+        &parse(elementwise).unwrap(),
+        "pad_read_elementwise",
+        &in_place,
+    );
+    assert!(text.contains("P[h + a]"), "{text}");
+}
+
+/// By default a padding that only maxima and minima read (a max pooling's, by a large
+/// negative value; a minimum's by a value that wins over some inputs) is read in place
+/// through selects, equal to the interpreter's values with a border at every side and at
+/// sizes with an empty interior; a sum's is copied.
+#[test]
+fn pooling_reads_its_padding_in_place_by_default() {
+    let pool = "param N = 2, C = 3, H = 9, W = 8;
+         param HO = (H - 1) / 2 + 1, WO = (W - 1) / 2 + 1;
+         input X[N, C, H, W];
+         P = pad(X, [0, 0, 1, 1], [0, 0, 1, 1], -3.0e38);
+         Q = pad(X, [0, 0, 2, 1], [0, 0, 0, 1], 0.5);
+         Y[n, c, h : HO, w : WO] = max(kh : 3, kw : 3, P[n, c, 2*h + kh, 2*w + kw]);
+         Z[n, c, h : HO, w : WO] = min(kh : 3, kw : 3, Q[n, c, 2*h + kh, 2*w + kw]);";
+    check_lowering(
+        "pool_in_place",
+        pool,
+        &[
+            &[("N", 2), ("C", 3), ("H", 9), ("W", 8)],
+            &[("N", 1), ("C", 1), ("H", 1), ("W", 2)],
+            &[("N", 1), ("C", 2), ("H", 3), ("W", 3)],
+        ],
+        &Lowering::default(),
+    );
+    let text = to_c(&parse(pool).unwrap(), "pool_in_place");
+    assert!(
+        !text.contains("P[") && text.contains(" : SCALAR_VAL(-3.0e38))"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Q[") && text.contains(" : SCALAR_VAL(0.5))"),
+        "{text}"
+    );
+    let conv = "param H = 5;
+         input X[H], V[3];
+         P = pad(X, [1], [1], 0.0);
+         Y[h : H] = sum(a : 3, P[h + a] * V[a]);";
+    assert!(to_c(&parse(conv).unwrap(), "conv").contains("P[h + a]"));
 }
 
 const MATMUL_BY_HAND: &str = "
