@@ -1065,11 +1065,13 @@ impl<'a> AstPrinter<'a> {
             l,
             self.scop,
             &mut self.exprs,
-            !parallel,
+            scalar::Place {
+                hoist: !parallel,
+                unrolled: self.unrolled.contains(&loop_key(l)),
+            },
             &mut self.temporaries,
             self.apart,
             &self.plain_macros,
-            self.unrolled.contains(&loop_key(l)),
         );
         self.exprs.leave();
         plan

@@ -173,19 +173,30 @@ struct Occurrence {
     key: String,
 }
 
+/// Where the loop of a plan is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// Whether loads may be hoisted before the loop (not out of an `omp parallel for`).
+    pub hoist: bool,
+    /// Whether the loop's body is an unrolled window (module `print`), whose updated
+    /// elements are held through an iteration even when it reads no other element of
+    /// their arrays ([`held`]).
+    pub unrolled: bool,
+}
+
 /// The plan for loop `l`, whose iterator the expression printer has in scope, or `None`
 /// when nothing is replaced (not an innermost loop of statement instances, or no
-/// reference to replace). `hoist` says whether loads may move before the loop.
+/// reference to replace). `place` says whether loads may move before the loop.
 pub(crate) fn plan(
     l: &Loop,
     scop: &Scop,
     exprs: &mut ExprPrinter,
-    hoist: bool,
+    place: Place,
     temporaries: &mut Temporaries,
     apart: &dyn Apart,
     plain: &BTreeSet<String>,
-    unrolled: bool,
 ) -> Result<Option<Plan>> {
+    let Place { hoist, unrolled } = place;
     let mut users = Vec::new();
     if !instances_only(&l.body, &mut users) || users.is_empty() {
         return Ok(None);
