@@ -701,3 +701,44 @@ fn pooling_windows_unroll_into_simd_loops() {
         }
     }
 }
+
+/// A convolution without a batch dimension: its two outer loops (output channels, rows)
+/// are parallel, and the rows' iterations are jammed two by two with vector
+/// accumulators rather than collapsed into the parallel loop; the output is the naive
+/// program's at two sizes, with a row left over.
+#[test]
+fn rows_are_jammed_rather_than_collapsed() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-registers-jam-rows");
+    let include = root().join("examples/operators");
+    let te = dir.join("conv_rows.te");
+    std::fs::write(
+        &te,
+        "param C = 3, H = 9, W = 37, K = 4;
+         param HO = (H - 1) / 2 + 1, WO = (W - 1) / 2 + 1;
+         input X[C, H, W], Wt[K, C, 3, 3];
+         P = pad(X, [0, 1, 1], [0, 1, 1], 0.0);
+         Y[k, h : HO, w : WO] = sum(c : C, kh : 3, kw : 3, P[c, 2*h + kh, 2*w + kw] * Wt[k, c, kh, kw]);",
+    )
+    .unwrap();
+    let naive = dir.join("conv_rows.c");
+    pollen(&[
+        "te",
+        te.to_str().expect("UTF-8"),
+        "-o",
+        naive.to_str().expect("UTF-8"),
+    ]);
+    for defines in [&[][..], &["-DH=6", "-DW=20", "-DK=3"][..]] {
+        let expected = build_and_run(&dir, &naive, &include, defines);
+        let text = check(
+            &dir,
+            &naive,
+            "conv_rows-jammed",
+            &["--no-tile"],
+            &include,
+            defines,
+            &expected,
+        );
+        assert!(text.contains(" += 2) {"), "not jammed\n{text}");
+    }
+}

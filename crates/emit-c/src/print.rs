@@ -331,11 +331,21 @@ impl<'a> AstPrinter<'a> {
         for load in accumulators {
             self.line(depth_of_loop, &load.variable_declaration());
         }
-        // A loop inside whose window is unrolled gets `omp simd`, so is not collapsed.
-        let collapse = parallel
+        // A loop inside whose window is unrolled gets `omp simd`, and one whose
+        // iterations are jammed with vector accumulators is printed on its own: neither
+        // is collapsed.
+        let mut collapse = parallel
             && declarations.is_none()
             && collapsible(l)
             && !matches!(unwrap(&l.body), Ast::For(inner) if self.unrolled_window(inner, true).is_some());
+        if collapse {
+            if let Ast::For(inner) = unwrap(&l.body) {
+                self.exprs.enter(&l.iterator, &name);
+                let jammed = self.jammed_vector_nest(inner, true);
+                self.exprs.leave();
+                collapse = jammed?.is_none();
+            }
+        }
         if collapse {
             if let Ast::For(inner) = unwrap(&l.body) {
                 self.collapsed.insert(loop_key(inner));
