@@ -343,7 +343,8 @@ impl fmt::Display for Candidate {
 }
 
 /// The candidates of `space`: the default first, then the default with vector
-/// registers, alone, untiled and without unroll-and-jam, then the rest of its
+/// registers, alone, untiled, without unroll-and-jam and untiled under AKG's strategy,
+/// then the rest of its
 /// [`neighbours`] (the default pipeline with one parameter changed), then every
 /// structure of F¹ with each [`Inner`] choice (the order of [`Space::structures`],
 /// maximal fusion first). The neighbours of the structures' candidates come later,
@@ -353,7 +354,9 @@ impl fmt::Display for Candidate {
 /// Vector registers go first because they change the code the most where they apply
 /// (a reduction's accumulators kept in registers across its loop), and they change
 /// the best loop structure around them (an untiled or un-jammed nest keeps whole rows
-/// of accumulators in registers). Their combinations with those two are therefore
+/// of accumulators in registers; a nest in its original loop order, AKG's, keeps a
+/// pooling window inside the loop over the output's columns, which the C emitter then
+/// unrolls into a vector loop). Their combinations with those are therefore
 /// tried at once instead of being left to the local refinement, which changes one
 /// knob at a time, and before it starts.
 pub fn candidates(space: &Space) -> Vec<Candidate> {
@@ -375,6 +378,12 @@ pub fn candidates(space: &Space) -> Vec<Candidate> {
         Knobs {
             vector_registers: true,
             unroll_and_jam: false,
+            ..Knobs::default()
+        },
+        Knobs {
+            vector_registers: true,
+            tiling: false,
+            strategy: Strategy::Akg,
             ..Knobs::default()
         },
     ]
