@@ -441,16 +441,41 @@ fn interior_conditions(
                 .checked_sub(&term)?
                 .checked_add(&Affine::constant(k.checked_mul(hi)?))?;
         }
-        let c = |e: &Affine| affine_c(e, program);
-        if before > 0 {
-            interior.push(format!("{} >= {before}", c(&low)));
-        }
-        if after > 0 {
-            let last = source.shape[d].checked_add(&Affine::constant(before.checked_sub(1)?))?;
-            interior.push(format!("{} <= {}", c(&high), c(&last)));
-        }
+        interior.extend(within_source(
+            program,
+            &source.shape[d],
+            before,
+            after,
+            &low,
+            &high,
+        )?);
     }
     Some(interior)
+}
+
+/// The conditions that an index whose least value is `low` and greatest `high` reads
+/// inside a source dimension of extent `extent` padded by `before` and `after`.
+fn within_source(
+    program: &Program,
+    extent: &Affine,
+    before: i64,
+    after: i64,
+    low: &Affine,
+    high: &Affine,
+) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    if before > 0 {
+        out.push(format!("{} >= {before}", affine_c(low, program)));
+    }
+    if after > 0 {
+        let last = extent.checked_add(&Affine::constant(before.checked_sub(1)?))?;
+        out.push(format!(
+            "{} <= {}",
+            affine_c(high, program),
+            affine_c(&last, program)
+        ));
+    }
+    Some(out)
 }
 
 /// The conditions under which the access to padding `p` at `indices` reads inside its
@@ -463,15 +488,14 @@ fn inside_conditions(
     let source = program.tensor(&p.source)?;
     let mut inside = Vec::new();
     for (d, (a, _)) in indices.iter().enumerate() {
-        let (before, after) = (p.before[d], p.after[d]);
-        let c = |e: &Affine| affine_c(e, program);
-        if before > 0 {
-            inside.push(format!("{} >= {before}", c(a)));
-        }
-        if after > 0 {
-            let last = source.shape[d].checked_add(&Affine::constant(before.checked_sub(1)?))?;
-            inside.push(format!("{} <= {}", c(a), c(&last)));
-        }
+        inside.extend(within_source(
+            program,
+            &source.shape[d],
+            p.before[d],
+            p.after[d],
+            a,
+            a,
+        )?);
     }
     Some(inside)
 }
