@@ -20,7 +20,8 @@
  *                  POLYBENCH_ARRAY(var) is the array itself and
  *                  POLYBENCH_FREE_ARRAY(var) releases it
  *   output         OPERATOR_OUTPUT_1D(name, array, n1) ... _5D: prints
- *                  "name checksum" on stdout (a position-weighted sum printed
+ *                  "name checksum magnitude" on stdout (position-weighted
+ *                  sums of the elements and of their absolute values, printed
  *                  with %.17g); with -DPOLLEN_DUMP also every element, one a
  *                  line, between "begin name count" and "end name"
  *   timing         OPERATOR_TIMER_START / OPERATOR_TIMER_STOP, always on:
@@ -135,20 +136,26 @@ static inline void *operator_alloc(size_t count, size_t size)
 /* ---- output -------------------------------------------------------------- */
 
 /*
- * Prints "name checksum" for count contiguous elements, the checksum being
- * the sum of element * (1 + position % 29) in position order, so that two
- * programs that leave the same values print the same line.  With POLLEN_DUMP
- * every element follows, one a line, for an element-wise comparison.
+ * Prints "name checksum magnitude" for count contiguous elements, the checksum
+ * being the sum of element * (1 + position % 29) in position order, so that
+ * two programs that leave the same values print the same line, and the
+ * magnitude the same sum of the elements' absolute values: the scale against
+ * which a checksum that cancels is compared when the programs may round
+ * differently.  With POLLEN_DUMP every element follows, one a line, for an
+ * element-wise comparison.
  */
 static inline void operator_output(const char *name, const DATA_TYPE *data,
                                    long count)
 {
-  double sum = 0.0;
+  double sum = 0.0, magnitude = 0.0;
   long pos;
 
-  for (pos = 0; pos < count; pos++)
-    sum += (double) data[pos] * (double) (1 + pos % 29);
-  printf("%s %.17g\n", name, sum);
+  for (pos = 0; pos < count; pos++) {
+    double weight = (double) (1 + pos % 29);
+    sum += (double) data[pos] * weight;
+    magnitude += fabs((double) data[pos]) * weight;
+  }
+  printf("%s %.17g %.17g\n", name, sum, magnitude);
 #ifdef POLLEN_DUMP
   printf("begin %s %ld\n", name, count);
   for (pos = 0; pos < count; pos++)

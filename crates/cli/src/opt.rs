@@ -148,6 +148,16 @@ pub struct OptArgs {
     /// (AVX-512), 16 (SSE, NEON); a power of two from 8 to 128.
     #[arg(long, default_value_t = 32, value_name = "BYTES")]
     pub vector_bytes: usize,
+    /// Vectorise innermost loops that only accumulate (sums, products, maxima, minima)
+    /// with `omp simd` reduction clauses: the operations run in another order, so
+    /// floating-point results may differ in rounding (as under -ffast-math).
+    #[arg(long)]
+    pub reassociate: bool,
+    /// Declare the mathematical functions the statements call (expf, tanhf, erff, ...)
+    /// with `omp declare simd`, so that loops calling them vectorise with glibc's
+    /// libmvec (x86-64): results may differ in the last bits.
+    #[arg(long)]
+    pub vector_math: bool,
     /// Keep statements whose subscripts divide an iterator by a constant (`u[x / 2]`)
     /// whole (by default each is split into one statement per residue class of the
     /// iterator, with affine subscripts).
@@ -309,6 +319,8 @@ fn options(args: &OptArgs) -> Options {
         scalar_replacement: !args.no_scalar_replacement,
         vector_registers: args.vector_registers,
         vector_bytes: args.vector_bytes,
+        reassociate: args.reassociate,
+        vector_math: args.vector_math,
         residue_split: !args.no_residue_split,
         scalar_expansion: !args.no_scalar_expansion,
         target: match args.target {

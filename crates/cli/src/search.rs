@@ -135,6 +135,22 @@ pub struct SearchArgs {
         allow_hyphen_values = true
     )]
     pub check_cflags: String,
+    /// Every candidate vectorises the loops that only accumulate with reduction clauses
+    /// (`pollen opt --reassociate`): its output is then compared with the original's
+    /// within --tolerance, not exactly.
+    #[arg(long)]
+    pub reassociate: bool,
+    /// Every candidate declares the mathematical functions it calls with their vector
+    /// variants (`pollen opt --vector-math`): its output is then compared with the
+    /// original's within --tolerance, not exactly.
+    #[arg(long)]
+    pub vector_math: bool,
+    /// With --reassociate or --vector-math, the largest difference of a printed number from the
+    /// original's, as a share of the largest magnitude among the numbers of its line in
+    /// the original's output (print a checksum next to the checksum of the absolute
+    /// values, and the difference is measured against the latter).
+    #[arg(long, default_value_t = 1e-5, value_name = "REL")]
+    pub tolerance: f64,
     /// Rounds of confirmation: the default and the 3 fastest candidates timed again
     /// in turn at the end.
     #[arg(long, default_value_t = 3, value_name = "N")]
@@ -289,6 +305,8 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         cache: crate::opt::machine_cache(),
         budget: budget_steps,
         tiling: Tiling::FromCache,
+        reassociate: args.reassociate,
+        vector_math: args.vector_math,
         ..Options::default()
     };
     let all = candidates(&space);
@@ -379,6 +397,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         confirm: args.confirm,
         finalists: 3,
         refine: args.refine,
+        line_tolerance: (args.reassociate || args.vector_math).then_some(args.tolerance),
         ..Config::default()
     };
     let total = match args.budget {

@@ -59,6 +59,17 @@ pub struct Options {
     /// (`pollen_emit_c::EmitOptions::vector_bytes`): 32 by default (AVX), 64 for
     /// AVX-512; `pollen opt --vector-bytes`.
     pub vector_bytes: usize,
+    /// Innermost loops that only accumulate (a sum, a product, a maximum or a minimum
+    /// into elements that the loop does not move) are vectorised with reduction clauses
+    /// (`pollen_emit_c::EmitOptions::reassociate`): their floating-point operations run
+    /// in another order, so results may differ in rounding, as under TVM's or `-ffast-math`'s
+    /// reductions. Off by default; `pollen opt --reassociate` turns it on.
+    pub reassociate: bool,
+    /// The mathematical functions the statements call are declared with their vector
+    /// variants (`pollen_emit_c::EmitOptions::vector_math`: glibc's `libmvec` on
+    /// x86-64), so that loops calling `expf` or `tanhf` vectorise; results may differ in
+    /// the last bits. Off by default; `pollen opt --vector-math` turns it on.
+    pub vector_math: bool,
     /// Statements whose subscripts divide an iterator by a constant (`u[x / 2]`) are
     /// split into one statement per residue class of the iterator, with affine
     /// subscripts (`pollen_transform::residues`), and so is one whose text compares an
@@ -116,6 +127,8 @@ impl Default for Options {
             scalar_replacement: true,
             vector_registers: false,
             vector_bytes: 32,
+            reassociate: false,
+            vector_math: false,
             residue_split: true,
             scalar_expansion: true,
             target: Target::C,

@@ -246,6 +246,8 @@ fn emit(
                 scalar_replacement: options.scalar_replacement,
                 vector_registers: options.vector_registers,
                 vector_bytes: options.vector_bytes,
+                reassociate: options.reassociate,
+                vector_math: options.vector_math,
                 scratch: optimized
                     .report
                     .fused

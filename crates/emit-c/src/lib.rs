@@ -73,6 +73,26 @@
 //! no other element of their arrays: gcc would store such an element after each update,
 //! since a later read of another array might be it.
 //!
+//! # Reassociated reductions
+//! With [`EmitOptions::reassociate`] (default off), an innermost loop whose statements
+//! only accumulate into the variables of scalar replacement (below), each by one of
+//! `+=`, `-=`, `*=` or a select macro of the maximum or the minimum, gets
+//! `#pragma omp simd reduction(+:t0)` and the like (module `reduction`): the compiler
+//! vectorises it with one partial result per lane, combined after the loop. The
+//! operations then run in another order: sums round differently, and a maximum or
+//! minimum over NaNs or zeros of both signs may pick another one. Every other loop is
+//! printed as without the option.
+//!
+//! # Vector math
+//! With [`EmitOptions::vector_math`] (default off), the generated block starts with
+//! `#pragma omp declare simd notinbranch` declarations of the C library's mathematical
+//! functions that the statements call (`extern float expf(float);` and its `double`
+//! form when a statement calls `expf`, `exp` or `EXP_FUN`; likewise `log`, `pow`,
+//! `sin`, `cos`, `tanh`, `erf`): a vectorisable loop calling them then calls the
+//! vector variants of the vector function ABI, which glibc's `libmvec` provides on
+//! x86-64 (`-lm` links it), a few units in the last place from the correctly rounded
+//! scalar results (module `math`).
+//!
 //! # Scalar replacement
 //! With [`EmitOptions::scalar_replacement`] (the default), the array reads of each
 //! innermost loop whose body is statement instances only are loaded into `const`
@@ -108,7 +128,9 @@
 
 mod body;
 pub mod error;
+mod math;
 mod print;
+mod reduction;
 mod scalar;
 mod scan;
 mod vector;
@@ -178,6 +200,17 @@ pub struct EmitOptions {
     /// AVX's registers; 64 for AVX-512's, 16 for SSE's or NEON's). A power of two from
     /// 8 to 128; [`emit`] refuses another width.
     pub vector_bytes: usize,
+    /// Whether innermost loops that only accumulate get `omp simd` with reduction
+    /// clauses (default off): their operations are reassociated, so results may
+    /// differ in rounding; see [Reassociated reductions](crate#reassociated-reductions).
+    pub reassociate: bool,
+    /// Whether the mathematical functions that the statements call (`exp`, `log`,
+    /// `pow`, `sin`, `cos`, `tanh`, `erf` and their `float` forms, also through the
+    /// operators' `EXP_FUN` and the like) are declared with `#pragma omp declare simd`
+    /// at the top of the block (default off), so that loops calling them vectorise with
+    /// the vector variants of glibc's `libmvec`, which round differently in the last
+    /// bits: see [Vector math](crate#vector-math).
+    pub vector_math: bool,
     /// Scratch arrays to declare (default none): each at the start of the body of the
     /// loops one iteration of which is one tile (their iterators are tile arguments of
     /// the statements: one array per tile, private to the thread that runs it; a tile
@@ -300,6 +333,8 @@ impl Default for EmitOptions {
             scalar_replacement: true,
             vector_registers: false,
             vector_bytes: vector::VECTOR_BYTES,
+            reassociate: false,
+            vector_math: false,
             scratch: Vec::new(),
             relocations: Vec::new(),
         }
@@ -441,6 +476,7 @@ fn generate(
     // A select macro reads each of its arguments as a value (possibly twice, and one of
     // them conditionally): its arguments are plain.
     printer.plain_macros = scan::plain_macros(source);
+    printer.value_calls = scan::value_calls(source);
     printer
         .plain_macros
         .extend(printer.select_macros.keys().cloned());
@@ -454,6 +490,11 @@ fn generate(
             1,
             &format!("{} {};", options.iterator_type, declared.join(", ")),
         );
+    }
+    if options.vector_math {
+        for line in math::declarations(scop) {
+            printer.line(1, &line);
+        }
     }
     for a in scop.arrays.iter().filter(|a| a.local) {
         let extents: String = a.extents.iter().map(|e| format!("[{e}]")).collect();

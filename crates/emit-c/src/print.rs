@@ -21,6 +21,7 @@ use pollen_scop::Scop;
 use pollen_emit_text::ExprPrinter;
 
 use crate::error::{Error, Result};
+use crate::reduction;
 use crate::scalar::{self, Plan, Temporaries};
 use crate::scan;
 use crate::scan::SelectMacro;
@@ -53,6 +54,9 @@ pub(crate) struct AstPrinter<'a> {
     pub plain_macros: BTreeSet<String>,
     /// The select macros of the file ([`crate::scan::select_macros`]).
     pub select_macros: BTreeMap<String, SelectMacro>,
+    /// The calls among whose arguments scalar replacement may replace references
+    /// ([`crate::scan::value_calls`]).
+    pub value_calls: BTreeSet<String>,
     /// Whether a printed vector nest deinterleaves an operand (it uses the
     /// `pollen_shuffle` macro, [`crate::SHUFFLE_DEFINITION`]).
     pub uses_shuffle: bool,
@@ -122,6 +126,7 @@ impl<'a> AstPrinter<'a> {
             apart: &NeverProved,
             plain_macros: BTreeSet::new(),
             select_macros: BTreeMap::new(),
+            value_calls: BTreeSet::new(),
             uses_shuffle: false,
             declarations: BTreeMap::new(),
             vector_off: false,
@@ -351,7 +356,16 @@ impl<'a> AstPrinter<'a> {
                 self.collapsed.insert(loop_key(inner));
             }
         }
-        self.pragma(l, parallel, collapse, depth_of_loop);
+        let reductions = match (plan, &declarations) {
+            (Some(p), None) if self.reassociating(l, parallel) => {
+                reduction::reductions(p, &self.select_macros)
+            }
+            _ => None,
+        };
+        match reductions {
+            Some(r) => self.line(depth_of_loop, &reduction_pragma(&r)),
+            None => self.pragma(l, parallel, collapse, depth_of_loop),
+        }
         let step = if l.stride.is_one() {
             format!("{name}++")
         } else {
@@ -573,6 +587,7 @@ impl<'a> AstPrinter<'a> {
                 &mut self.exprs,
                 statement,
                 args,
+                &BTreeSet::new(),
             )?);
         }
         Ok(out)
@@ -1081,7 +1096,10 @@ impl<'a> AstPrinter<'a> {
             },
             &mut self.temporaries,
             self.apart,
-            &self.plain_macros,
+            scalar::Calls {
+                plain: &self.plain_macros,
+                values: &self.value_calls,
+            },
         );
         self.exprs.leave();
         plan
@@ -1100,6 +1118,17 @@ impl<'a> AstPrinter<'a> {
             return None;
         }
         pollen_codegen::unrolled_body(l, UNROLLED_WINDOW)
+    }
+
+    /// Whether a loop may be printed with reduction clauses ([`crate::reduction`]): the
+    /// options ask for it and for `omp simd`, and it is neither the `omp parallel for`
+    /// nor already vectorisable.
+    fn reassociating(&self, l: &Loop, parallel: bool) -> bool {
+        self.options.reassociate
+            && self.options.vectorize == Vectorize::OmpSimd
+            && !self.vector_off
+            && !parallel
+            && !l.vectorizable
     }
 
     /// The pragma line of a loop, if it has one; `collapse` joins the parallel loop
@@ -1193,6 +1222,23 @@ impl<'a> AstPrinter<'a> {
         let name = &self.macros[statement];
         Ok(format!("{name}({});", printed.join(", ")))
     }
+}
+
+/// `#pragma omp simd reduction(+:t0, t2) reduction(max:t1)`: one clause per operator,
+/// in order of first use.
+fn reduction_pragma(reductions: &[(String, &'static str)]) -> String {
+    let mut clauses: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (variable, op) in reductions {
+        match clauses.iter_mut().find(|(o, _)| o == op) {
+            Some((_, vs)) => vs.push(variable),
+            None => clauses.push((op, vec![variable])),
+        }
+    }
+    let mut pragma = "#pragma omp simd".to_string();
+    for (op, vs) in clauses {
+        pragma.push_str(&format!(" reduction({op}:{})", vs.join(", ")));
+    }
+    pragma
 }
 
 /// The text of the tokens `range` of an instance, its iterators replaced by their values.

@@ -184,6 +184,17 @@ pub(crate) struct Place {
     pub unrolled: bool,
 }
 
+/// What the file's calls do with their arguments.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Calls<'a> {
+    /// The macros whose arguments are plain values ([`scan::plain_macros`]): an element
+    /// reference among them can stand for a variable.
+    pub plain: &'a BTreeSet<String>,
+    /// The functions and macros that evaluate each argument once, as a value
+    /// ([`scan::value_calls`]): references among their arguments can be loaded ahead.
+    pub values: &'a BTreeSet<String>,
+}
+
 /// The plan for loop `l`, whose iterator the expression printer has in scope, or `None`
 /// when nothing is replaced (not an innermost loop of statement instances, or no
 /// reference to replace). `place` says whether loads may move before the loop.
@@ -194,9 +205,13 @@ pub(crate) fn plan(
     place: Place,
     temporaries: &mut Temporaries,
     apart: &dyn Apart,
-    plain: &BTreeSet<String>,
+    calls: Calls,
 ) -> Result<Option<Plan>> {
     let Place { hoist, unrolled } = place;
+    let Calls {
+        plain,
+        values: calls,
+    } = calls;
     let mut users = Vec::new();
     if !instances_only(&l.body, &mut users) || users.is_empty() {
         return Ok(None);
@@ -208,7 +223,7 @@ pub(crate) fn plan(
         .collect();
     let mut instances = Vec::new();
     for (statement, args) in users {
-        instances.push(instance(scop, &dimensions, exprs, statement, args)?);
+        instances.push(instance(scop, &dimensions, exprs, statement, args, calls)?);
     }
     let written = written_arrays(&instances);
     let occurrences = occurrences(scop, &instances, &written);
@@ -681,6 +696,7 @@ pub(crate) fn instance<'a>(
     exprs: &mut ExprPrinter,
     statement: &str,
     args: &'a [Expr],
+    calls: &BTreeSet<String>,
 ) -> Result<Instance<'a>> {
     let s = checked_statement(scop, statement, args.len())?;
     let mut values = Vec::new();
@@ -692,6 +708,7 @@ pub(crate) fn instance<'a>(
         arrays: dimensions,
         iterators: &s.iterators,
         params: &scop.params,
+        calls,
     };
     let scanned = scan::tokens(&text).and_then(|tokens| {
         let references = scan::references(&text, &tokens, names)?;

@@ -11,7 +11,9 @@
 //!   reported as [`Reference::conditional`], for the caller to load only elements it
 //!   knows to exist;
 //! - the reference is not inside the arguments of a call (a function-like macro may
-//!   evaluate its argument conditionally, or not at all);
+//!   evaluate its argument conditionally, or not at all), except a call of a function
+//!   or macro that evaluates each argument once as a value ([`value_calls`]: `sqrtf`,
+//!   `SQRT_FUN` and the other mathematical functions);
 //! - it is not a member name (after `.` or `->`), its address is not taken (`&`), it is
 //!   not the operand of `sizeof`, `++`, `--` or an assignment, and it is not followed by
 //!   more subscripts, a call or a member access;
@@ -46,6 +48,44 @@ pub(crate) struct Names<'a> {
     pub iterators: &'a [String],
     /// The scop's parameters.
     pub params: &'a [String],
+    /// The functions and macros whose calls evaluate each argument exactly once, as a
+    /// value ([`value_calls`]): references among their arguments are reported.
+    pub calls: &'a BTreeSet<String>,
+}
+
+/// The C library's mathematical functions that the scanner knows: a call evaluates
+/// each argument once, as a value, and changes no array.
+const MATH_FUNCTIONS: [&str; 22] = [
+    "sqrt", "sqrtf", "exp", "expf", "log", "logf", "tanh", "tanhf", "erf", "erff", "fabs", "fabsf",
+    "pow", "powf", "sin", "sinf", "cos", "cosf", "floor", "floorf", "ceil", "ceilf",
+];
+
+/// The macros of `examples/operators/operators.h` (and PolyBench's `polybench.h`) that
+/// stand for one call of such a function.
+const MATH_MACROS: [&str; 7] = [
+    "SQRT_FUN", "EXP_FUN", "LOG_FUN", "TANH_FUN", "ERF_FUN", "ABS_FUN", "POW_FUN",
+];
+
+/// The calls among whose arguments references may be replaced ([`Names::calls`]): the
+/// mathematical functions of the C library and the macros of the operators' and
+/// PolyBench's headers that stand for them, except the names that `source` defines
+/// as macros itself (which may then do anything with their arguments).
+pub(crate) fn value_calls(source: &str) -> BTreeSet<String> {
+    let defined: BTreeSet<String> = defines(source)
+        .iter()
+        .map(|rest| {
+            rest.trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect();
+    MATH_FUNCTIONS
+        .iter()
+        .chain(&MATH_MACROS)
+        .filter(|name| !defined.contains(**name))
+        .map(|name| name.to_string())
+        .collect()
 }
 
 /// One array reference: the array and the tokens from its name to its last `]`.
@@ -75,7 +115,11 @@ pub(crate) fn references(text: &str, tokens: &[Token], names: Names) -> Option<V
     let mut k = 0;
     while k < tokens.len() {
         match spelling(k) {
-            "(" => calls.push(k > 0 && tokens[k - 1].kind == TokenKind::Identifier),
+            "(" => calls.push(
+                k > 0
+                    && tokens[k - 1].kind == TokenKind::Identifier
+                    && !names.calls.contains(spelling(k - 1)),
+            ),
             ")" => {
                 calls.pop()?;
             }
@@ -636,10 +680,12 @@ mod tests {
         let iterators: Vec<String> = iterators.iter().map(|s| s.to_string()).collect();
         let params = vec!["N".to_string()];
         let ts = tokens(text).expect("tokenises");
+        let calls = value_calls("#define MY_SQRT(x) (x > 0 ? sqrtf(x) : 0)\n#define expf(x) 1\n");
         let names = Names {
             arrays,
             iterators: &iterators,
             params: &params,
+            calls: &calls,
         };
         references(text, &ts, names)
             .expect("scans")
@@ -782,6 +828,19 @@ mod tests {
         assert_eq!(found("y = &A[i]", &a, &["i"]), none);
         assert_eq!(found("y = sizeof A[i]", &a, &["i"]), none);
         assert_eq!(found("y = f(A[i], (B[i]))", &a, &["i"]), none);
+        // The C library's mathematical functions and the operators' macros for them
+        // evaluate their arguments once, as values; a macro of the file may not, and a
+        // name the file defines as a macro is no longer the function.
+        assert_eq!(
+            found(
+                "y = sqrtf(A[i] + 1) * SQRT_FUN(B[i]) + powf(A[i], 2)",
+                &a,
+                &["i"]
+            ),
+            ["A[i]", "B[i]", "A[i]"]
+        );
+        assert_eq!(found("y = MY_SQRT(A[i]) + expf(B[i])", &a, &["i"]), none);
+        assert_eq!(found("y = sqrtf(f(A[i]))", &a, &["i"]), none);
         assert_eq!(found("y = A[i](1) + B[i].x + A[i]++", &a, &["i"]), none);
         // Parentheses that are no call do not hide a reference.
         assert_eq!(
@@ -794,10 +853,12 @@ mod tests {
     fn references_after_conditional_evaluation_are_conditional() {
         let a = arrays(&[("A", 1), ("B", 1)]);
         let ts = |t: &str| tokens(t).unwrap();
+        let none = BTreeSet::new();
         let names = |a| Names {
             arrays: a,
             iterators: &[],
             params: &[],
+            calls: &none,
         };
         for text in [
             "y = B[0] < 1 ? A[0] : 1",

@@ -881,12 +881,14 @@ pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
         .any(|o| program.tensor(o).is_some_and(|t| t.dtype == DType::F64));
     if f64_outputs {
         out.push_str(
-            "/* operator_output for double tensors (the same checksum), before the size macros. */\n\
+            "/* operator_output for double tensors (the same checksum and magnitude), before the size macros. */\n\
              static void tensor_output_f64(const char *name_, const double *data_, long count_)\n\
-             {\n  double sum_ = 0.0;\n  long pos_;\n\n\
-             \x20 for (pos_ = 0; pos_ < count_; pos_++)\n\
+             {\n  double sum_ = 0.0, magnitude_ = 0.0;\n  long pos_;\n\n\
+             \x20 for (pos_ = 0; pos_ < count_; pos_++) {\n\
              \x20   sum_ += data_[pos_] * (double) (1 + pos_ % 29);\n\
-             \x20 printf(\"%s %.17g\\n\", name_, sum_);\n\
+             \x20   magnitude_ += fabs(data_[pos_]) * (double) (1 + pos_ % 29);\n\
+             \x20 }\n\
+             \x20 printf(\"%s %.17g %.17g\\n\", name_, sum_, magnitude_);\n\
              #ifdef POLLEN_DUMP\n\
              \x20 printf(\"begin %s %ld\\n\", name_, count_);\n\
              \x20 for (pos_ = 0; pos_ < count_; pos_++)\n\

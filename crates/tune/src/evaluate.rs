@@ -907,6 +907,66 @@ pub fn compare(original: &str, candidate: &str) -> Result<Agreement, String> {
     Ok(Agreement::Close)
 }
 
+/// Compares a candidate's output with the original's, each printed number within
+/// `tolerance` times the largest magnitude among the numbers of its line in the
+/// original's output (at least the number's own): the agreement, or the first
+/// difference. A checksum printed next to the checksum of its elements' magnitudes
+/// (`Y -3.25 40960.5`) is so held to a share of the magnitudes, which a sum that
+/// cancels does not hide. The other words must be equal, and the lines as many.
+pub fn compare_within(
+    original: &str,
+    candidate: &str,
+    tolerance: f64,
+) -> Result<Agreement, String> {
+    if original == candidate {
+        return Ok(Agreement::Equal);
+    }
+    let a: Vec<&str> = original.lines().collect();
+    let b: Vec<&str> = candidate.lines().collect();
+    if a.len() != b.len() {
+        return Err(format!(
+            "{} lines of output, the original has {}",
+            b.len(),
+            a.len()
+        ));
+    }
+    let mut word = 0;
+    for (line, (x, y)) in a.iter().zip(&b).enumerate() {
+        let xs: Vec<&str> = x.split_whitespace().collect();
+        let ys: Vec<&str> = y.split_whitespace().collect();
+        if xs.len() != ys.len() {
+            return Err(format!(
+                "line {}: {} words, the original has {}",
+                line + 1,
+                ys.len(),
+                xs.len()
+            ));
+        }
+        let scale = xs
+            .iter()
+            .filter_map(|w| w.parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        for (p, q) in xs.iter().zip(&ys) {
+            word += 1;
+            if p == q {
+                continue;
+            }
+            let close = match (p.parse::<f64>(), q.parse::<f64>()) {
+                (Ok(u), Ok(v)) if u.is_finite() && v.is_finite() => {
+                    let scale = scale.max(u.abs()).max(v.abs());
+                    (u - v).abs() <= tolerance * scale
+                }
+                _ => false,
+            };
+            if !close {
+                return Err(format!("word {word}: `{q}`, the original has `{p}`"));
+            }
+        }
+    }
+    Ok(Agreement::Close)
+}
+
 /// The space of region `region` of `source`, within `budget`.
 pub fn space_of(
     source: &str,

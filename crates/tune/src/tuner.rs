@@ -30,7 +30,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use crate::evaluate::{compare, Agreement, Build, Candidate, Evaluator, Failure, Measured, Step};
+use crate::evaluate::{
+    compare, compare_within, Agreement, Build, Candidate, Evaluator, Failure, Measured, Step,
+};
 
 /// The choices of a search.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +62,12 @@ pub struct Config {
     /// neighbours of the fastest go before the rest of the list; without either limit,
     /// refinement starts when the list is done.
     pub refine_after: f64,
+    /// With `Some(t)`, a printed number agrees when it differs from the original's by at
+    /// most `t` times the largest magnitude among the numbers of its line in the
+    /// original's output ([`crate::evaluate::compare_within`]): the check of candidates
+    /// that reassociate reductions, whose rounding differs. `None` (the default): within
+    /// [`crate::evaluate::CLOSE`] of the number itself.
+    pub line_tolerance: Option<f64>,
 }
 
 impl Default for Config {
@@ -75,6 +83,7 @@ impl Default for Config {
             finalists: 3,
             refine: 3,
             refine_after: 0.5,
+            line_tolerance: None,
         }
     }
 }
@@ -480,7 +489,7 @@ fn evaluate(
 ) -> (Status, Option<Build>) {
     let checked = {
         let _shared = quiet.read();
-        prepare(candidate, evaluator, baseline)
+        prepare(candidate, evaluator, baseline, config.line_tolerance)
     };
     let (build, agreement) = match checked {
         Ok(Ok(pair)) => pair,
@@ -525,9 +534,14 @@ fn prepare(
     candidate: &Candidate,
     evaluator: &dyn Evaluator,
     baseline: &Baseline,
+    line_tolerance: Option<f64>,
 ) -> Result<Result<(Build, Agreement), String>, Failure> {
     let text = evaluator.generate(Some(candidate))?;
     let build = evaluator.build(&format!("candidate{}", candidate.id), &text)?;
     let output = evaluator.run(&build)?;
-    Ok(compare(&baseline.output, &output).map(|agreement| (build, agreement)))
+    let agreement = match line_tolerance {
+        None => compare(&baseline.output, &output),
+        Some(t) => compare_within(&baseline.output, &output, t),
+    };
+    Ok(agreement.map(|agreement| (build, agreement)))
 }

@@ -5,8 +5,8 @@ use pollen_driver::Strategy;
 use pollen_presburger::Budget;
 use pollen_search::Limits;
 use pollen_tune::evaluate::{
-    by_key, candidates, compare, neighbours, output_without_timer, program_timer, space_of,
-    Agreement, Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, TILE_SIZES,
+    by_key, candidates, compare, compare_within, neighbours, output_without_timer, program_timer,
+    space_of, Agreement, Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, TILE_SIZES,
 };
 
 const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N], double tmp[M]) {
@@ -110,6 +110,30 @@ fn outputs_compare_exactly_or_within_the_tolerance() {
     assert!(compare("a 1.0\n", "a 1.0 2.0\n").is_err());
     let difference = compare("x 1 2 3", "x 1 2 4").unwrap_err();
     assert!(difference.contains("word 4"), "{difference}");
+}
+
+#[test]
+fn outputs_compare_within_a_share_of_their_lines_magnitude() {
+    // A checksum that cancels, next to the checksum of the magnitudes.
+    let original = "Y -3.25 40960.5\nZ 1 2\n";
+    assert_eq!(
+        compare_within(original, original, 1e-5),
+        Ok(Agreement::Equal)
+    );
+    assert_eq!(
+        compare_within(original, "Y -3.26 40960.5\nZ 1 2\n", 1e-5),
+        Ok(Agreement::Close)
+    );
+    // The same difference is too much for `compare`, and for a tighter tolerance.
+    assert!(compare(original, "Y -3.26 40960.5\nZ 1 2\n").is_err());
+    assert!(compare_within(original, "Y -3.26 40960.5\nZ 1 2\n", 1e-7).is_err());
+    // Each line has its own scale: the first line's magnitude does not cover the second.
+    let difference = compare_within(original, "Y -3.25 40960.5\nZ 1 2.01\n", 1e-5).unwrap_err();
+    assert!(difference.contains("word 6"), "{difference}");
+    // Words and line counts must agree; a NaN is never close.
+    assert!(compare_within(original, "W -3.25 40960.5\nZ 1 2\n", 1e-5).is_err());
+    assert!(compare_within(original, "Y -3.25 40960.5 Z 1 2\n", 1e-5).is_err());
+    assert!(compare_within("a nan\n", "a 1\n", 1.0).is_err());
 }
 
 #[test]

@@ -1,0 +1,213 @@
+//! `pollen opt --reassociate --vector-math`: the loops that only accumulate get `omp simd`
+//! reduction clauses, the mathematical functions the statements call are declared with
+//! their vector variants, and the output stays within rounding of the original's,
+//! element by element (tensor operators at small sizes, tiled and untiled); without the
+//! options nothing of it is printed and the output is bit for bit the original's.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pollen_testkit::cc;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn pollen(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pollen"))
+        .args(args)
+        .output()
+        .expect("run pollen");
+    assert!(
+        out.status.success(),
+        "pollen {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Builds `source` into `dir` with every element dumped and runs it on 2 threads.
+fn build_and_run(dir: &Path, source: &Path, defines: &[&str]) -> String {
+    let stem = source
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .expect("a UTF-8 name");
+    let binary = dir.join(format!("{stem}.bin"));
+    let include = format!("-I{}", root().join("examples/operators").display());
+    let mut flags = vec![
+        "-O2",
+        "-ffp-contract=off",
+        "-fopenmp",
+        "-DPOLLEN_DUMP",
+        include.as_str(),
+    ];
+    flags.extend_from_slice(defines);
+    cc::compile(source, &binary, &flags).unwrap_or_else(|e| panic!("{e}"));
+    cc::run(&binary, 2).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The dumped elements of an output: `begin`/`end` lines kept as words, every other line
+/// a number.
+fn elements(output: &str) -> Vec<Result<f64, String>> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in output.lines() {
+        if line.starts_with("begin ") {
+            inside = true;
+            out.push(Err(line.to_string()));
+        } else if line.starts_with("end ") {
+            inside = false;
+            out.push(Err(line.to_string()));
+        } else if inside {
+            out.push(line.parse().map_err(|_| line.to_string()));
+        }
+    }
+    out
+}
+
+/// Every element within `1e-5` of the original's (relative, or absolute below 1).
+fn assert_close(tag: &str, expected: &str, got: &str) {
+    let (e, g) = (elements(expected), elements(got));
+    assert!(e.len() > 2, "{tag}: nothing dumped");
+    assert_eq!(e.len(), g.len(), "{tag}: element counts differ");
+    for (k, (x, y)) in e.iter().zip(&g).enumerate() {
+        match (x, y) {
+            (Ok(x), Ok(y)) => assert!(
+                (x - y).abs() <= 1e-5 * x.abs().max(1.0),
+                "{tag}: element {k}: {y}, the original has {x}"
+            ),
+            _ => assert_eq!(x, y, "{tag}: line {k}"),
+        }
+    }
+}
+
+/// The naive C program of `examples/tensor/<name>.te`, written into `dir`.
+fn naive(dir: &Path, name: &str) -> PathBuf {
+    let te = root().join(format!("examples/tensor/{name}.te"));
+    let out = dir.join(format!("{name}.c"));
+    pollen(&[
+        "te",
+        te.to_str().expect("UTF-8"),
+        "-o",
+        out.to_str().expect("UTF-8"),
+    ]);
+    out
+}
+
+/// `pollen opt` of `input` with `options` into `dir`: the text and the output.
+fn optimized(
+    dir: &Path,
+    input: &Path,
+    tag: &str,
+    options: &[&str],
+    defines: &[&str],
+) -> (String, String) {
+    let out = dir.join(format!("{tag}.c"));
+    let mut args = vec![
+        "opt",
+        input.to_str().expect("UTF-8"),
+        "-o",
+        out.to_str().expect("UTF-8"),
+    ];
+    args.extend_from_slice(options);
+    pollen(&args);
+    let text = std::fs::read_to_string(&out).expect("written");
+    (text.clone(), build_and_run(dir, &out, defines))
+}
+
+#[test]
+fn reductions_and_math_calls_vectorise_within_rounding() {
+    cc::require_gcc();
+    let dir = cc::scratch("reassociate");
+    // (program, sizes, the reduction clauses and declared functions expected untiled)
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (
+            "layer_norm",
+            &["-DB=2", "-DS=5", "-DH=37"],
+            &["reduction(+:", "SQRT_FUN(t"],
+        ),
+        (
+            "softmax",
+            &["-DR=3", "-DS=29"],
+            &[
+                "reduction(max:",
+                "reduction(+:",
+                "extern float expf(float);",
+            ],
+        ),
+        (
+            "global_avg_pool",
+            &["-DN=2", "-DC=5", "-DH=3", "-DW=19"],
+            &["reduction(+:"],
+        ),
+        (
+            "bias_gelu_tanh",
+            &["-DT=3", "-DI=45"],
+            &["extern float tanhf(float);", "extern double tanh(double);"],
+        ),
+    ];
+    for (name, defines, expected_text) in cases {
+        let source = naive(&dir, name);
+        let expected = build_and_run(&dir, &source, defines);
+        for (k, options) in [&["--no-tile"][..], &[], &["--strategy", "akg"]]
+            .iter()
+            .enumerate()
+        {
+            let tag = format!("{name}-{k}");
+            let mut fast = vec!["--reassociate", "--vector-math"];
+            fast.extend_from_slice(options);
+            let (text, got) = optimized(&dir, &source, &format!("{tag}-fast"), &fast, defines);
+            assert_close(&format!("{tag} {fast:?}"), &expected, &got);
+            if k == 0 {
+                for needle in *expected_text {
+                    assert!(text.contains(needle), "{tag}: no `{needle}` in\n{text}");
+                }
+            }
+            // Without the options: no clause, no declaration, and the same bits.
+            let (text, got) = optimized(&dir, &source, &format!("{tag}-exact"), options, defines);
+            assert!(
+                !text.contains("reduction(") && !text.contains("declare simd"),
+                "{tag}"
+            );
+            assert_eq!(
+                expected,
+                got,
+                "{tag}: {}",
+                cc::first_difference(&expected, &got)
+            );
+        }
+    }
+}
+
+#[test]
+fn math_calls_compile_to_the_vector_variants() {
+    cc::require_gcc();
+    let dir = cc::scratch("vector-math");
+    let source = naive(&dir, "softmax");
+    let out = dir.join("softmax-vector-math.c");
+    pollen(&[
+        "opt",
+        source.to_str().expect("UTF-8"),
+        "-o",
+        out.to_str().expect("UTF-8"),
+        "--no-tile",
+        "--vector-math",
+    ]);
+    let include = format!("-I{}", root().join("examples/operators").display());
+    let assembly = Command::new("gcc")
+        .args(["-O2", "-fopenmp", &include, "-S", "-o", "-"])
+        .arg(&out)
+        .output()
+        .expect("run gcc");
+    assert!(
+        assembly.status.success(),
+        "{}",
+        String::from_utf8_lossy(&assembly.stderr)
+    );
+    let text = String::from_utf8_lossy(&assembly.stdout);
+    // The vector function ABI's name of a vector `expf`: `_ZGV<isa>N<lanes>v_expf`.
+    assert!(
+        text.lines()
+            .any(|l| l.contains("call") && l.contains("v_expf")),
+        "no call of a vector expf"
+    );
+}
