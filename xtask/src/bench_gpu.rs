@@ -829,17 +829,21 @@ fn pollen_time(stderr: &str) -> Option<f64> {
     seconds("POLLEN_TIME ").last().copied()
 }
 
-/// Compares a program's checksum lines (`name value`) with the original's: each value
+/// Compares a program's checksum lines (`name value...`) with the original's: each value
 /// within a relative `tolerance` of the original's counts as close.
 fn compare(original: &str, variant: &str, tolerance: f64) -> Check {
     if original == variant {
         return Check::Same;
     }
-    let lines = |s: &str| -> Vec<(String, String)> {
+    // `name value...` lines: the name and each value (an operator's checksum and the
+    // checksum of its magnitudes).
+    let lines = |s: &str| -> Vec<(String, Vec<String>)> {
         s.lines()
             .filter_map(|l| {
-                let (name, value) = l.trim().split_once(' ')?;
-                Some((name.to_string(), value.trim().to_string()))
+                let mut words = l.split_whitespace();
+                let name = words.next()?.to_string();
+                let values: Vec<String> = words.map(str::to_string).collect();
+                (!values.is_empty()).then_some((name, values))
             })
             .collect()
     };
@@ -847,14 +851,14 @@ fn compare(original: &str, variant: &str, tolerance: f64) -> Check {
     if a.is_empty() || a.len() != b.len() {
         return Check::Mismatch;
     }
+    let close_value = |va: &String, vb: &String| match (va.parse::<f64>(), vb.parse::<f64>()) {
+        (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
+            (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(f64::MIN_POSITIVE)
+        }
+        _ => va == vb,
+    };
     let close = a.iter().zip(&b).all(|((na, va), (nb, vb))| {
-        na == nb
-            && match (va.parse::<f64>(), vb.parse::<f64>()) {
-                (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
-                    (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(f64::MIN_POSITIVE)
-                }
-                _ => va == vb,
-            }
+        na == nb && va.len() == vb.len() && va.iter().zip(vb).all(|(x, y)| close_value(x, y))
     });
     if close {
         Check::Close
@@ -1314,6 +1318,9 @@ mod tests {
         assert_eq!(compare("A 1\nB 2\n", "A 1\n", CLOSE), Check::Mismatch);
         assert_eq!(compare("A 1\n", "B 1\n", CLOSE), Check::Mismatch);
         assert_eq!(compare("A 1\n", "A nan\n", CLOSE), Check::Mismatch);
+        assert_eq!(compare("A 1 2\n", "A 1 2.00000001\n", CLOSE), Check::Close);
+        assert_eq!(compare("A 1 2\n", "A 1 3\n", CLOSE), Check::Mismatch);
+        assert_eq!(compare("A 1 2\n", "A 1\n", CLOSE), Check::Mismatch);
         assert_eq!(compare("", "", CLOSE), Check::Same);
         assert_eq!(compare("", "A 1\n", CLOSE), Check::Mismatch);
     }

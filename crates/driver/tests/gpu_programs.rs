@@ -60,8 +60,15 @@ fn close_numbers() {
 fn close_outputs(expected: &str, actual: &str) -> bool {
     expected.lines().count() == actual.lines().count()
         && expected.lines().zip(actual.lines()).all(|(e, a)| {
-            match (e.rsplit_once(' '), a.rsplit_once(' ')) {
-                (Some((ne, ve)), Some((na, va))) => ne == na && close(ve, va),
+            // `name value...`: the same name and as many values, each close.
+            let (ew, aw): (Vec<&str>, Vec<&str>) = (
+                e.split_whitespace().collect(),
+                a.split_whitespace().collect(),
+            );
+            match (ew.split_first(), aw.split_first()) {
+                (Some((ne, ve)), Some((na, va))) if ve.len() == va.len() && !ve.is_empty() => {
+                    ne == na && ve.iter().zip(va).all(|(x, y)| close(x, y))
+                }
                 _ => e == a,
             }
         })

@@ -213,8 +213,10 @@ fn run(text: &str, name: &str, sizes: &[(&str, i64)]) -> Vec<(String, f64)> {
         .unwrap()
         .lines()
         .filter_map(|l| {
-            let (n, v) = l.split_once(' ')?;
-            Some((n.to_string(), v.trim().parse().ok()?))
+            // `name checksum magnitude`: the checksum.
+            let mut words = l.split_whitespace();
+            let n = words.next()?;
+            Some((n.to_string(), words.next()?.parse().ok()?))
         })
         .collect()
 }

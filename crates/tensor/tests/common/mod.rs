@@ -24,7 +24,8 @@ fn uses_erf(p: &Program) -> bool {
     found
 }
 
-/// Compiles and runs the C program of `p` at `sizes`; its `name checksum` lines.
+/// Compiles and runs the C program of `p` at `sizes`; the checksums of its `name
+/// checksum magnitude` lines.
 fn run_c(
     p: &Program,
     name: &str,
@@ -57,8 +58,10 @@ fn run_c(
     Ok(output
         .lines()
         .filter_map(|l| {
-            let (n, v) = l.split_once(' ')?;
-            Some((n.to_string(), v.trim().parse().ok()?))
+            // `name checksum magnitude`: the checksum.
+            let mut words = l.split_whitespace();
+            let n = words.next()?;
+            Some((n.to_string(), words.next()?.parse().ok()?))
         })
         .collect())
 }
