@@ -124,20 +124,7 @@ fn close(a: &str, b: &str) -> bool {
 
 /// Whether two outputs print the same names and close values, line by line.
 fn close_outputs(expected: &str, actual: &str) -> bool {
-    expected.lines().count() == actual.lines().count()
-        && expected.lines().zip(actual.lines()).all(|(e, a)| {
-            // `name value...`: the same name and as many values, each close.
-            let (ew, aw): (Vec<&str>, Vec<&str>) = (
-                e.split_whitespace().collect(),
-                a.split_whitespace().collect(),
-            );
-            match (ew.split_first(), aw.split_first()) {
-                (Some((ne, ve)), Some((na, va))) if ve.len() == va.len() && !ve.is_empty() => {
-                    ne == na && ve.iter().zip(va).all(|(x, y)| close(x, y))
-                }
-                _ => e == a,
-            }
-        })
+    pollen_testkit::cc::close_lines(expected, actual, close)
 }
 
 /// Emits, compiles and runs one kernel, and compiles its CUDA form with `nvcc` when

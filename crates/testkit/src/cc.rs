@@ -64,6 +64,25 @@ pub fn run(binary: &Path, threads: u32) -> Result<String, String> {
     String::from_utf8(output.stdout).map_err(|_| "output is not UTF-8".to_string())
 }
 
+/// Whether two outputs of `name value...` lines agree line by line: the same number of
+/// lines, and on each the same name and as many values, each pair `close`; a line
+/// without values must be equal.
+pub fn close_lines(expected: &str, actual: &str, close: impl Fn(&str, &str) -> bool) -> bool {
+    expected.lines().count() == actual.lines().count()
+        && expected.lines().zip(actual.lines()).all(|(e, a)| {
+            let (ew, aw): (Vec<&str>, Vec<&str>) = (
+                e.split_whitespace().collect(),
+                a.split_whitespace().collect(),
+            );
+            match (ew.split_first(), aw.split_first()) {
+                (Some((ne, ve)), Some((na, va))) if ve.len() == va.len() && !ve.is_empty() => {
+                    ne == na && ve.iter().zip(va).all(|(x, y)| close(x, y))
+                }
+                _ => e == a,
+            }
+        })
+}
+
 /// The first line where two outputs differ, for a failure report.
 pub fn first_difference(expected: &str, actual: &str) -> String {
     for (k, (e, a)) in expected.lines().zip(actual.lines()).enumerate() {
@@ -76,4 +95,28 @@ pub fn first_difference(expected: &str, actual: &str) -> String {
         expected.lines().count(),
         actual.lines().count()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::close_lines;
+
+    #[test]
+    fn lines_of_values_compare_value_by_value() {
+        let near = |a: &str, b: &str| {
+            let (x, y): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+            (x - y).abs() <= 1e-6 * x.abs().max(y.abs())
+        };
+        let expected = "Y 100 200\nZ 3 4\n";
+        assert!(close_lines(expected, expected, near));
+        assert!(close_lines(expected, "Y 100.00001 200\nZ 3 4\n", near));
+        // The second value counts too, and so do names, counts of values and of lines.
+        assert!(!close_lines(expected, "Y 100 201\nZ 3 4\n", near));
+        assert!(!close_lines(expected, "W 100 200\nZ 3 4\n", near));
+        assert!(!close_lines(expected, "Y 100\nZ 3 4\n", near));
+        assert!(!close_lines(expected, "Y 100 200\n", near));
+        // A line without values must be equal.
+        assert!(close_lines("done\n", "done\n", near));
+        assert!(!close_lines("done\n", "over\n", near));
+    }
 }
