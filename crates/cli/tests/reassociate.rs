@@ -211,3 +211,22 @@ fn math_calls_compile_to_the_vector_variants() {
         "no call of a vector expf"
     );
 }
+
+#[test]
+fn short_constant_windows_keep_their_order() {
+    cc::require_gcc();
+    let dir = cc::scratch("reassociate-windows");
+    // A 3x3 max pooling: its window loops run 3 times, too few for a reduction clause;
+    // tiled (the default) and untiled, the output is then bit for bit the original's.
+    let defines = &["-DN=1", "-DC=3", "-DH=9", "-DW=21"];
+    let source = naive(&dir, "max_pool");
+    let expected = build_and_run(&dir, &source, defines);
+    for (k, options) in [&["--reassociate"][..], &["--reassociate", "--no-tile"]]
+        .iter()
+        .enumerate()
+    {
+        let (text, got) = optimized(&dir, &source, &format!("max_pool-{k}"), options, defines);
+        assert!(!text.contains("reduction("), "{options:?}:\n{text}");
+        assert_eq!(expected, got, "{}", cc::first_difference(&expected, &got));
+    }
+}

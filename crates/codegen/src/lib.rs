@@ -37,7 +37,7 @@ mod unroll;
 
 pub use ast::{Ast, Cond, Expr, Loop};
 pub use error::{Error, Result};
-pub use unroll::unrolled_body;
+pub use unroll::{trip_count, unrolled_body};
 
 use std::collections::BTreeMap;
 

@@ -82,8 +82,9 @@ pub fn unrolled_body(l: &Loop, limit: u64) -> Option<Loop> {
     })
 }
 
-/// The constant number of iterations of a loop (zero when it never runs), if constant.
-fn trip_count(l: &Loop) -> Option<Int> {
+/// The constant number of iterations of a loop (zero when it never runs), if constant:
+/// its bounds differ by a constant.
+pub fn trip_count(l: &Loop) -> Option<Int> {
     let lower = Linear::of(&l.lower);
     let upper = Linear::of(&l.upper);
     if lower.terms != upper.terms {

@@ -1121,14 +1121,16 @@ impl<'a> AstPrinter<'a> {
     }
 
     /// Whether a loop may be printed with reduction clauses ([`crate::reduction`]): the
-    /// options ask for it and for `omp simd`, and it is neither the `omp parallel for`
-    /// nor already vectorisable.
+    /// options ask for it and for `omp simd`, it is neither the `omp parallel for` nor
+    /// already vectorisable, and it does not run a constant number of times below
+    /// [`reduction::MIN_TRIPS`].
     fn reassociating(&self, l: &Loop, parallel: bool) -> bool {
         self.options.reassociate
             && self.options.vectorize == Vectorize::OmpSimd
             && !self.vector_off
             && !parallel
             && !l.vectorizable
+            && pollen_codegen::trip_count(l).is_none_or(|n| n >= Int::from(reduction::MIN_TRIPS))
     }
 
     /// The pragma line of a loop, if it has one; `collapse` joins the parallel loop

@@ -19,9 +19,16 @@
 //! the compiler keeps one partial result per vector lane and combines them after the
 //! loop: the loop is vectorised, and the floating-point operations are performed in
 //! another order, so results differ in rounding (a sum) or in which NaN or signed zero
-//! comes out (a maximum or a minimum). That is why it is only done on request.
+//! comes out (a maximum or a minimum). That is why it is only done on request. A loop
+//! that runs a constant number of times below [`MIN_TRIPS`] is left as it is.
 
 use std::collections::BTreeMap;
+
+/// The fewest iterations of a loop, when its trip count is a constant, for which a
+/// reduction clause is printed: a shorter loop (a pooling window's 3) fills no vector,
+/// and gcc's per-lane partial results then cost far more than they save (a 3×3 max
+/// pooling ran 30 times slower with the clause on its window's rows).
+pub(crate) const MIN_TRIPS: i64 = 16;
 
 use pollen_emit_text::tokens;
 
