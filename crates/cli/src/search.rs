@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use pollen_driver::{Options, Tiling};
 use pollen_tune::evaluate::{
-    by_key, candidates, neighbours, space_of, Local, SpaceError, Timer, Toolchain,
+    by_key, candidates, neighbours_in, space_of, Local, SpaceError, Timer, Toolchain, Walk,
 };
 use pollen_tune::results::{from_csv, seconds_text, table, to_csv, to_json};
 use pollen_tune::tuner::{search, Config, Event, Status};
@@ -55,7 +55,9 @@ or another strategy: basteln, polymage, akg). From the middle of --time or --bud
 go first, each candidate refined once, so that the search descends from its best
 points; their keys name them (`{S0 S1} tiled tiles=64`); given tile sizes have as
 neighbours the same sizes with one member doubled or halved, so that the search walks
-the tile sizes member by member (`default tiles=32,64,256`).
+the tile sizes member by member (`default tiles=32,64,256`; a cube such as `tiles=32`
+spelled out first for as many members as loops surround the deepest statement, written
+without the trailing members that repeat: `tiles=32,32,32,64,32`).
 
 Each candidate is compiled with --compiler (the words before the source file; --cflags
 words after it; -D definitions), run once and its output (standard output and error,
@@ -278,6 +280,15 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
         Err(e) => bail!("{}: {e}", path.display()),
     };
     let space_time = started.elapsed();
+    // The most band members a tiled candidate can have: the loops around the deepest
+    // statement (given tile sizes are walked member by member over as many).
+    let members = space
+        .scop()
+        .statements
+        .iter()
+        .map(|s| s.iterators.len())
+        .max()
+        .unwrap_or(0);
     let program = space.program();
     let (o, f1) = (space.o_stats(), space.f1_stats());
     outln!(
@@ -460,6 +471,11 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
             }
         }
     };
+    let walk = Walk {
+        members,
+        reassociating: args.reassociate,
+    };
+    let neighbours = |c: &pollen_tune::evaluate::Candidate| neighbours_in(c, &walk);
     let results = search(&all, &neighbours, &evaluator, &config, &known, &mut observe)
         .map_err(|f| anyhow::anyhow!("the original program: {f}"))?;
     bar.finish_and_clear();

@@ -702,43 +702,71 @@ fn pooling_windows_unroll_into_simd_loops() {
     }
 }
 
-/// A convolution without a batch dimension: its two outer loops (output channels, rows)
-/// are parallel, and the rows' iterations are jammed two by two with vector
-/// accumulators rather than collapsed into the parallel loop; the output is the naive
-/// program's at two sizes, with a row left over.
+/// A convolution without a batch dimension: no vector operand mentions the output
+/// channel, so four channels run side by side sharing each loaded vector of the input
+/// (the channel loop keeps its stride-4 form inside `collapse(2)` with the rows); a
+/// depthwise convolution's input moves with every loop, so only its rows are jammed, two
+/// by two. Outputs equal the naive programs' at sizes that leave a partial group of
+/// channels (or only one) and a row left over.
 #[test]
-fn rows_are_jammed_rather_than_collapsed() {
+fn output_channels_share_their_vectors_and_rows_are_jammed() {
     cc::require_gcc();
-    let dir = cc::scratch("vector-registers-jam-rows");
+    let dir = cc::scratch("vector-registers-jam");
     let include = root().join("examples/operators");
-    let te = dir.join("conv_rows.te");
-    std::fs::write(
-        &te,
-        "param C = 3, H = 9, W = 37, K = 4;
-         param HO = (H - 1) / 2 + 1, WO = (W - 1) / 2 + 1;
-         input X[C, H, W], Wt[K, C, 3, 3];
-         P = pad(X, [0, 1, 1], [0, 1, 1], 0.0);
-         Y[k, h : HO, w : WO] = sum(c : C, kh : 3, kw : 3, P[c, 2*h + kh, 2*w + kw] * Wt[k, c, kh, kw]);",
-    )
-    .unwrap();
-    let naive = dir.join("conv_rows.c");
-    pollen(&[
-        "te",
-        te.to_str().expect("UTF-8"),
-        "-o",
-        naive.to_str().expect("UTF-8"),
-    ]);
-    for defines in [&[][..], &["-DH=6", "-DW=20", "-DK=3"][..]] {
-        let expected = build_and_run(&dir, &naive, &include, defines);
-        let text = check(
-            &dir,
-            &naive,
-            "conv_rows-jammed",
-            &["--no-tile"],
-            &include,
-            defines,
-            &expected,
-        );
-        assert!(text.contains(" += 2) {"), "not jammed\n{text}");
+    let programs = [
+        (
+            "conv_rows",
+            "param C = 3, H = 9, W = 37, K = 6;
+             param HO = (H - 1) / 2 + 1, WO = (W - 1) / 2 + 1;
+             input X[C, H, W], Wt[K, C, 3, 3];
+             P = pad(X, [0, 1, 1], [0, 1, 1], 0.0);
+             Y[k, h : HO, w : WO] = sum(c : C, kh : 3, kw : 3, P[c, 2*h + kh, 2*w + kw] * Wt[k, c, kh, kw]);",
+            " += 4) {",
+        ),
+        (
+            "depthwise_rows",
+            "param C = 3, H = 9, W = 37;
+             input X[C, H, W], Wt[C, 3, 3];
+             P = pad(X, [0, 1, 1], [0, 1, 1], 0.0);
+             Y[c, h : H, w : W] = sum(kh : 3, kw : 3, P[c, h + kh, w + kw] * Wt[c, kh, kw]);",
+            " += 2) {",
+        ),
+    ];
+    for (name, program, jam) in programs {
+        let te = dir.join(format!("{name}.te"));
+        std::fs::write(&te, program).unwrap();
+        let naive = dir.join(format!("{name}.c"));
+        pollen(&[
+            "te",
+            te.to_str().expect("UTF-8"),
+            "-o",
+            naive.to_str().expect("UTF-8"),
+        ]);
+        for defines in [&[][..], &["-DH=6", "-DW=20", "-DK=3"][..]] {
+            let expected = build_and_run(&dir, &naive, &include, defines);
+            for bytes in ["32", "64"] {
+                let text = check(
+                    &dir,
+                    &naive,
+                    &format!("{name}-jammed-{bytes}"),
+                    &["--no-tile", "--vector-bytes", bytes],
+                    &include,
+                    defines,
+                    &expected,
+                );
+                let jam = if name == "conv_rows" && bytes == "64" {
+                    " += 8) {"
+                } else {
+                    jam
+                };
+                assert!(text.contains(jam), "{name}: not jammed ({jam})\n{text}");
+                if name == "conv_rows" {
+                    assert!(
+                        text.contains("collapse(2)"),
+                        "{name}: not collapsed\n{text}"
+                    );
+                }
+            }
+        }
     }
 }

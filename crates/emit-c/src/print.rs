@@ -87,6 +87,14 @@ struct Shape<'s> {
     mask_type: &'s str,
 }
 
+/// A jammed vector accumulator nest: the loops between the jammed loop and the loop of
+/// the nest, that loop, and the nest (with its copies).
+struct Jam<'l> {
+    between: Vec<&'l Loop>,
+    inner: &'l Loop,
+    nest: VectorNest<'l>,
+}
+
 struct VectorNest<'l> {
     links: Vec<Link<'l>>,
     v: &'l Loop,
@@ -247,9 +255,9 @@ impl<'a> AstPrinter<'a> {
             self.unrolled.remove(&loop_key(&u));
             return result;
         }
-        if let Some((inner, nest)) = self.jammed_vector_nest(l, in_parallel)? {
+        if let Some(jam) = self.jammed_vector_nest(l, in_parallel)? {
             self.line(depth, &format!("{header} {{"));
-            self.print_jammed_vector_nest(l, inner, nest, depth + 1, in_parallel)?;
+            self.print_jammed_vector_nest(l, jam, depth + 1, in_parallel)?;
             self.line(depth, "}");
             return Ok(());
         }
@@ -283,8 +291,8 @@ impl<'a> AstPrinter<'a> {
             self.unrolled.remove(&loop_key(&u));
             return result;
         }
-        if let Some((inner, nest)) = self.jammed_vector_nest(l, in_parallel)? {
-            return self.print_jammed_vector_nest(l, inner, nest, depth, in_parallel);
+        if let Some(jam) = self.jammed_vector_nest(l, in_parallel)? {
+            return self.print_jammed_vector_nest(l, jam, depth, in_parallel);
         }
         if let Some(nest) = self.vector_nest(l, in_parallel)? {
             return self.print_vector_nest(l, &nest, depth, in_parallel);
@@ -336,21 +344,13 @@ impl<'a> AstPrinter<'a> {
         for load in accumulators {
             self.line(depth_of_loop, &load.variable_declaration());
         }
-        // A loop inside whose window is unrolled gets `omp simd`, and one whose
-        // iterations are jammed with vector accumulators is printed on its own: neither
-        // is collapsed.
-        let mut collapse = parallel
+        // A loop inside whose window is unrolled gets `omp simd`: it is not collapsed.
+        // One whose iterations are jammed with vector accumulators stays a canonical
+        // loop (with the jam's stride) and may be.
+        let collapse = parallel
             && declarations.is_none()
             && collapsible(l)
             && !matches!(unwrap(&l.body), Ast::For(inner) if self.unrolled_window(inner, true).is_some());
-        if collapse {
-            if let Ast::For(inner) = unwrap(&l.body) {
-                self.exprs.enter(&l.iterator, &name);
-                let jammed = self.jammed_vector_nest(inner, true);
-                self.exprs.leave();
-                collapse = jammed?.is_none();
-            }
-        }
         if collapse {
             if let Ast::For(inner) = unwrap(&l.body) {
                 self.collapsed.insert(loop_key(inner));
@@ -463,89 +463,174 @@ impl<'a> AstPrinter<'a> {
         }))
     }
 
-    /// The vector accumulator nest of the loop that is `p`'s whole body, with
-    /// [`vector::JAM`] consecutive iterations of `p` side by side, when that nest
-    /// qualifies, `p` has stride 1, no loop or guard of the nest depends on `p`, and the
-    /// copies' accumulators are pairwise distinct elements
-    /// ([`vector::copies_apart`]).
+    /// The vector accumulator nest below loop `p` with consecutive iterations of `p`
+    /// side by side, when the options ask for vector accumulators and `p` has stride 1:
+    /// `p`'s body leads through loops only (`between`, none of them parallel or with
+    /// scratch arrays) to a loop whose vector nest qualifies, no loop or guard below `p`
+    /// depends on `p`, and the copies' accumulators are pairwise distinct elements
+    /// whatever the iterations of the loops between ([`vector::copies_apart`]).
+    ///
+    /// When no vector operand mentions `p` ([`vector::Analysis::reads_move_with`]), the
+    /// copies share every vector loaded: [`vector::Analysis::shared_copies`] of them (fewer when the
+    /// accumulators would not fit), unless a loop between qualifies the same way (the
+    /// innermost such loop is jammed). Otherwise only the loop directly around the nest's
+    /// loop is jammed, [`vector::JAM`] copies. `p` may be the `omp parallel for` or a
+    /// loop collapsed into it: the jammed loop stays a loop in canonical form
+    /// ([`Self::print_jammed_vector_nest`]).
     fn jammed_vector_nest<'l>(
         &mut self,
         p: &'l Loop,
         in_parallel: bool,
-    ) -> Result<Option<(&'l Loop, VectorNest<'l>)>> {
+    ) -> Result<Option<Jam<'l>>> {
         if !self.options.vector_registers
             || self.vector_off
-            || self.is_omp_parallel(p, in_parallel)
             || !p.stride.is_one()
             || self.declarations.contains_key(&loop_key(p))
-            || self.collapsed.contains(&loop_key(p))
         {
             return Ok(None);
         }
-        let Ast::For(l) = unwrap(&p.body) else {
-            return Ok(None);
-        };
+        let inside_parallel = in_parallel || self.is_omp_parallel(p, in_parallel);
         self.exprs
             .enter(&p.iterator, &self.iterator_name(&p.iterator));
-        let nest = self.vector_nest(l, in_parallel);
-        self.exprs.leave();
-        let Some(mut nest) = nest? else {
+        let mut entered = 1;
+        let mut between: Vec<&'l Loop> = Vec::new();
+        let mut at: &'l Ast = &p.body;
+        let found = loop {
+            let Ast::For(l) = unwrap(at) else {
+                break Ok(None);
+            };
+            match self.vector_nest(l, inside_parallel) {
+                Ok(Some(nest)) => break Ok(Some((l, nest))),
+                Ok(None) => {}
+                Err(e) => break Err(e),
+            }
+            if self.is_omp_parallel(l, inside_parallel)
+                || self.declarations.contains_key(&loop_key(l))
+                || self.collapsed.contains(&loop_key(l))
+                || !l.stride.is_positive()
+            {
+                break Ok(None);
+            }
+            between.push(l);
+            self.exprs
+                .enter(&l.iterator, &self.iterator_name(&l.iterator));
+            entered += 1;
+            at = &l.body;
+        };
+        for _ in 0..entered {
+            self.exprs.leave();
+        }
+        let Some((l, mut nest)) = found? else {
             return Ok(None);
         };
-        let it = p.iterator.as_str();
-        let moves = nest.guard.mentions(it)
-            || nest.v.lower.mentions(it)
-            || nest.v.upper.mentions(it)
-            || nest.links.iter().any(|k| match k {
-                Link::For(c) => c.lower.mentions(it) || c.upper.mentions(it),
-                Link::If(c) => c.mentions(it),
-            });
-        let copies = vector::JAM;
-        if moves
-            || nest.analysis.accumulators.len() * copies > vector::MAX_VARIABLES
-            || !vector::copies_apart(&nest.analysis, it, copies)
-        {
+        let copies = match jam_copies(&nest, p, &between) {
+            Some(copies) => copies,
+            None => return Ok(None),
+        };
+        // A loop between that would be jammed sharing its vectors takes precedence.
+        if (0..between.len()).any(|b| {
+            !nest.analysis.reads_move_with(&between[b].iterator)
+                && between[b].stride.is_one()
+                && jam_copies(&nest, between[b], &between[b + 1..]).is_some()
+        }) {
             return Ok(None);
         }
         nest.jam = Some((p.iterator.clone(), copies));
-        Ok(Some((l, nest)))
+        Ok(Some(Jam {
+            between,
+            inner: l,
+            nest,
+        }))
     }
 
-    /// Prints loop `p` with its body `l` as a jammed vector accumulator nest: the
-    /// groups of consecutive iterations, then the iterations left one by one, each with
-    /// the plain vector nest.
+    /// Prints loop `p` as a jammed vector accumulator nest ([`Self::jammed_vector_nest`]):
+    /// a loop over groups of `J` consecutive iterations (the copies) around the loops
+    /// between, inside which a full group runs the jammed nest and the last, partial
+    /// group its iterations one by one with the plain nest. The loops stay perfectly
+    /// nested: the `omp parallel for` that `p` may carry collapses the first loop
+    /// between when that one is parallel too ([`collapsible`]).
     fn print_jammed_vector_nest(
         &mut self,
         p: &Loop,
-        l: &Loop,
-        nest: VectorNest,
+        jam: Jam,
         depth: usize,
         in_parallel: bool,
     ) -> Result<()> {
+        let Jam {
+            between,
+            inner,
+            nest,
+        } = jam;
         let copies = nest.copies();
+        let parallel = self.is_omp_parallel(p, in_parallel);
         let lower = self.exprs.expr(&p.lower)?;
-        let upper = self.exprs.expr(&p.upper)?;
+        let upper = self.exprs.argument(&p.upper)?;
         let name = self.iterator_name(&p.iterator);
+        let collapse = parallel && !between.is_empty() && collapsible(p);
+        self.pragma(p, parallel, collapse, depth);
         self.line(
             depth,
-            &format!(
-                "for ({name} = {lower}; {name} <= {upper} - {}; {name} += {copies}) {{",
-                copies - 1
-            ),
+            &format!("for ({name} = {lower}; {name} <= {upper}; {name} += {copies}) {{"),
         );
         self.exprs.enter(&p.iterator, &name);
-        let jammed = self.print_vector_nest(l, &nest, depth + 1, in_parallel);
-        self.exprs.leave();
-        jammed?;
-        self.line(depth, "}");
-        self.line(depth, &format!("for (; {name} <= {upper}; {name}++) {{"));
-        self.exprs.enter(&p.iterator, &name);
-        let single = VectorNest { jam: None, ..nest };
-        let rest = self.print_vector_nest(l, &single, depth + 1, in_parallel);
-        self.exprs.leave();
-        rest?;
-        self.line(depth, "}");
+        let mut d = depth + 1;
+        let mut entered = 1;
+        let mut printed = Ok(());
+        for q in &between {
+            match self.loop_header(q) {
+                Ok(header) => self.line(d, &format!("{header} {{")),
+                Err(e) => {
+                    printed = Err(e);
+                    break;
+                }
+            }
+            self.exprs
+                .enter(&q.iterator, &self.iterator_name(&q.iterator));
+            entered += 1;
+            d += 1;
+        }
+        let inside = in_parallel || parallel;
+        if printed.is_ok() {
+            self.line(d, &format!("if ({name} <= {upper} - {}) {{", copies - 1));
+            printed = self.print_vector_nest(inner, &nest, d + 1, inside);
+        }
+        if printed.is_ok() {
+            self.line(d, "} else {");
+            let one = self.temporaries.fresh();
+            let it_type = self.options.iterator_type.clone();
+            self.line(
+                d + 1,
+                &format!("for ({it_type} {one} = {name}; {one} <= {upper}; {one}++) {{"),
+            );
+            self.exprs.enter(&p.iterator, &one);
+            let single = VectorNest { jam: None, ..nest };
+            printed = self.print_vector_nest(inner, &single, d + 2, inside);
+            self.exprs.leave();
+            self.line(d + 1, "}");
+            self.line(d, "}");
+        }
+        for _ in 0..entered {
+            self.exprs.leave();
+        }
+        printed?;
+        for _ in 0..between.len() + 1 {
+            d -= 1;
+            self.line(d, "}");
+        }
         Ok(())
+    }
+
+    /// `for (c = lower; c <= upper; c++)` for loop `q` in the current scope.
+    fn loop_header(&mut self, q: &Loop) -> Result<String> {
+        let lower = self.exprs.expr(&q.lower)?;
+        let upper = self.exprs.expr(&q.upper)?;
+        let name = self.iterator_name(&q.iterator);
+        let step = if q.stride.is_one() {
+            format!("{name}++")
+        } else {
+            format!("{name} += {}", q.stride)
+        };
+        Ok(format!("for ({name} = {lower}; {name} <= {upper}; {step})"))
     }
 
     /// Brings the jammed loop's iterator into scope as copy `r` (`(p + r)`); false when
@@ -1224,6 +1309,46 @@ impl<'a> AstPrinter<'a> {
         let name = &self.macros[statement];
         Ok(format!("{name}({});", printed.join(", ")))
     }
+}
+
+/// The number of copies of `nest` for consecutive iterations of loop `p` with the loops
+/// `between` them: none when a bound or guard below `p` depends on it, or when its
+/// copies would not fit in the variables or share a written element.
+/// [`vector::Analysis::shared_copies`] (else fewer) copies when no vector operand mentions
+/// `p`; otherwise
+/// [`vector::JAM`], and only with no loop between.
+fn jam_copies(nest: &VectorNest, p: &Loop, between: &[&Loop]) -> Option<usize> {
+    let it = p.iterator.as_str();
+    let moves = nest.guard.mentions(it)
+        || nest.v.lower.mentions(it)
+        || nest.v.upper.mentions(it)
+        || between
+            .iter()
+            .any(|q| q.lower.mentions(it) || q.upper.mentions(it))
+        || nest.links.iter().any(|k| match k {
+            Link::For(c) => c.lower.mentions(it) || c.upper.mentions(it),
+            Link::If(c) => c.mentions(it),
+        });
+    if moves {
+        return None;
+    }
+    let shared = !nest.analysis.reads_move_with(it);
+    let candidates: Vec<usize> = if shared {
+        vec![
+            nest.analysis.shared_copies(),
+            vector::JAM_SHARED,
+            vector::JAM,
+        ]
+    } else if between.is_empty() {
+        vec![vector::JAM]
+    } else {
+        Vec::new()
+    };
+    let names: Vec<&str> = between.iter().map(|q| q.iterator.as_str()).collect();
+    candidates.into_iter().find(|&copies| {
+        nest.analysis.accumulators.len() * copies <= nest.analysis.variables()
+            && vector::copies_apart(&nest.analysis, it, copies, &names)
+    })
 }
 
 /// `#pragma omp simd reduction(+:t0, t2) reduction(max:t1)`: one clause per operator,

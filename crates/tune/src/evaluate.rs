@@ -66,6 +66,10 @@ pub struct Knobs {
     /// Vector registers of [`WIDE_VECTOR_BYTES`] bytes instead of the pipeline's
     /// ([`DriverOptions::vector_bytes`]); only with [`Knobs::vector_registers`].
     pub wide_vectors: bool,
+    /// Reductions kept in their order where the search reassociates them
+    /// ([`DriverOptions::reassociate`] off for this candidate): a reduction over a few
+    /// elements runs faster in order than split into vector lanes.
+    pub in_order: bool,
 }
 
 /// The bytes of a vector with [`Knobs::wide_vectors`]: AVX-512's registers.
@@ -82,8 +86,22 @@ impl Default for Knobs {
             strategy: Strategy::Pluto,
             vector_registers: false,
             wide_vectors: false,
+            in_order: false,
         }
     }
+}
+
+/// What the local search's neighbours may change besides a candidate's own parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// The most band members a tiled candidate can have (the loops around the
+    /// program's deepest statement): given sizes of fewer members are spelled out to
+    /// as many before each member is doubled or halved, so that each member of a cube
+    /// (`tiles=32`) is walked on its own. 0: the sizes as given.
+    pub members: usize,
+    /// Whether the search reassociates reductions: then [`Knobs::in_order`] is a
+    /// parameter too.
+    pub reassociating: bool,
 }
 
 /// The tile sizes the local search tries besides the cache model's: cubes from 16 to
@@ -97,7 +115,8 @@ pub const MAX_TILE_SIZE: i64 = 1024;
 impl Knobs {
     /// The suffix of a candidate's key: empty for the default choices, else one word
     /// per changed parameter (` strategy=akg`, ` no-tiling`, ` tiles=32,256`,
-    /// ` no-unroll-and-jam`, ` sequential`, ` vector-registers`, ` wide-vectors`).
+    /// ` no-unroll-and-jam`, ` sequential`, ` vector-registers`, ` wide-vectors`,
+    /// ` in-order`).
     pub fn suffix(&self) -> String {
         let mut out = String::new();
         if self.strategy != Strategy::Pluto {
@@ -122,6 +141,9 @@ impl Knobs {
         if self.wide_vectors {
             out += " wide-vectors";
         }
+        if self.in_order {
+            out += " in-order";
+        }
         out
     }
 
@@ -133,7 +155,23 @@ impl Knobs {
     /// width comes first: like vector registers themselves, it changes the code the
     /// most.
     pub fn neighbours(&self, tiled: bool) -> Vec<Knobs> {
+        self.neighbours_in(tiled, &Walk::default())
+    }
+
+    /// [`Knobs::neighbours`] under `walk`: given sizes of fewer than
+    /// [`Walk::members`] members are first spelled out to that many (the last one
+    /// repeated, as the tiler reads them), and a walked size is written without the
+    /// trailing members that repeat the one before them (`32,64,64` as `32,64`); where
+    /// the search reassociates, the reductions kept in order (or not) come first.
+    pub fn neighbours_in(&self, tiled: bool, walk: &Walk) -> Vec<Knobs> {
+        let members = walk.members;
         let mut out = Vec::new();
+        if walk.reassociating {
+            out.push(Knobs {
+                in_order: !self.in_order,
+                ..self.clone()
+            });
+        }
         if self.vector_registers {
             out.push(Knobs {
                 wide_vectors: !self.wide_vectors,
@@ -145,11 +183,18 @@ impl Knobs {
                 .chain(TILE_SIZES.iter().map(|s| Some(s.to_vec())))
                 .collect();
             if let Some(given) = &self.tile_sizes {
-                for k in 0..given.len() {
-                    for size in [given[k].saturating_mul(2), given[k] / 2] {
+                let mut spelled = given.clone();
+                while let (true, Some(&last)) = (spelled.len() < members, spelled.last()) {
+                    spelled.push(last);
+                }
+                for k in 0..spelled.len() {
+                    for size in [spelled[k].saturating_mul(2), spelled[k] / 2] {
                         if (2..=MAX_TILE_SIZE).contains(&size) {
-                            let mut s = given.clone();
+                            let mut s = spelled.clone();
                             s[k] = size;
+                            while s.len() > 1 && s[s.len() - 1] == s[s.len() - 2] {
+                                s.pop();
+                            }
                             sizes.push(Some(s));
                         }
                     }
@@ -248,7 +293,9 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
     let mut knobs = Knobs::default();
     let mut seen_suffix = false;
     while let Some(&last) = words.last() {
-        if last == "wide-vectors" && !knobs.wide_vectors && !knobs.vector_registers {
+        if last == "in-order" && !seen_suffix {
+            knobs.in_order = true;
+        } else if last == "wide-vectors" && !knobs.wide_vectors && !knobs.vector_registers {
             knobs.wide_vectors = true;
         } else if last == "vector-registers" && !knobs.vector_registers {
             knobs.vector_registers = true;
@@ -307,8 +354,13 @@ pub fn by_key(list: &[Candidate], key: &str) -> Option<Candidate> {
 /// tile sizes, also untiled (when tiled) and with each other strategy. Their ids are
 /// left 0 for the search to number.
 pub fn neighbours(candidate: &Candidate) -> Vec<Candidate> {
+    neighbours_in(candidate, &Walk::default())
+}
+
+/// [`neighbours`] under `walk` ([`Knobs::neighbours_in`]).
+pub fn neighbours_in(candidate: &Candidate, walk: &Walk) -> Vec<Candidate> {
     let knobs = &candidate.knobs;
-    let mut all = knobs.neighbours(candidate.tiled());
+    let mut all = knobs.neighbours_in(candidate.tiled(), walk);
     // The pipeline-wide choices are neighbours of the model's tile sizes only: a
     // strategy slow at those is tried again at no other sizes.
     if candidate.structure.is_none() && knobs.tile_sizes.is_none() {
@@ -343,7 +395,8 @@ impl fmt::Display for Candidate {
 }
 
 /// The candidates of `space`: the default first, then the default with vector
-/// registers, alone, untiled, without unroll-and-jam and untiled under AKG's strategy,
+/// registers, alone, untiled, without unroll-and-jam (also with wide vectors) and
+/// untiled under AKG's strategy,
 /// then the rest of its
 /// [`neighbours`] (the default pipeline with one parameter changed), then every
 /// structure of F¹ with each [`Inner`] choice (the order of [`Space::structures`],
@@ -377,6 +430,12 @@ pub fn candidates(space: &Space) -> Vec<Candidate> {
         },
         Knobs {
             vector_registers: true,
+            unroll_and_jam: false,
+            ..Knobs::default()
+        },
+        Knobs {
+            vector_registers: true,
+            wide_vectors: true,
             unroll_and_jam: false,
             ..Knobs::default()
         },
@@ -592,6 +651,7 @@ impl Local {
             strategy,
             unroll_and_jam: base.unroll_and_jam && knobs.unroll_and_jam,
             parallel: base.parallel && knobs.parallel,
+            reassociate: base.reassociate && !knobs.in_order,
             vector_registers: base.vector_registers || knobs.vector_registers,
             vector_bytes: if knobs.wide_vectors {
                 WIDE_VECTOR_BYTES

@@ -6,7 +6,8 @@ use pollen_presburger::Budget;
 use pollen_search::Limits;
 use pollen_tune::evaluate::{
     by_key, candidates, compare, compare_within, neighbours, output_without_timer, program_timer,
-    space_of, Agreement, Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, TILE_SIZES,
+    space_of, Agreement, Inner, Knobs, Local, SpaceError, Timer, TimerLine, Toolchain, Walk,
+    TILE_SIZES,
 };
 
 const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N], double tmp[M]) {
@@ -29,24 +30,25 @@ const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N
 fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     assert_eq!(s.structures().len(), 16);
-    // The default, vector registers alone and in three combinations, the default's 12
+    // The default, vector registers alone and in four combinations, the default's 12
     // other neighbours, then three candidates per structure.
     let all = candidates(&s);
-    assert_eq!(all.len(), 1 + 13 + 3 + 3 * 16);
+    assert_eq!(all.len(), 1 + 13 + 4 + 3 * 16);
     assert!(all[0].structure.is_none() && all[0].is_default());
     assert_eq!(all[0].key(), "default");
     assert!(all.iter().enumerate().all(|(k, c)| c.id == k));
-    let first: Vec<String> = all[1..5].iter().map(|c| c.key()).collect();
+    let first: Vec<String> = all[1..6].iter().map(|c| c.key()).collect();
     assert_eq!(
         first,
         [
             "default vector-registers",
             "default no-tiling vector-registers",
             "default no-unroll-and-jam vector-registers",
+            "default no-unroll-and-jam vector-registers wide-vectors",
             "default strategy=akg no-tiling vector-registers",
         ]
     );
-    let variants: Vec<String> = all[5..17].iter().map(|c| c.key()).collect();
+    let variants: Vec<String> = all[6..18].iter().map(|c| c.key()).collect();
     assert_eq!(
         variants,
         [
@@ -64,12 +66,12 @@ fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
             "default strategy=akg",
         ]
     );
-    assert!(all[1..17]
+    assert!(all[1..18]
         .iter()
         .all(|c| c.structure.is_none() && !c.is_default()));
-    assert_eq!(all[17].inner, Inner::Tiled);
-    assert_eq!(all[19].inner, Inner::Original);
-    assert!(all[17..].iter().all(|c| c.knobs == Knobs::default()));
+    assert_eq!(all[18].inner, Inner::Tiled);
+    assert_eq!(all[20].inner, Inner::Original);
+    assert!(all[18..].iter().all(|c| c.knobs == Knobs::default()));
     let keys: std::collections::BTreeSet<String> = all.iter().map(|c| c.key()).collect();
     assert_eq!(keys.len(), all.len(), "keys are unique");
 }
@@ -223,6 +225,66 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         .filter(|s| !TILE_SIZES.contains(&s.as_slice()))
         .collect();
     assert_eq!(sizes, [vec![64, 1024], vec![16, 1024], vec![32, 512]]);
+    // Spelled out over four members, a cube walks each member on its own; trailing
+    // members that repeat the one before are left out of the sizes.
+    let cube = Knobs {
+        tile_sizes: Some(vec![32]),
+        ..Knobs::default()
+    };
+    let walked: Vec<Vec<i64>> = cube
+        .neighbours_in(
+            true,
+            &Walk {
+                members: 4,
+                reassociating: false,
+            },
+        )
+        .into_iter()
+        .filter_map(|k| k.tile_sizes)
+        .filter(|s| !TILE_SIZES.contains(&s.as_slice()))
+        .collect();
+    assert_eq!(
+        walked,
+        [
+            vec![64, 32],
+            vec![16, 32],
+            vec![32, 64, 32],
+            vec![32, 16, 32],
+            vec![32, 32, 64, 32],
+            vec![32, 32, 16, 32],
+            vec![32, 32, 32, 64],
+            vec![32, 32, 32, 16],
+        ]
+    );
+    let one = Walk {
+        members: 1,
+        reassociating: false,
+    };
+    assert_eq!(
+        cube.neighbours_in(true, &one),
+        cube.neighbours(true),
+        "one member: the walk of the sizes as given"
+    );
+    // Where the search reassociates, keeping a candidate's reductions in order is the
+    // first neighbour, and its key reads back.
+    let reassociating = Walk {
+        members: 0,
+        reassociating: true,
+    };
+    let first = &Knobs::default().neighbours_in(false, &reassociating)[0];
+    assert!(first.in_order, "{first:?}");
+    let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
+    let all = candidates(&s);
+    let walked = pollen_tune::evaluate::neighbours_in(&all[2], &reassociating);
+    assert_eq!(
+        walked[0].key(),
+        "default no-tiling vector-registers in-order"
+    );
+    assert_eq!(
+        by_key(&all, &walked[0].key()).unwrap().knobs,
+        walked[0].knobs
+    );
+    assert!(by_key(&all, "default in-order vector-registers").is_none());
     // A size read from a key may be any positive number: doubling it saturates (a
     // wrapping product would panic here, in a debug build), and sizes beyond the walk's
     // range are no neighbours.
@@ -381,6 +443,20 @@ fn a_candidates_knobs_reach_the_pipeline() {
         local.driver_options(&vectors).vector_bytes,
         pollen_tune::evaluate::WIDE_VECTOR_BYTES
     );
+    // Reductions stay in order for a candidate that says so, where the search
+    // reassociates them; the others reassociate.
+    let reassociating = Local {
+        options: pollen_driver::Options {
+            reassociate: true,
+            ..pollen_driver::Options::default()
+        },
+        ..local
+    };
+    let mut in_order = tiled.clone();
+    in_order.knobs.in_order = true;
+    assert!(!reassociating.driver_options(&in_order).reassociate);
+    assert!(reassociating.driver_options(tiled).reassociate);
+    let local = reassociating;
     // The default's variants keep its profitability check.
     let default_variant = all.iter().find(|c| c.key() == "default tiles=32").unwrap();
     let options = local.driver_options(default_variant);
