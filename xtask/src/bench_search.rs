@@ -220,7 +220,8 @@ fn search_kernel(pollen: &Path, options: &Options, out: &Path, name: &str, file:
     row.mismatches = text.matches("\"status\": \"mismatch\"").count();
     row.evaluated = text.matches("\"key\": ").count();
     let not_reached = number("not_reached").unwrap_or(0.0) as usize;
-    row.candidates = row.evaluated + not_reached;
+    let same_program = number("same_program").unwrap_or(0.0) as usize;
+    row.candidates = row.evaluated + not_reached + same_program;
     if let Some(best) = field(&text, "best").and_then(|b| b.parse::<usize>().ok()) {
         let marker = format!("{{\"id\": {best}, ");
         if let Some(at) = text.find(&marker) {

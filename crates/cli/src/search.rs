@@ -464,6 +464,7 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
                     baseline: baseline.clone(),
                     outcomes: partial.clone(),
                     not_reached: 0,
+                    same_program: 0,
                     elapsed: search_start.elapsed(),
                 };
                 // A failed intermediate write is reported by the final one.
@@ -481,8 +482,12 @@ pub fn run(args: &SearchArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
     out!("{}", table(&results));
     let mismatches: Vec<_> = results.mismatches().collect();
+    let same = match results.same_program {
+        0 => String::new(),
+        n => format!(" ({n} more left out: the same program as an earlier candidate's)"),
+    };
     outln!(
-        "{} candidates evaluated ({} resumed), {} not reached, {} mismatch(es), in {:.1} s",
+        "{} candidates evaluated ({} resumed), {} not reached, {} mismatch(es), in {:.1} s{same}",
         results.outcomes.len(),
         results.outcomes.iter().filter(|o| o.resumed).count(),
         results.not_reached,

@@ -151,9 +151,10 @@ impl Knobs {
     /// where the candidate is `tiled`. Besides the model's sizes and
     /// [`TILE_SIZES`], given sizes have as neighbours the same sizes with one member
     /// doubled or halved (within 2 to [`MAX_TILE_SIZE`]), so that the search walks
-    /// the sizes of each band member in turn. With vector registers, the other vector
-    /// width comes first: like vector registers themselves, it changes the code the
-    /// most.
+    /// the sizes of each band member in turn. The parameters that change the code the
+    /// most come first, since the search tries the neighbours of its best candidate in
+    /// their order: with vector registers the other vector width, then vector registers
+    /// on or off, unroll-and-jam, parallel loops, and the tile sizes last.
     pub fn neighbours(&self, tiled: bool) -> Vec<Knobs> {
         self.neighbours_in(tiled, &Walk::default())
     }
@@ -178,6 +179,21 @@ impl Knobs {
                 ..self.clone()
             });
         }
+        out.push(Knobs {
+            vector_registers: !self.vector_registers,
+            wide_vectors: false,
+            ..self.clone()
+        });
+        if tiled {
+            out.push(Knobs {
+                unroll_and_jam: !self.unroll_and_jam,
+                ..self.clone()
+            });
+        }
+        out.push(Knobs {
+            parallel: !self.parallel,
+            ..self.clone()
+        });
         if tiled {
             let mut sizes: Vec<Option<Vec<i64>>> = std::iter::once(None)
                 .chain(TILE_SIZES.iter().map(|s| Some(s.to_vec())))
@@ -209,20 +225,7 @@ impl Knobs {
                     });
                 }
             }
-            out.push(Knobs {
-                unroll_and_jam: !self.unroll_and_jam,
-                ..self.clone()
-            });
         }
-        out.push(Knobs {
-            parallel: !self.parallel,
-            ..self.clone()
-        });
-        out.push(Knobs {
-            vector_registers: !self.vector_registers,
-            wide_vectors: false,
-            ..self.clone()
-        });
         out
     }
 }

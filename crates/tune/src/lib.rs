@@ -54,8 +54,9 @@
 //! assert_eq!(keys[4], "default no-unroll-and-jam vector-registers wide-vectors");
 //! assert_eq!(keys[5], "default strategy=akg no-tiling vector-registers");
 //! // The rest of the default pipeline with one parameter changed.
-//! assert_eq!(keys[6], "default tiles=16");
-//! assert_eq!(keys[13], "default sequential");
+//! assert_eq!(keys[6], "default no-unroll-and-jam");
+//! assert_eq!(keys[7], "default sequential");
+//! assert_eq!(keys[8], "default tiles=16");
 //! assert_eq!(keys[14], "default no-tiling");
 //! assert_eq!(keys[17], "default strategy=akg");
 //! // Then three candidates per fusion structure.

@@ -187,6 +187,7 @@ pub fn to_json(results: &Results) -> String {
         best.map_or("null".to_string(), |b| b.to_string())
     );
     let _ = writeln!(out, "  \"not_reached\": {},", results.not_reached);
+    let _ = writeln!(out, "  \"same_program\": {},", results.same_program);
     let _ = writeln!(
         out,
         "  \"elapsed_seconds\": {:.3},",

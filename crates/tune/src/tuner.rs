@@ -16,7 +16,9 @@
 //! - Only candidates whose output agrees with the original's are timed; the others are
 //!   reported as mismatches with the first difference.
 //! - Results already known (a resumed search, by [`Candidate::key`]) are not
-//!   evaluated again.
+//!   evaluated again; nor is a candidate whose generated program is the same text as an
+//!   earlier one's (a parameter that changes nothing in that program): it is left out,
+//!   counted in [`Results::same_program`], and does not count against the budget.
 //! - Local refinement ([`Config::refine`]): past [`Config::refine_after`] of the time
 //!   (or of the budget, or once the list is done), the fastest candidates' neighbours
 //!   (the same candidate with one pipeline parameter changed, given by the caller) go
@@ -182,6 +184,11 @@ pub struct Results {
     /// The candidates not reached within the budget or the time (of the list and of
     /// the refinement's additions).
     pub not_reached: usize,
+    /// The candidates whose program was the same text as an earlier candidate's: not
+    /// built, run or timed again, and not counted against the budget (a parameter that
+    /// changes nothing in a program, such as wide vectors where no vector accumulator
+    /// applies).
+    pub same_program: usize,
     /// The search's wall time.
     pub elapsed: Duration,
 }
@@ -277,6 +284,8 @@ pub fn search(
         queue: order(candidates, config.seed).into_iter().collect(),
         seen: candidates.iter().map(Candidate::key).collect(),
         refined: HashSet::new(),
+        programs: HashSet::new(),
+        same_program: 0,
         all: candidates.to_vec(),
         next_id: candidates.iter().map(|c| c.id + 1).max().unwrap_or(0),
     });
@@ -298,6 +307,11 @@ pub fn search(
             let index = s.queue.pop_front()?;
             let candidate = s.all[index].clone();
             if let Some(status) = known.get(&candidate.key()) {
+                // Its program, so that a candidate left out as the same program in the
+                // search resumed is left out again.
+                if let Ok(text) = evaluator.generate(Some(&candidate)) {
+                    s.programs.insert(text);
+                }
                 s.record(Outcome {
                     candidate,
                     status: status.clone(),
@@ -319,9 +333,11 @@ pub fn search(
         for _ in 0..config.jobs.max(1) {
             scope.spawn(|| {
                 while let Some(candidate) = take() {
-                    let (status, build) = evaluate(
+                    let Some((status, build)) = evaluate(
                         &candidate, evaluator, &baseline, runs, config, &quiet, &shared,
-                    );
+                    ) else {
+                        continue;
+                    };
                     if let Ok(mut s) = shared.lock() {
                         if let Some(build) = build {
                             s.builds.insert(candidate.id, build);
@@ -343,7 +359,8 @@ pub fn search(
     let done: HashSet<usize> = shared.outcomes.iter().map(|o| o.candidate.id).collect();
     Ok(Results {
         baseline,
-        not_reached: shared.all.len() - done.len(),
+        not_reached: shared.all.len() - done.len() - shared.same_program,
+        same_program: shared.same_program,
         outcomes: shared.outcomes,
         elapsed: start.elapsed(),
     })
@@ -434,6 +451,10 @@ struct Shared<'o> {
     seen: HashSet<String>,
     /// The keys of the candidates whose neighbours were queued.
     refined: HashSet<String>,
+    /// The program texts generated so far.
+    programs: HashSet<String>,
+    /// The candidates skipped as the same program as an earlier one.
+    same_program: usize,
     /// The id of the next candidate added.
     next_id: usize,
 }
@@ -477,9 +498,43 @@ impl Shared<'_> {
     }
 }
 
-/// One candidate through the four steps.
+/// One candidate through the four steps; `None` when its program is the same text as
+/// an earlier candidate's (counted in [`Shared::same_program`], its start given back to
+/// the budget).
 fn evaluate(
     candidate: &Candidate,
+    evaluator: &dyn Evaluator,
+    baseline: &Baseline,
+    runs: usize,
+    config: &Config,
+    quiet: &RwLock<()>,
+    shared: &Mutex<Shared<'_>>,
+) -> Option<(Status, Option<Build>)> {
+    let generated = {
+        let _shared = quiet.read();
+        evaluator.generate(Some(candidate))
+    };
+    let text = match generated {
+        Ok(text) => text,
+        Err(failure) => return Some((Status::Failed(failure), None)),
+    };
+    if let Ok(mut s) = shared.lock() {
+        if !s.programs.insert(text.clone()) {
+            s.started -= 1;
+            s.same_program += 1;
+            return None;
+        }
+    }
+    Some(measure(
+        candidate, &text, evaluator, baseline, runs, config, quiet, shared,
+    ))
+}
+
+/// A generated candidate's build, check and timed runs.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    candidate: &Candidate,
+    text: &str,
     evaluator: &dyn Evaluator,
     baseline: &Baseline,
     runs: usize,
@@ -489,7 +544,7 @@ fn evaluate(
 ) -> (Status, Option<Build>) {
     let checked = {
         let _shared = quiet.read();
-        prepare(candidate, evaluator, baseline, config.line_tolerance)
+        prepare(candidate, text, evaluator, baseline, config.line_tolerance)
     };
     let (build, agreement) = match checked {
         Ok(Ok(pair)) => pair,
@@ -529,15 +584,15 @@ fn evaluate(
     (status, Some(build))
 }
 
-/// Generate, build, run and compare: the build and the agreement, or the difference.
+/// Build, run and compare: the build and the agreement, or the difference.
 fn prepare(
     candidate: &Candidate,
+    text: &str,
     evaluator: &dyn Evaluator,
     baseline: &Baseline,
     line_tolerance: Option<f64>,
 ) -> Result<Result<(Build, Agreement), String>, Failure> {
-    let text = evaluator.generate(Some(candidate))?;
-    let build = evaluator.build(&format!("candidate{}", candidate.id), &text)?;
+    let build = evaluator.build(&format!("candidate{}", candidate.id), text)?;
     let output = evaluator.run(&build)?;
     let agreement = match line_tolerance {
         None => compare(&baseline.output, &output),

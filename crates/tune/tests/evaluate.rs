@@ -52,14 +52,14 @@ fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     assert_eq!(
         variants,
         [
+            "default no-unroll-and-jam",
+            "default sequential",
             "default tiles=16",
             "default tiles=32",
             "default tiles=64",
             "default tiles=128",
             "default tiles=32,256",
             "default tiles=64,512",
-            "default no-unroll-and-jam",
-            "default sequential",
             "default no-tiling",
             "default strategy=basteln",
             "default strategy=polymage",
@@ -186,11 +186,11 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         untiled,
         [
             Knobs {
-                parallel: false,
+                vector_registers: true,
                 ..Knobs::default()
             },
             Knobs {
-                vector_registers: true,
+                parallel: false,
                 ..Knobs::default()
             }
         ]
@@ -307,8 +307,8 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     assert_eq!(
         keys,
         [
-            format!("{} sequential", untiled.key()),
-            format!("{} vector-registers", untiled.key())
+            format!("{} vector-registers", untiled.key()),
+            format!("{} sequential", untiled.key())
         ]
     );
     // The default pipeline's neighbours also turn tiling off and change the strategy;
@@ -329,8 +329,8 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     assert_eq!(
         keys,
         [
-            "default strategy=akg no-tiling sequential",
             "default strategy=akg no-tiling vector-registers",
+            "default strategy=akg no-tiling sequential",
             "default no-tiling",
             "default strategy=basteln no-tiling",
             "default strategy=polymage no-tiling",

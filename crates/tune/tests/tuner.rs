@@ -35,6 +35,8 @@ struct Fake {
     timing: AtomicUsize,
     overlaps: AtomicUsize,
     measured: Mutex<Vec<String>>,
+    /// Candidates whose program is another candidate's text.
+    same_as: HashMap<usize, usize>,
 }
 
 impl Fake {
@@ -47,7 +49,13 @@ impl Fake {
             timing: AtomicUsize::new(0),
             overlaps: AtomicUsize::new(0),
             measured: Mutex::new(Vec::new()),
+            same_as: HashMap::new(),
         }
+    }
+
+    /// The program text of candidate `id`.
+    fn text(&self, id: usize) -> String {
+        format!("candidate{}", self.same_as.get(&id).copied().unwrap_or(id))
     }
 
     fn id(name: &str) -> Option<usize> {
@@ -68,12 +76,14 @@ impl Fake {
 
 impl Evaluator for Fake {
     fn generate(&self, candidate: Option<&Candidate>) -> Result<String, Failure> {
-        self.step(|| Ok(candidate.map_or("original".to_string(), |c| format!("candidate{}", c.id))))
+        self.step(|| Ok(candidate.map_or("original".to_string(), |c| self.text(c.id))))
     }
 
     fn build(&self, name: &str, text: &str) -> Result<Build, Failure> {
         self.step(|| {
-            assert_eq!(name, text);
+            if let Some(id) = Fake::id(name) {
+                assert_eq!(self.text(id), text);
+            }
             if let Some(Behaviour::NoBuild) = Fake::id(name).and_then(|i| self.behaviour.get(&i)) {
                 return Err(Failure::new(Step::Build, "no"));
             }
@@ -217,6 +227,51 @@ fn the_fastest_correct_candidate_wins_and_wrong_ones_are_listed() {
         fake.overlaps.load(Ordering::SeqCst),
         0,
         "a timing run overlapped"
+    );
+}
+
+/// Candidates 2 and 3 print candidate 1's program: of the three, only the first
+/// reached is built, run and timed; the other two are left out, and the budget of five
+/// reaches two more candidates in their stead.
+#[test]
+fn a_program_seen_before_is_left_out_and_costs_no_budget() {
+    let all = candidates(9);
+    let mut fake = Fake::new(HashMap::new());
+    fake.same_as = HashMap::from([(2, 1), (3, 1)]);
+    let cfg = Config {
+        budget: Some(5),
+        seed: 3,
+        ..config()
+    };
+    let results = search(&all, &none, &fake, &cfg, &HashMap::new(), &mut |_| {}).unwrap();
+    let order = order(&all, cfg.seed);
+    let first_of_three = *order.iter().find(|k| [1, 2, 3].contains(*k)).unwrap();
+    let reached = order.iter().position(|k| [1, 2, 3].contains(k)).unwrap();
+    assert!(
+        reached < 5,
+        "the three are reached within the budget: {order:?}"
+    );
+    assert_eq!(results.same_program, 2);
+    assert_eq!(results.outcomes.len(), 5);
+    assert_eq!(results.not_reached, 9 - 5 - 2);
+    let ids: Vec<usize> = results.outcomes.iter().map(|o| o.candidate.id).collect();
+    assert!(ids.contains(&first_of_three), "{ids:?}");
+    assert_eq!(
+        ids.iter().filter(|k| [1, 2, 3].contains(*k)).count(),
+        1,
+        "{ids:?}"
+    );
+    let measured = fake.measured.lock().unwrap();
+    assert_eq!(
+        measured
+            .iter()
+            .filter(|m| m.as_str() == "candidate1"
+                || m.as_str() == "candidate2"
+                || m.as_str() == "candidate3")
+            .count(),
+        cfg.runs,
+        "one of the three timed, {} runs: {measured:?}",
+        cfg.runs
     );
 }
 
