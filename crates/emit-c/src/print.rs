@@ -70,8 +70,9 @@ pub(crate) struct AstPrinter<'a> {
     /// ([`Self::unrolled_window`]).
     unrolled: BTreeSet<usize>,
     /// The loops joined to their enclosing `omp parallel for` by `collapse(2)`, by
-    /// address: printed as plain loops, the pragma needs them perfectly nested.
-    collapsed: BTreeSet<usize>,
+    /// address, with that loop's iterator: printed as plain loops, the pragma needs
+    /// them perfectly nested.
+    collapsed: BTreeMap<usize, String>,
     pub out: String,
 }
 
@@ -93,6 +94,9 @@ struct Jam<'l> {
     between: Vec<&'l Loop>,
     inner: &'l Loop,
     nest: VectorNest<'l>,
+    /// Whether the groups of the jammed loop run inside the loops between
+    /// ([`vector::apart_across`]).
+    inside: bool,
 }
 
 struct VectorNest<'l> {
@@ -139,7 +143,7 @@ impl<'a> AstPrinter<'a> {
             declarations: BTreeMap::new(),
             vector_off: false,
             unrolled: BTreeSet::new(),
-            collapsed: BTreeSet::new(),
+            collapsed: BTreeMap::new(),
             out: String::new(),
         }
     }
@@ -353,7 +357,7 @@ impl<'a> AstPrinter<'a> {
             && !matches!(unwrap(&l.body), Ast::For(inner) if self.unrolled_window(inner, true).is_some());
         if collapse {
             if let Ast::For(inner) = unwrap(&l.body) {
-                self.collapsed.insert(loop_key(inner));
+                self.collapsed.insert(loop_key(inner), l.iterator.clone());
             }
         }
         let reductions = match (plan, &declarations) {
@@ -415,7 +419,7 @@ impl<'a> AstPrinter<'a> {
         if !self.options.vector_registers
             || self.vector_off
             || self.is_omp_parallel(l, in_parallel)
-            || self.collapsed.contains(&loop_key(l))
+            || self.collapsed.contains_key(&loop_key(l))
         {
             return Ok(None);
         }
@@ -506,7 +510,7 @@ impl<'a> AstPrinter<'a> {
             }
             if self.is_omp_parallel(l, inside_parallel)
                 || self.declarations.contains_key(&loop_key(l))
-                || self.collapsed.contains(&loop_key(l))
+                || self.collapsed.contains_key(&loop_key(l))
                 || !l.stride.is_positive()
             {
                 break Ok(None);
@@ -536,19 +540,60 @@ impl<'a> AstPrinter<'a> {
             return Ok(None);
         }
         nest.jam = Some((p.iterator.clone(), copies));
+        let inside = self.groups_inside(p, &between, &nest.analysis, in_parallel);
         Ok(Some(Jam {
             between,
             inner: l,
             nest,
+            inside,
         }))
+    }
+
+    /// Whether the groups of a jammed loop `p` may run inside the loops `between` it
+    /// and its nest, so that the vectors a group loads (a row of a convolution's input
+    /// for every output channel) are reused by the next group from the cache: there
+    /// are loops between, no two iterations of `p` write a common element
+    /// ([`vector::apart_across`]), and the parallelism stays: when `p` is the `omp
+    /// parallel for`, the first loop between is parallel and takes the pragma; when
+    /// `p` is collapsed into the loop around it, the first loop between may be
+    /// collapsed in its place ([`collapsible`]'s conditions).
+    fn groups_inside(
+        &self,
+        p: &Loop,
+        between: &[&Loop],
+        analysis: &vector::Analysis,
+        in_parallel: bool,
+    ) -> bool {
+        let Some(first) = between.first() else {
+            return false;
+        };
+        let names: Vec<&str> = between.iter().map(|q| q.iterator.as_str()).collect();
+        if !vector::apart_across(analysis, &p.iterator, &names) {
+            return false;
+        }
+        if self.is_omp_parallel(p, in_parallel) {
+            return first.parallel;
+        }
+        match self.collapsed.get(&loop_key(p)) {
+            Some(outer) => {
+                first.parallel
+                    && !first.vectorizable
+                    && first.stride.is_one()
+                    && !first.lower.mentions(outer)
+                    && !first.upper.mentions(outer)
+            }
+            None => true,
+        }
     }
 
     /// Prints loop `p` as a jammed vector accumulator nest ([`Self::jammed_vector_nest`]):
     /// a loop over groups of `J` consecutive iterations (the copies) around the loops
-    /// between, inside which a full group runs the jammed nest and the last, partial
-    /// group its iterations one by one with the plain nest. The loops stay perfectly
-    /// nested: the `omp parallel for` that `p` may carry collapses the first loop
-    /// between when that one is parallel too ([`collapsible`]).
+    /// between, or inside them ([`Jam::inside`]), and in it a full group runs the jammed
+    /// nest and the last, partial group its iterations one by one with the plain nest.
+    /// The loops stay perfectly nested: outside, the `omp parallel for` that `p` may
+    /// carry collapses the first loop between when that one is parallel too
+    /// ([`collapsible`]); inside, the first loop between takes that pragma (collapsing
+    /// the groups when they follow it directly).
     fn print_jammed_vector_nest(
         &mut self,
         p: &Loop,
@@ -560,41 +605,97 @@ impl<'a> AstPrinter<'a> {
             between,
             inner,
             nest,
+            inside,
         } = jam;
         let copies = nest.copies();
         let parallel = self.is_omp_parallel(p, in_parallel);
-        let lower = self.exprs.expr(&p.lower)?;
-        let upper = self.exprs.argument(&p.upper)?;
         let name = self.iterator_name(&p.iterator);
-        let collapse = parallel && !between.is_empty() && collapsible(p);
-        self.pragma(p, parallel, collapse, depth);
-        self.line(
-            depth,
-            &format!("for ({name} = {lower}; {name} <= {upper}; {name} += {copies}) {{"),
-        );
-        self.exprs.enter(&p.iterator, &name);
-        let mut d = depth + 1;
-        let mut entered = 1;
+        let mut d = depth;
+        let mut entered = 0;
         let mut printed = Ok(());
-        for q in &between {
-            match self.loop_header(q) {
-                Ok(header) => self.line(d, &format!("{header} {{")),
-                Err(e) => {
-                    printed = Err(e);
-                    break;
+        // The loops from the outermost printed: the jammed loop's groups, then the
+        // loops between; or the loops between, then the groups.
+        let group = |me: &mut Self| -> Result<String> {
+            let lower = me.exprs.expr(&p.lower)?;
+            let upper = me.exprs.argument(&p.upper)?;
+            Ok(format!(
+                "for ({name} = {lower}; {name} <= {upper}; {name} += {copies})"
+            ))
+        };
+        if inside {
+            for (k, q) in between.iter().enumerate() {
+                if k == 0 && parallel {
+                    // The first loop between carries the jammed loop's pragma, with the
+                    // groups collapsed into it when they follow it directly.
+                    let mut private = self.inner_iterators(&q.body);
+                    private.push(name.clone());
+                    let collapse = if between.len() == 1 {
+                        " collapse(2)"
+                    } else {
+                        ""
+                    };
+                    self.line(
+                        d,
+                        &format!(
+                            "#pragma omp parallel for{collapse} private({})",
+                            private.join(", ")
+                        ),
+                    );
                 }
+                match self.loop_header(q) {
+                    Ok(header) => self.line(d, &format!("{header} {{")),
+                    Err(e) => {
+                        printed = Err(e);
+                        break;
+                    }
+                }
+                self.exprs
+                    .enter(&q.iterator, &self.iterator_name(&q.iterator));
+                entered += 1;
+                d += 1;
             }
-            self.exprs
-                .enter(&q.iterator, &self.iterator_name(&q.iterator));
+            if printed.is_ok() {
+                match group(self) {
+                    Ok(header) => self.line(d, &format!("{header} {{")),
+                    Err(e) => printed = Err(e),
+                }
+                self.exprs.enter(&p.iterator, &name);
+                entered += 1;
+                d += 1;
+            }
+        } else {
+            let collapse = parallel && !between.is_empty() && collapsible(p);
+            self.pragma(p, parallel, collapse, depth);
+            match group(self) {
+                Ok(header) => self.line(d, &format!("{header} {{")),
+                Err(e) => printed = Err(e),
+            }
+            self.exprs.enter(&p.iterator, &name);
             entered += 1;
             d += 1;
+            if printed.is_ok() {
+                for q in &between {
+                    match self.loop_header(q) {
+                        Ok(header) => self.line(d, &format!("{header} {{")),
+                        Err(e) => {
+                            printed = Err(e);
+                            break;
+                        }
+                    }
+                    self.exprs
+                        .enter(&q.iterator, &self.iterator_name(&q.iterator));
+                    entered += 1;
+                    d += 1;
+                }
+            }
         }
-        let inside = in_parallel || parallel;
-        if printed.is_ok() {
+        let upper = self.exprs.argument(&p.upper);
+        let inside_parallel = in_parallel || parallel;
+        if let (true, Ok(upper)) = (printed.is_ok(), &upper) {
             self.line(d, &format!("if ({name} <= {upper} - {}) {{", copies - 1));
-            printed = self.print_vector_nest(inner, &nest, d + 1, inside);
+            printed = self.print_vector_nest(inner, &nest, d + 1, inside_parallel);
         }
-        if printed.is_ok() {
+        if let (true, Ok(upper)) = (printed.is_ok(), &upper) {
             self.line(d, "} else {");
             let one = self.temporaries.fresh();
             let it_type = self.options.iterator_type.clone();
@@ -604,7 +705,7 @@ impl<'a> AstPrinter<'a> {
             );
             self.exprs.enter(&p.iterator, &one);
             let single = VectorNest { jam: None, ..nest };
-            printed = self.print_vector_nest(inner, &single, d + 2, inside);
+            printed = self.print_vector_nest(inner, &single, d + 2, inside_parallel);
             self.exprs.leave();
             self.line(d + 1, "}");
             self.line(d, "}");
@@ -613,6 +714,7 @@ impl<'a> AstPrinter<'a> {
             self.exprs.leave();
         }
         printed?;
+        upper?;
         for _ in 0..between.len() + 1 {
             d -= 1;
             self.line(d, "}");

@@ -756,6 +756,31 @@ pub(crate) fn copies_apart(
     })
 }
 
+/// Whether no two iterations of the loop over `iterator` write a common element,
+/// whatever the iterations of the loops `between` it and the chain: for every array
+/// written, some subscript other than the last is the same expression in all its
+/// accumulators, moves with `iterator` and mentions none of `between`, so that two
+/// values of `iterator` give two values of it. The iterations of the loop may then run
+/// in any order relative to the loops between (each keeps its own order).
+pub(crate) fn apart_across(analysis: &Analysis, iterator: &str, between: &[&str]) -> bool {
+    let arrays: BTreeSet<&str> = analysis.elements.iter().map(|(a, _)| a.as_str()).collect();
+    arrays.into_iter().all(|array| {
+        let subs: Vec<&Vec<Expr>> = analysis
+            .elements
+            .iter()
+            .filter(|(a, _)| a == array)
+            .map(|(_, s)| s)
+            .collect();
+        let n = subs[0].len().saturating_sub(1);
+        (0..n).any(|i| {
+            let e = &subs[0][i];
+            subs.iter().all(|s| s.len() == subs[0].len() && s[i] == *e)
+                && matches!(affine(e), Some((_, terms)) if terms.get(iterator).is_some_and(|&c| c != 0))
+                && !between.iter().any(|b| e.mentions(b))
+        })
+    })
+}
+
 /// `e` with the variable `from` named `to`.
 fn renamed(e: &Expr, from: &str, to: &str) -> Expr {
     let r = |x: &Expr| renamed(x, from, to);
@@ -1088,6 +1113,52 @@ mod tests {
         ]);
         assert!(copies_apart(&two, "k", 2, &[]));
         assert!(!copies_apart(&two, "k", 3, &[]));
+    }
+
+    #[test]
+    fn iterations_are_apart_across_the_loops_between_when_one_subscript_holds_the_loop() {
+        let (k, h, w) = (Expr::var("k"), Expr::var("h"), Expr::var("w"));
+        let two_k = Expr::Mul(pollen_arith::Int::from(2), Box::new(k.clone()));
+        // Y[k][h][w]: two channels never meet, whatever the rows.
+        let rows = accumulating(vec![(
+            "Y".to_string(),
+            vec![k.clone(), h.clone(), w.clone()],
+        )]);
+        assert!(apart_across(&rows, "k", &["h"]));
+        // Y[2k][h][w] and Y[2k][h + 1][w]: the first subscript is the same in both.
+        let pair = accumulating(vec![
+            ("Y".to_string(), vec![two_k.clone(), h.clone(), w.clone()]),
+            (
+                "Y".to_string(),
+                vec![
+                    two_k,
+                    Expr::Add(vec![h.clone(), Expr::Int(pollen_arith::Int::from(1))]),
+                    w.clone(),
+                ],
+            ),
+        ]);
+        assert!(apart_across(&pair, "k", &["h"]));
+        // Y[k][w] and Y[k + 1][w]: channel k's second is channel k + 1's first.
+        let shifted = accumulating(vec![
+            ("Y".to_string(), vec![k.clone(), w.clone()]),
+            (
+                "Y".to_string(),
+                vec![
+                    Expr::Add(vec![k.clone(), Expr::Int(pollen_arith::Int::from(1))]),
+                    w.clone(),
+                ],
+            ),
+        ]);
+        assert!(!apart_across(&shifted, "k", &["h"]));
+        // Y[k + h][w]: channel k at row h + 1 is channel k + 1 at row h.
+        let diagonal = accumulating(vec![(
+            "Y".to_string(),
+            vec![Expr::Add(vec![k.clone(), h.clone()]), w.clone()],
+        )]);
+        assert!(!apart_across(&diagonal, "k", &["h"]));
+        // Y[h][w]: every channel writes the row.
+        let row = accumulating(vec![("Y".to_string(), vec![h, w])]);
+        assert!(!apart_across(&row, "k", &["h"]));
     }
 
     #[test]
