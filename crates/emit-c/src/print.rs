@@ -610,84 +610,54 @@ impl<'a> AstPrinter<'a> {
         let copies = nest.copies();
         let parallel = self.is_omp_parallel(p, in_parallel);
         let name = self.iterator_name(&p.iterator);
+        // The loops from the outermost printed: the jammed loop's groups, then the
+        // loops between; or the loops between, then the groups.
+        let opened: Vec<&Loop> = if inside {
+            between.iter().copied().chain([p]).collect()
+        } else {
+            std::iter::once(p).chain(between.iter().copied()).collect()
+        };
+        if !inside {
+            let collapse = parallel && !between.is_empty() && collapsible(p);
+            self.pragma(p, parallel, collapse, depth);
+        } else if parallel {
+            // The first loop between carries the jammed loop's pragma, with the groups
+            // collapsed into it when they follow it directly.
+            let mut private = self.inner_iterators(&between[0].body);
+            private.push(name.clone());
+            let collapse = if between.len() == 1 {
+                " collapse(2)"
+            } else {
+                ""
+            };
+            self.line(
+                depth,
+                &format!(
+                    "#pragma omp parallel for{collapse} private({})",
+                    private.join(", ")
+                ),
+            );
+        }
         let mut d = depth;
         let mut entered = 0;
         let mut printed = Ok(());
-        // The loops from the outermost printed: the jammed loop's groups, then the
-        // loops between; or the loops between, then the groups.
-        let group = |me: &mut Self| -> Result<String> {
-            let lower = me.exprs.expr(&p.lower)?;
-            let upper = me.exprs.argument(&p.upper)?;
-            Ok(format!(
-                "for ({name} = {lower}; {name} <= {upper}; {name} += {copies})"
-            ))
-        };
-        if inside {
-            for (k, q) in between.iter().enumerate() {
-                if k == 0 && parallel {
-                    // The first loop between carries the jammed loop's pragma, with the
-                    // groups collapsed into it when they follow it directly.
-                    let mut private = self.inner_iterators(&q.body);
-                    private.push(name.clone());
-                    let collapse = if between.len() == 1 {
-                        " collapse(2)"
-                    } else {
-                        ""
-                    };
-                    self.line(
-                        d,
-                        &format!(
-                            "#pragma omp parallel for{collapse} private({})",
-                            private.join(", ")
-                        ),
-                    );
-                }
-                match self.loop_header(q) {
-                    Ok(header) => self.line(d, &format!("{header} {{")),
-                    Err(e) => {
-                        printed = Err(e);
-                        break;
-                    }
-                }
-                self.exprs
-                    .enter(&q.iterator, &self.iterator_name(&q.iterator));
-                entered += 1;
-                d += 1;
-            }
-            if printed.is_ok() {
-                match group(self) {
-                    Ok(header) => self.line(d, &format!("{header} {{")),
-                    Err(e) => printed = Err(e),
-                }
-                self.exprs.enter(&p.iterator, &name);
-                entered += 1;
-                d += 1;
-            }
-        } else {
-            let collapse = parallel && !between.is_empty() && collapsible(p);
-            self.pragma(p, parallel, collapse, depth);
-            match group(self) {
+        for q in opened {
+            let header = if std::ptr::eq(q, p) {
+                self.groups_header(p, copies)
+            } else {
+                self.loop_header(q)
+            };
+            match header {
                 Ok(header) => self.line(d, &format!("{header} {{")),
-                Err(e) => printed = Err(e),
+                Err(e) => {
+                    printed = Err(e);
+                    break;
+                }
             }
-            self.exprs.enter(&p.iterator, &name);
+            self.exprs
+                .enter(&q.iterator, &self.iterator_name(&q.iterator));
             entered += 1;
             d += 1;
-            if printed.is_ok() {
-                for q in &between {
-                    match self.loop_header(q) {
-                        Ok(header) => self.line(d, &format!("{header} {{")),
-                        Err(e) => {
-                            printed = Err(e);
-                            break;
-                        }
-                    }
-                    self.exprs
-                        .enter(&q.iterator, &self.iterator_name(&q.iterator));
-                    entered += 1;
-                    d += 1;
-                }
-            }
         }
         let upper = self.exprs.argument(&p.upper);
         let inside_parallel = in_parallel || parallel;
@@ -720,6 +690,16 @@ impl<'a> AstPrinter<'a> {
             self.line(d, "}");
         }
         Ok(())
+    }
+
+    /// `for (k = lower; k <= upper; k += copies)`: the groups of a jammed loop `p`.
+    fn groups_header(&mut self, p: &Loop, copies: usize) -> Result<String> {
+        let lower = self.exprs.expr(&p.lower)?;
+        let upper = self.exprs.argument(&p.upper)?;
+        let name = self.iterator_name(&p.iterator);
+        Ok(format!(
+            "for ({name} = {lower}; {name} <= {upper}; {name} += {copies})"
+        ))
     }
 
     /// `for (c = lower; c <= upper; c++)` for loop `q` in the current scope.
