@@ -29,7 +29,7 @@
 //!   the same number of interleaved runs.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::evaluate::{
@@ -249,6 +249,7 @@ pub fn search(
 ) -> Result<Results, Failure> {
     let start = Instant::now();
     let quiet = RwLock::new(());
+    let settled = Condvar::new();
     let runs = config.runs.max(1);
 
     // The original: its output is the reference and its time the baseline.
@@ -280,6 +281,7 @@ pub fn search(
         best: None,
         overhead,
         started: 0,
+        generating: 0,
         observe,
         queue: order(candidates, config.seed).into_iter().collect(),
         seen: candidates.iter().map(Candidate::key).collect(),
@@ -319,12 +321,20 @@ pub fn search(
                 });
                 continue;
             }
-            if config.budget.is_some_and(|b| s.started >= b)
-                || deadline.is_some_and(|d| Instant::now() >= d)
-            {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 return None;
             }
+            if config.budget.is_some_and(|b| s.started >= b) {
+                if s.generating == 0 {
+                    return None;
+                }
+                // A candidate being generated may give its start back: wait for it.
+                s.queue.push_front(index);
+                s = settled.wait_timeout(s, Duration::from_millis(50)).ok()?.0;
+                continue;
+            }
             s.started += 1;
+            s.generating += 1;
             (s.observe)(Event::Started(&candidate));
             return Some(candidate);
         }
@@ -334,7 +344,7 @@ pub fn search(
             scope.spawn(|| {
                 while let Some(candidate) = take() {
                     let Some((status, build)) = evaluate(
-                        &candidate, evaluator, &baseline, runs, config, &quiet, &shared,
+                        &candidate, evaluator, &baseline, runs, config, &quiet, &shared, &settled,
                     ) else {
                         continue;
                     };
@@ -442,6 +452,9 @@ struct Shared<'o> {
     /// The most that a run's wall clock exceeded its timer's seconds.
     overhead: f64,
     started: usize,
+    /// Started candidates whose program is still being generated (any of them may turn
+    /// out the same program as an earlier one and give its start back).
+    generating: usize,
     observe: &'o mut (dyn FnMut(Event<'_>) + Send),
     /// Every candidate, the list's and the refinement's, by position.
     all: Vec<Candidate>,
@@ -500,7 +513,8 @@ impl Shared<'_> {
 
 /// One candidate through the four steps; `None` when its program is the same text as
 /// an earlier candidate's (counted in [`Shared::same_program`], its start given back to
-/// the budget).
+/// the budget). `settled` is told once the candidate's generation is over.
+#[allow(clippy::too_many_arguments)]
 fn evaluate(
     candidate: &Candidate,
     evaluator: &dyn Evaluator,
@@ -509,22 +523,34 @@ fn evaluate(
     config: &Config,
     quiet: &RwLock<()>,
     shared: &Mutex<Shared<'_>>,
+    settled: &Condvar,
 ) -> Option<(Status, Option<Build>)> {
     let generated = {
         let _shared = quiet.read();
         evaluator.generate(Some(candidate))
     };
+    let same = match shared.lock() {
+        Ok(mut s) => {
+            s.generating -= 1;
+            let same = generated
+                .as_ref()
+                .is_ok_and(|text| !s.programs.insert(text.clone()));
+            if same {
+                s.started -= 1;
+                s.same_program += 1;
+            }
+            same
+        }
+        Err(_) => false,
+    };
+    settled.notify_all();
+    if same {
+        return None;
+    }
     let text = match generated {
         Ok(text) => text,
         Err(failure) => return Some((Status::Failed(failure), None)),
     };
-    if let Ok(mut s) = shared.lock() {
-        if !s.programs.insert(text.clone()) {
-            s.started -= 1;
-            s.same_program += 1;
-            return None;
-        }
-    }
     Some(measure(
         candidate, &text, evaluator, baseline, runs, config, quiet, shared,
     ))

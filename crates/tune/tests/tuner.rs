@@ -37,6 +37,8 @@ struct Fake {
     measured: Mutex<Vec<String>>,
     /// Candidates whose program is another candidate's text.
     same_as: HashMap<usize, usize>,
+    /// Milliseconds that generating a candidate's program takes beyond the step's.
+    generating: HashMap<usize, u64>,
 }
 
 impl Fake {
@@ -50,6 +52,7 @@ impl Fake {
             overlaps: AtomicUsize::new(0),
             measured: Mutex::new(Vec::new()),
             same_as: HashMap::new(),
+            generating: HashMap::new(),
         }
     }
 
@@ -76,7 +79,12 @@ impl Fake {
 
 impl Evaluator for Fake {
     fn generate(&self, candidate: Option<&Candidate>) -> Result<String, Failure> {
-        self.step(|| Ok(candidate.map_or("original".to_string(), |c| self.text(c.id))))
+        self.step(|| {
+            if let Some(ms) = candidate.and_then(|c| self.generating.get(&c.id)) {
+                std::thread::sleep(Duration::from_millis(*ms));
+            }
+            Ok(candidate.map_or("original".to_string(), |c| self.text(c.id)))
+        })
     }
 
     fn build(&self, name: &str, text: &str) -> Result<Build, Failure> {
@@ -232,12 +240,14 @@ fn the_fastest_correct_candidate_wins_and_wrong_ones_are_listed() {
 
 /// Candidates 2 and 3 print candidate 1's program: of the three, only the first
 /// reached is built, run and timed; the other two are left out, and the budget of five
-/// reaches two more candidates in their stead.
+/// reaches two more candidates in their stead, also when the budget is spent while
+/// their programs are still being generated (slowly, here).
 #[test]
 fn a_program_seen_before_is_left_out_and_costs_no_budget() {
     let all = candidates(9);
     let mut fake = Fake::new(HashMap::new());
     fake.same_as = HashMap::from([(2, 1), (3, 1)]);
+    fake.generating = HashMap::from([(2, 40), (3, 40)]);
     let cfg = Config {
         budget: Some(5),
         seed: 3,
