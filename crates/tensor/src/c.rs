@@ -41,8 +41,11 @@
 //! slower than the copy. [`Padding::InPlace`] reads every padding it can in place,
 //! [`Padding::Copy`] none.
 //!
-//! Parameters are `-D`-overridable macros (`M`) and the kernel function's `int`
-//! arguments (`_PB_M`, the name the scop's parameters have).
+//! Parameters are `-D`-overridable macros (`M`). The loops' bounds are `_PB_M`, the name
+//! the scop's parameters have: a macro for the size macro, as in PolyBench, so that the
+//! C compiler specializes the kernel (and the functions OpenMP outlines from it) for its
+//! sizes; with `-DPOLLEN_SCALAR_SIZES`, for the functions' `int` size arguments
+//! (`size_M`).
 
 use std::fmt::Write as _;
 
@@ -905,6 +908,35 @@ pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
         };
         writeln!(out, "#ifndef {0}\n# define {0} {value}\n#endif", p.name).ok();
     }
+    // The functions' size arguments, and the loop bounds `_PB_<name>` (the scop's
+    // parameters): the size macros, as PolyBench has them, so that the C compiler
+    // specializes the kernel for its sizes, or with -DPOLLEN_SCALAR_SIZES the arguments.
+    let mut taken = iterators.clone();
+    let mut size_args: Vec<String> = Vec::new();
+    for p in &params {
+        let arg = fresh(program, &taken, &format!("size_{p}"));
+        taken.push(arg.clone());
+        size_args.push(arg);
+    }
+    let size_arg = |p: &str| -> String {
+        let k = params.iter().position(|q| *q == p).expect("a parameter");
+        format!("int {}", size_args[k])
+    };
+    if !params.is_empty() {
+        out.push_str(
+            "\n/* Loop bounds: the size macros, constants the C compiler specializes the\n   \
+             kernel for, or with -DPOLLEN_SCALAR_SIZES the functions' size arguments. */\n\
+             #ifdef POLLEN_SCALAR_SIZES\n",
+        );
+        for (p, arg) in params.iter().zip(&size_args) {
+            writeln!(out, "# define {} {arg}", param_c(p)).ok();
+        }
+        out.push_str("#else\n");
+        for p in &params {
+            writeln!(out, "# define {} {p}", param_c(p)).ok();
+        }
+        out.push_str("#endif\n");
+    }
     out.push_str(
         "\n#ifdef DATA_TYPE_IS_DOUBLE\n\
          # define ERF_FUN(x) erf(x)\n\
@@ -939,10 +971,7 @@ pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
             .collect()
     };
     let init_params = used_in(&inputs);
-    let mut args: Vec<String> = init_params
-        .iter()
-        .map(|p| format!("int {}", param_c(p)))
-        .collect();
+    let mut args: Vec<String> = init_params.iter().map(|p| size_arg(p)).collect();
     args.extend(inputs.iter().map(|a| declarator(a, program)));
     writeln!(
         out,
@@ -958,6 +987,10 @@ pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
     }
     if max_rank > 0 {
         writeln!(out, "  int {};\n", dims.join(", ")).ok();
+    }
+    for p in &init_params {
+        let k = params.iter().position(|q| q == p).expect("a parameter");
+        writeln!(out, "  (void) {};", size_args[k]).ok();
     }
     for (t, a) in inputs.iter().enumerate() {
         let mut depth = 2;
@@ -994,10 +1027,7 @@ pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
 
     // The kernel.
     let all: Vec<&Array> = lowered.arrays.iter().collect();
-    let mut args: Vec<String> = params
-        .iter()
-        .map(|p| format!("int {}", param_c(p)))
-        .collect();
+    let mut args: Vec<String> = params.iter().map(|p| size_arg(p)).collect();
     args.extend(all.iter().map(|a| declarator(a, program)));
     let indent = " ".repeat("static void kernel_(".len() + name.len());
     writeln!(
@@ -1008,20 +1038,12 @@ pub fn to_c_with(program: &Program, name: &str, options: &Lowering) -> String {
     .ok();
     let mut region = String::new();
     print_items(&mut region, &lowered.items, program, 2);
-    let mut unused = Vec::new();
-    for p in &params {
-        let used = region
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| w == param_c(p));
-        if !used {
-            unused.push(param_c(p));
-        }
-    }
     if !iterators.is_empty() {
         writeln!(out, "  int {};\n", iterators.join(", ")).ok();
     }
-    for p in &unused {
-        writeln!(out, "  (void) {p};").ok();
+    // With the size macros, the arguments are unused.
+    for arg in &size_args {
+        writeln!(out, "  (void) {arg};").ok();
     }
     out.push_str("#pragma scop\n");
     out.push_str(&region);

@@ -24,7 +24,8 @@ fn uses_erf(p: &Program) -> bool {
     found
 }
 
-/// Compiles and runs the C program of `p` at `sizes`; the checksums of its `name
+/// Compiles and runs the C program of `p` at `sizes` (and again with
+/// `-DPOLLEN_SCALAR_SIZES`, which must print the same); the checksums of its `name
 /// checksum magnitude` lines.
 fn run_c(
     p: &Program,
@@ -55,6 +56,16 @@ fn run_c(
     flags.extend(defines.iter().map(String::as_str));
     cc::compile(&source, &binary, &flags)?;
     let output = cc::run(&binary, 1)?;
+    // The loop bounds as the size arguments instead of the size macros: the same run.
+    flags.push("-DPOLLEN_SCALAR_SIZES");
+    let scalar = dir.join(format!("{name}-{tag}-scalar-sizes"));
+    cc::compile(&source, &scalar, &flags)?;
+    let scalar_output = cc::run(&scalar, 1)?;
+    if scalar_output != output {
+        return Err(format!(
+            "with -DPOLLEN_SCALAR_SIZES it prints {scalar_output:?}, without {output:?}"
+        ));
+    }
     Ok(output
         .lines()
         .filter_map(|l| {
