@@ -137,7 +137,11 @@ fn reductions_and_math_calls_vectorise_within_rounding() {
         (
             "global_avg_pool",
             &["-DN=2", "-DC=5", "-DH=3", "-DW=19"],
-            &["reduction(+:"],
+            &[
+                "reduction(+:",
+                "sizeof X[0][0][0] == _PB_W * sizeof X[0][0][0][0]",
+                "[0][0])[c",
+            ],
         ),
         (
             "bias_gelu_tanh",
@@ -228,5 +232,57 @@ fn short_constant_windows_keep_their_order() {
         let (text, got) = optimized(&dir, &source, &format!("max_pool-{k}"), options, defines);
         assert!(!text.contains("reduction("), "{options:?}:\n{text}");
         assert_eq!(expected, got, "{}", cc::first_difference(&expected, &got));
+    }
+}
+
+/// A sum over whole rows of an array is one loop over the rows' elements where each row
+/// holds exactly the inner loop's iterations, and stays two loops where the rows are
+/// padded (the padding holds values that would change the sums); the sums of small
+/// integers are exact in any order, so the outputs equal the original's.
+#[test]
+fn sums_over_whole_rows_run_as_one_loop_where_rows_are_not_padded() {
+    cc::require_gcc();
+    let dir = cc::scratch("reassociate-rows");
+    for pad in [0, 3] {
+        let program = format!(
+            "#include <stdio.h>\n\
+             #define N 6\n#define H 5\n#define W 9\n\
+             float X[N][H][W + {pad}];\nfloat Y[N];\n\n\
+             static void kernel(int n, int h, int w)\n{{\n  int i, j, k;\n\
+             #pragma scop\n\
+             \x20 for (i = 0; i < n; i++) {{\n\
+             \x20   Y[i] = 0;\n\
+             \x20   for (j = 0; j < h; j++)\n\
+             \x20     for (k = 0; k < w; k++)\n\
+             \x20       Y[i] += X[i][j][k];\n\
+             \x20 }}\n\
+             #pragma endscop\n}}\n\n\
+             int main(void)\n{{\n  int i, j, k;\n\
+             \x20 for (i = 0; i < N; i++)\n\
+             \x20   for (j = 0; j < H; j++)\n\
+             \x20     for (k = 0; k < W + {pad}; k++)\n\
+             \x20       X[i][j][k] = (float) ((7 * i + 5 * j + 3 * k) % 11) - (k >= W ? 1000.0f : 0.0f);\n\
+             \x20 kernel(N, H, W);\n\
+             \x20 for (i = 0; i < N; i++)\n\
+             \x20   printf(\"%.1f\\n\", Y[i]);\n\
+             \x20 return 0;\n}}\n"
+        );
+        let source = dir.join(format!("rows{pad}.c"));
+        std::fs::write(&source, program).expect("written");
+        let expected = build_and_run(&dir, &source, &[]);
+        let (text, got) = optimized(
+            &dir,
+            &source,
+            &format!("rows{pad}-fast"),
+            &["--reassociate", "--no-tile"],
+            &[],
+        );
+        assert!(
+            text.contains("if (sizeof X[0][0] == w * sizeof X[0][0][0]) {")
+                && text.contains("+= (&X[c0][0][0])[c1];")
+                && text.contains("} else {"),
+            "pad {pad}: {text}"
+        );
+        assert_eq!(expected, got, "pad {pad}: {text}");
     }
 }

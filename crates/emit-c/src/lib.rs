@@ -80,8 +80,13 @@
 //! `#pragma omp simd reduction(+:t0)` and the like (module `reduction`): the compiler
 //! vectorises it with one partial result per lane, combined after the loop. The
 //! operations then run in another order: sums round differently, and a maximum or
-//! minimum over NaNs or zeros of both signs may pick another one. Every other loop is
-//! printed as without the option.
+//! minimum over NaNs or zeros of both signs may pick another one. Such a loop that is
+//! the whole body of a loop around it, runs from 0 over whole rows of the arrays it
+//! reads (`A[...][c2][c3]`) and reads nothing else that moves with either loop is
+//! printed with that loop as one loop over the rows' consecutive elements,
+//! `(&A[...][0][0])[c2]` (module `coalesce`), where a check of the declared row length
+//! holds, so that a sum over a 7 × 7 window fills vectors. Every other loop is printed
+//! as without the option.
 //!
 //! # Vector math
 //! With [`EmitOptions::vector_math`] (default off), the generated block starts with
@@ -127,6 +132,7 @@
 //!   are declared in the block of their uses, private to each OpenMP thread.
 
 mod body;
+mod coalesce;
 pub mod error;
 mod math;
 mod print;

@@ -14,12 +14,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use pollen_arith::Int;
-use pollen_codegen::apart::{Apart, NeverProved};
+use pollen_codegen::apart::{affine, Apart, NeverProved};
 use pollen_codegen::{Ast, Cond, Expr, Loop};
 use pollen_scop::Scop;
 
 use pollen_emit_text::ExprPrinter;
 
+use crate::coalesce;
 use crate::error::{Error, Result};
 use crate::reduction;
 use crate::scalar::{self, Plan, Temporaries};
@@ -97,6 +98,18 @@ struct Jam<'l> {
     /// Whether the groups of the jammed loop run inside the loops between
     /// ([`vector::apart_across`]).
     inside: bool,
+}
+
+/// Two loops printed as one over the consecutive elements they read (module
+/// `coalesce`).
+struct Coalesced<'l> {
+    inner: &'l Loop,
+    plan: Plan,
+    reductions: Vec<(String, &'static str)>,
+    /// Each instance's C statement, its references read flat.
+    texts: Vec<String>,
+    /// The arrays read flat, with their ranks.
+    rows: BTreeMap<String, usize>,
 }
 
 struct VectorNest<'l> {
@@ -253,6 +266,12 @@ impl<'a> AstPrinter<'a> {
         in_parallel: bool,
         brace: bool,
     ) -> Result<()> {
+        if let Some(c) = self.coalesced(l, in_parallel)? {
+            self.line(depth, &format!("{header} {{"));
+            self.print_coalesced(l, &c, depth + 1, in_parallel)?;
+            self.line(depth, "}");
+            return Ok(());
+        }
         if let Some(u) = self.unrolled_window(l, in_parallel) {
             self.unrolled.insert(loop_key(&u));
             let result = self.loop_body(header, &u, depth, in_parallel, brace);
@@ -289,6 +308,14 @@ impl<'a> AstPrinter<'a> {
 
     /// A loop with its pragma and its scalar replacement plan.
     fn for_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
+        if let Some(c) = self.coalesced(l, in_parallel)? {
+            return self.print_coalesced(l, &c, depth, in_parallel);
+        }
+        self.uncoalesced_loop(l, depth, in_parallel)
+    }
+
+    /// [`Self::for_loop`] without coalescing `l` with the loop inside it.
+    fn uncoalesced_loop(&mut self, l: &Loop, depth: usize, in_parallel: bool) -> Result<()> {
         if let Some(u) = self.unrolled_window(l, in_parallel) {
             self.unrolled.insert(loop_key(&u));
             let result = self.for_loop(&u, depth, in_parallel);
@@ -406,6 +433,177 @@ impl<'a> AstPrinter<'a> {
         if blocked {
             self.line(depth, "}");
         }
+        Ok(())
+    }
+
+    /// Loop `l` and the loop inside it as one loop (module `coalesce`), when the options
+    /// ask for reassociated reductions with `omp simd` and the two loops qualify: the
+    /// inner one is `l`'s whole body, runs from 0 over bounds that do not depend on `l`,
+    /// its body is statement instances whose scalar replacement plan accumulates with
+    /// reduction clauses, and those instances read flat.
+    fn coalesced<'l>(&mut self, l: &'l Loop, in_parallel: bool) -> Result<Option<Coalesced<'l>>> {
+        let Ast::For(inner) = unwrap(&l.body) else {
+            return Ok(None);
+        };
+        let plain = |p: &Self, q: &Loop| {
+            q.stride.is_one()
+                && !p.collapsed.contains_key(&loop_key(q))
+                && !p.declarations.contains_key(&loop_key(q))
+                && !p.unrolled.contains(&loop_key(q))
+                && !p.is_omp_parallel(q, in_parallel)
+        };
+        if !self.options.scalar_replacement
+            || !self.options.reassociate
+            || self.options.vectorize != Vectorize::OmpSimd
+            || self.vector_off
+            || !plain(self, l)
+            || !plain(self, inner)
+            || inner.vectorizable
+            || affine(&inner.lower) != Some((0, BTreeMap::new()))
+            || inner.upper.mentions(&l.iterator)
+        {
+            return Ok(None);
+        }
+        let mut users = Vec::new();
+        if !scalar::instances_only(&inner.body, &mut users) || users.is_empty() {
+            return Ok(None);
+        }
+        if let (Some(a), Some(b)) = (
+            pollen_codegen::trip_count(l),
+            pollen_codegen::trip_count(inner),
+        ) {
+            if a * b < Int::from(reduction::MIN_TRIPS) {
+                return Ok(None);
+            }
+        }
+        let saved = self.temporaries.clone();
+        let index = self.iterator_name(&l.iterator);
+        self.exprs.enter(&l.iterator, &index);
+        let found = self.coalesced_in_scope(l, inner, &index);
+        self.exprs.leave();
+        let found = found?;
+        if found.is_none() {
+            self.temporaries = saved;
+        }
+        Ok(found)
+    }
+
+    /// [`Self::coalesced`] with `l`'s iterator in scope, printed `index`.
+    fn coalesced_in_scope<'l>(
+        &mut self,
+        l: &Loop,
+        inner: &'l Loop,
+        index: &str,
+    ) -> Result<Option<Coalesced<'l>>> {
+        let Some(plan) = self.plan(inner, true)? else {
+            return Ok(None);
+        };
+        if !plan.shared.is_empty() || !plan.held.is_empty() {
+            return Ok(None);
+        }
+        let Some(reductions) = reduction::reductions(&plan, &self.select_macros) else {
+            return Ok(None);
+        };
+        self.exprs
+            .enter(&inner.iterator, &self.iterator_name(&inner.iterator));
+        let instances = self.instances_calling(&inner.body, true);
+        self.exprs.leave();
+        let instances = instances?;
+        let written: BTreeSet<&str> = instances
+            .iter()
+            .flat_map(|i| &i.statement.accesses)
+            .filter(|a| a.kind == pollen_scop::AccessKind::Write)
+            .map(|a| a.array.as_str())
+            .collect();
+        let mut rows = BTreeMap::new();
+        let mut texts = Vec::new();
+        for (k, inst) in instances.iter().enumerate() {
+            let Some(mut replaced) = coalesce::flat_references(
+                self.scop,
+                inst,
+                (&l.iterator, &inner.iterator),
+                index,
+                &written,
+                &mut rows,
+            ) else {
+                return Ok(None);
+            };
+            replaced.extend(plan.replacements.get(k).into_iter().flatten().cloned());
+            texts.push(scalar::inline(inst, &replaced));
+        }
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Coalesced {
+            inner,
+            plan,
+            reductions,
+            texts,
+            rows,
+        }))
+    }
+
+    /// Prints the coalesced form of `l` (module `coalesce`) where the arrays' rows hold
+    /// the inner loop's iterations, and `l` as it is printed otherwise elsewhere.
+    fn print_coalesced(
+        &mut self,
+        l: &Loop,
+        c: &Coalesced,
+        depth: usize,
+        in_parallel: bool,
+    ) -> Result<()> {
+        let row = self.exprs.expr(&coalesce::plus_one(&c.inner.upper))?;
+        let lower = self.exprs.expr(&l.lower)?;
+        let after = self.exprs.expr(&coalesce::plus_one(&l.upper))?;
+        let index = self.iterator_name(&l.iterator);
+        self.line(
+            depth,
+            &format!("if ({}) {{", coalesce::rows_check(&c.rows, &row)),
+        );
+        let runs = Cond::And(vec![runs(l), runs(c.inner)]);
+        let cond = self.exprs.cond(&runs)?;
+        self.line(
+            depth + 1,
+            &if cond == "1" {
+                "{".to_string()
+            } else {
+                format!("if ({cond}) {{")
+            },
+        );
+        for load in &c.plan.hoisted {
+            self.line(depth + 2, &load.declaration());
+        }
+        for load in &c.plan.accumulators {
+            self.line(depth + 2, &load.variable_declaration());
+        }
+        self.line(depth + 2, &reduction_pragma(&c.reductions));
+        let first = if lower == "0" {
+            "0".to_string()
+        } else {
+            format!("{} * {}", coalesce::factor(&lower), coalesce::factor(&row))
+        };
+        let header = format!(
+            "for ({index} = {first}; {index} <= {} * {} - 1; {index}++)",
+            coalesce::factor(&after),
+            coalesce::factor(&row)
+        );
+        if c.texts.len() == 1 {
+            self.line(depth + 2, &header);
+            self.line(depth + 3, &c.texts[0]);
+        } else {
+            self.line(depth + 2, &format!("{header} {{"));
+            for text in &c.texts {
+                self.line(depth + 3, text);
+            }
+            self.line(depth + 2, "}");
+        }
+        for load in &c.plan.accumulators {
+            self.line(depth + 2, &load.store());
+        }
+        self.line(depth + 1, "}");
+        self.line(depth, "} else {");
+        self.uncoalesced_loop(l, depth + 1, in_parallel)?;
+        self.line(depth, "}");
         Ok(())
     }
 
@@ -738,6 +936,24 @@ impl<'a> AstPrinter<'a> {
     where
         'a: 'b,
     {
+        self.instances_calling(body, false)
+    }
+
+    /// [`Self::instances`], scanned as scalar replacement scans them when `value_calls`
+    /// (the references among the arguments of the file's value calls included).
+    fn instances_calling<'b>(
+        &mut self,
+        body: &'b Ast,
+        value_calls: bool,
+    ) -> Result<Vec<scalar::Instance<'b>>>
+    where
+        'a: 'b,
+    {
+        let calls = if value_calls {
+            self.value_calls.clone()
+        } else {
+            BTreeSet::new()
+        };
         let mut users = Vec::new();
         collect_users(body, &mut users);
         let dimensions: BTreeMap<String, usize> = self
@@ -754,7 +970,7 @@ impl<'a> AstPrinter<'a> {
                 &mut self.exprs,
                 statement,
                 args,
-                &BTreeSet::new(),
+                &calls,
             )?);
         }
         Ok(out)

@@ -149,6 +149,7 @@ mod tests {
             shared: Vec::new(),
             held: Vec::new(),
             instances: instances.iter().map(|t| t.map(str::to_string)).collect(),
+            replacements: vec![Vec::new(); instances.len()],
         }
     }
 

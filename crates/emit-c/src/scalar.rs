@@ -115,6 +115,9 @@ pub(crate) struct Plan {
     /// One entry per statement instance of the body, in order: the inline C statement
     /// (with its `;`), or `None` for the macro call.
     pub instances: Vec<Option<String>>,
+    /// One entry per statement instance: the references replaced in it (token ranges
+    /// of its text, in order) and their temporaries.
+    pub replacements: Vec<Vec<(Range<usize>, String)>>,
 }
 
 /// Fresh names for temporaries: a stem that no word of the file extends with digits,
@@ -264,6 +267,7 @@ pub(crate) fn plan(
         shared: Vec::new(),
         held: Vec::new(),
         instances: vec![None; instances.len()],
+        replacements: Vec::new(),
     };
     // Hoisted loads first, then shared ones, each in order of first occurrence.
     let mut names: BTreeMap<&str, String> = BTreeMap::new();
@@ -339,6 +343,7 @@ pub(crate) fn plan(
             plan.instances[k] = Some(inline(inst, &replacements[k]));
         }
     }
+    plan.replacements = replacements;
     Ok(Some(plan))
 }
 
