@@ -160,7 +160,10 @@ mod tests {
         assert_eq!(plus_one(&w_minus_one), Expr::var("W"));
         assert_eq!(plus_one(&Expr::int(6)), Expr::int(7));
         assert_eq!(
-            plus_one(&Expr::Mul(pollen_arith::Int::from(2), Box::new(Expr::var("N")))),
+            plus_one(&Expr::Mul(
+                pollen_arith::Int::from(2),
+                Box::new(Expr::var("N"))
+            )),
             Expr::Add(vec![
                 Expr::Mul(pollen_arith::Int::from(2), Box::new(Expr::var("N"))),
                 Expr::int(1)
