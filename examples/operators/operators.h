@@ -16,7 +16,6 @@
  *                  unless POLLEN_USE_C99_PROTO selects the run-time sizes dd
  *   allocation     POLYBENCH_1D_ARRAY_DECL(var, type, d1, dd1) ...
  *                  POLYBENCH_5D_ARRAY_DECL: a pointer to a zeroed heap array
- *                  aligned to 64 bytes
  *                  (the result of the allocation is cast, as C++ needs);
  *                  POLYBENCH_ARRAY(var) is the array itself and
  *                  POLYBENCH_FREE_ARRAY(var) releases it
@@ -42,13 +41,12 @@
 #endif
 
 #ifndef _POSIX_C_SOURCE
-# define _POSIX_C_SOURCE 200112L
+# define _POSIX_C_SOURCE 199309L
 #endif
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 /* ---- element type ------------------------------------------------------ */
@@ -105,16 +103,7 @@
 /* A zeroed block of count elements of the given size; exits on failure. */
 static inline void *operator_alloc(size_t count, size_t size)
 {
-  /* Zeroed and aligned to a cache line, as PolyBench's and the frameworks' arrays
-     are, so that the rows of a vector loop start where its vectors do. */
-  void *block = NULL;
-  size_t bytes = count * size;
-  if (size != 0 && bytes / size != count)
-    block = NULL; /* the size overflows */
-  else if (posix_memalign(&block, 64, bytes == 0 ? 1 : bytes) != 0)
-    block = NULL;
-  else
-    memset(block, 0, bytes);
+  void *block = calloc(count, size);
   if (block == NULL) {
     fprintf(stderr, "operator: cannot allocate %zu elements of %zu bytes\n",
             count, size);
