@@ -25,12 +25,18 @@
 //!   (`--no-install` skips that; without it the TVM columns are skipped with the
 //!   reason, as they are with `--no-tvm`).
 //!
-//! Timing: the C programs run the kernel `--runs` times (default 5) in one process (the
-//! call between `OPERATOR_TIMER_START` and `OPERATOR_TIMER_STOP` wrapped in a loop, see
+//! Timing: the C programs run the kernel several times in one process (the call between
+//! `OPERATOR_TIMER_START` and `OPERATOR_TIMER_STOP` wrapped in a loop, see
 //! [`repeat_kernel`], before `pollen opt` reads the program, which leaves `main` as it
-//! is); a build's time is the fastest run, so that initialisation and first-touch page
-//! faults are not timed. TVM's `time_evaluator` runs the operator once
-//! as a warm-up, then `--runs` times; its time is the fastest too.
+//! is); a build's time is the fastest run, so that initialisation, first-touch page
+//! faults and the start of the OpenMP threads are not timed. TVM's `time_evaluator` runs
+//! the operator once as a warm-up, then as many times; its time is the fastest too. How
+//! many runs an operator gets ([`operator_runs`]): at least `--runs` (default 5), and
+//! more for the fast ones, as many as make its naive program's runs last `--run-ms`
+//! milliseconds (default 100), up to [`MAX_RUNS`]. A 10 µs kernel's first runs after
+//! the program's start are several times slower than the later ones, so that 5 runs
+//! would leave its time to chance. Every build of the operator (the naive program,
+//! Pollen's, each candidate of Pollen's search, TVM's) makes the same number of runs.
 //!
 //! Pollen's `opt` and `search` get [`POLLEN_FAST`] (`--reassociate --vector-math`)
 //! unless `--exact` is given: like TVM, Pollen then vectorises reductions with a partial
@@ -71,6 +77,13 @@ use crate::venv::Venv;
 
 /// How many timed runs each build makes by default (its time is the fastest).
 const DEFAULT_RUNS: usize = 5;
+
+/// The milliseconds an operator's naive runs should take together by default: the
+/// faster operators get more runs ([`operator_runs`]).
+const DEFAULT_RUN_MS: usize = 100;
+
+/// The most runs of one build.
+const MAX_RUNS: usize = 200;
 
 /// MetaSchedule's trial budget per operator by default.
 const DEFAULT_TRIALS: usize = 64;
@@ -251,7 +264,11 @@ const OPERATORS: &[Operator] = &[
 /// The options of one run of the command.
 #[derive(Debug, PartialEq, Eq)]
 struct Options {
+    /// The fewest runs of a build.
     runs: usize,
+    /// The milliseconds the naive program's runs should take together
+    /// ([`operator_runs`]).
+    run_ms: usize,
     trials: usize,
     threads: usize,
     install: bool,
@@ -273,6 +290,8 @@ struct Row {
     layer: String,
     /// The size flags run.
     sizes: Vec<String>,
+    /// How many runs each build made ([`operator_runs`]).
+    runs: usize,
     /// One cell per column of [`COLUMNS`].
     cells: Vec<Cell>,
 }
@@ -296,7 +315,7 @@ impl Row {
 }
 
 /// Runs `cargo xtask bench tensor [--no-install] [--no-tvm] [--trials N] [--runs N]
-/// [--threads N] [--only op,op]`.
+/// [--run-ms MS] [--threads N] [--only op,op]`.
 pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     let options = options(flags)?;
     let operators = select(&options.only)?;
@@ -335,6 +354,7 @@ pub fn run(root: &Path, flags: &[String]) -> Result<()> {
 fn options(flags: &[String]) -> Result<Options> {
     let mut options = Options {
         runs: DEFAULT_RUNS,
+        run_ms: DEFAULT_RUN_MS,
         trials: DEFAULT_TRIALS,
         threads: DEFAULT_THREADS,
         install: true,
@@ -361,6 +381,7 @@ fn options(flags: &[String]) -> Result<Options> {
             "--no-tvm" => options.tvm = false,
             "--exact" => options.exact = true,
             "--runs" => options.runs = positive(value("a number")?)?,
+            "--run-ms" => options.run_ms = positive(value("a number")?)?,
             "--trials" => options.trials = positive(value("a number")?)?,
             "--threads" => options.threads = positive(value("a number")?)?,
             "--only" => options.only.extend(
@@ -370,7 +391,7 @@ fn options(flags: &[String]) -> Result<Options> {
                     .map(str::to_string),
             ),
             other => bail!(
-                "unknown option `{other}` (known: --runs N, --trials N, --threads N, \
+                "unknown option `{other}` (known: --runs N, --run-ms MS, --trials N, --threads N, \
                  --only op,op, --no-install, --no-tvm, --exact)"
             ),
         }
@@ -457,6 +478,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         operator: op.name.to_string(),
         layer: op.layer.to_string(),
         sizes: sizes.clone(),
+        runs: cx.options.runs,
         cells: vec![Cell::Skipped("the naive program failed".into()); COLUMNS.len()],
     };
     let dir = cx.out.join(op.name);
@@ -465,27 +487,30 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         return row;
     }
     let include = cx.root.join("examples/operators");
-    let runs = cx.options.runs;
     let threads = cx.options.threads;
-    // A timed build (`--runs` runs), or a checked one (one run, no contraction).
+    // A timed build (`runs` runs), or a checked one (one run, no contraction).
+    let build_runs =
+        |c_file: &Path, exe: &Path, openmp: bool, check: bool, runs: usize, what: &str| {
+            let mut cmd = Command::new("gcc");
+            cmd.args(GCC_FLAGS);
+            if openmp {
+                cmd.arg("-fopenmp");
+            }
+            if check {
+                cmd.args(CHECK_FLAGS);
+            }
+            cmd.arg(format!("-DTENSOR_RUNS={}", if check { 1 } else { runs }))
+                .arg("-I")
+                .arg(&include)
+                .args(&sizes)
+                .arg(c_file)
+                .arg("-o")
+                .arg(exe)
+                .arg("-lm");
+            compile(cmd, what)
+        };
     let build = |c_file: &Path, exe: &Path, openmp: bool, check: bool, what: &str| {
-        let mut cmd = Command::new("gcc");
-        cmd.args(GCC_FLAGS);
-        if openmp {
-            cmd.arg("-fopenmp");
-        }
-        if check {
-            cmd.args(CHECK_FLAGS);
-        }
-        cmd.arg(format!("-DTENSOR_RUNS={}", if check { 1 } else { runs }))
-            .arg("-I")
-            .arg(&include)
-            .args(&sizes)
-            .arg(c_file)
-            .arg("-o")
-            .arg(exe)
-            .arg("-lm");
-        compile(cmd, what)
+        build_runs(c_file, exe, openmp, check, cx.options.runs, what)
     };
 
     // The naive program; its checked build's checksums are the reference.
@@ -505,6 +530,15 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         .and_then(|()| build(&source, &exe, false, false, "gcc (naive)"))
         .and_then(|()| time_c(&exe, 1))
         .and_then(|(ms, _)| {
+            // Timed again with the runs its time calls for.
+            let runs = operator_runs(cx.options, ms);
+            if runs == cx.options.runs {
+                return Ok((runs, ms));
+            }
+            build_runs(&source, &exe, false, false, runs, "gcc (naive)")?;
+            Ok((runs, time_c(&exe, 1)?.0))
+        })
+        .and_then(|(runs, ms)| {
             let check = dir.join("naive-check");
             build(
                 &source,
@@ -517,10 +551,11 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
             if checksums(&stdout).is_empty() {
                 return Err("the naive program printed no checksum".to_string());
             }
-            Ok((ms, stdout))
+            Ok((runs, ms, stdout))
         });
     let reference = match naive {
-        Ok((ms, stdout)) => {
+        Ok((runs, ms, stdout)) => {
+            row.runs = runs;
             row.cells[NAIVE] = Cell::Timed(ms, Check::Same);
             stdout
         }
@@ -536,11 +571,12 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     // Pollen's output, and the fastest program of its auto-tuner; each built and timed
     // as the naive program is, and checked against it: exactly with `--exact`, else
     // within TVM's tolerance.
+    let runs = row.runs;
     let pollen_cell = |c_file: &Path, name: &str| {
         let exe = dir.join(name);
         let check = dir.join(format!("{name}-check"));
         cell_of(
-            build(c_file, &exe, true, false, "gcc -fopenmp (Pollen)")
+            build_runs(c_file, &exe, true, false, runs, "gcc -fopenmp (Pollen)")
                 .and_then(|()| time_c(&exe, threads))
                 .and_then(|(ms, _)| {
                     let what = "gcc -fopenmp -ffp-contract=off (Pollen)";
@@ -567,7 +603,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     };
     show(COLUMNS[POLLEN], &row.cells[POLLEN]);
     let tuned = dir.join(format!("{}.tuned.c", op.name));
-    row.cells[POLLEN_TUNED] = match search(cx, &source, &tuned, &sizes, &dir) {
+    row.cells[POLLEN_TUNED] = match search(cx, &source, &tuned, &sizes, runs, &dir) {
         Ok(()) => pollen_cell(&tuned, "pollen-tuned"),
         Err(e) => Cell::Failed(e),
     };
@@ -580,7 +616,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         Ok(_) if !script.exists() => {
             Err(Cell::Skipped(format!("no TVM script {}", script.display())))
         }
-        Ok(python) => Ok(run_tvm(python, &script, &sizes, cx.options, &dir)),
+        Ok(python) => Ok(run_tvm(python, &script, &sizes, cx.options, runs, &dir)),
     };
     for (column, mode) in [(TVM_DEFAULT, "default"), (TVM_TUNED, "tuned")] {
         row.cells[column] = match &tvm {
@@ -604,13 +640,14 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
 
 /// Pollen's auto-tuner on the operator's C program: `pollen search` with `--trials`
 /// candidates (MetaSchedule's budget), each built with the bench's flags at the
-/// operator's sizes, checked without contraction and timed by its `POLLEN_TIME` lines
+/// operator's sizes and `runs` runs, checked without contraction and timed by its `POLLEN_TIME` lines
 /// on `--threads` threads; the fastest goes to `best`. Its log is `search.log`.
 fn search(
     cx: &Setup,
     source: &Path,
     best: &Path,
     sizes: &[String],
+    runs: usize,
     dir: &Path,
 ) -> std::result::Result<(), String> {
     let include = cx.root.join("examples/operators");
@@ -632,7 +669,7 @@ fn search(
         .args(["--runs", "1", "--jobs", "2", "--quiet"])
         .arg("--work-dir")
         .arg(dir.join("search"))
-        .args(["-D", &format!("TENSOR_RUNS={}", o.runs)]);
+        .args(["-D", &format!("TENSOR_RUNS={runs}")]);
     if !o.exact {
         cmd.args(POLLEN_FAST)
             .args(["--tolerance", &TVM_TOLERANCE.to_string()]);
@@ -697,6 +734,19 @@ fn time_c(exe: &Path, threads: usize) -> std::result::Result<(f64, String), Stri
     Ok((ms * 1e3, stdout))
 }
 
+/// How many runs each build of an operator makes, given its naive program's fastest
+/// run: as many as make the naive runs last `--run-ms` milliseconds together, at least
+/// `--runs` and at most [`MAX_RUNS`] (or `--runs`, where that is larger).
+fn operator_runs(o: &Options, naive_ms: f64) -> usize {
+    let wanted = if naive_ms.is_finite() && naive_ms > 0.0 {
+        // Below MAX_RUNS + 1 after the `min`, so the conversion is exact.
+        (o.run_ms as f64 / naive_ms).ceil().min(MAX_RUNS as f64) as usize
+    } else {
+        MAX_RUNS
+    };
+    wanted.max(o.runs)
+}
+
 /// The smallest of the `POLLEN_TIME <seconds>` lines.
 fn fastest(stderr: &str) -> Option<f64> {
     stderr
@@ -719,6 +769,7 @@ fn run_tvm(
     script: &Path,
     sizes: &[String],
     o: &Options,
+    runs: usize,
     dir: &Path,
 ) -> std::result::Result<(String, Option<String>), String> {
     let work = dir.join("tvm-work");
@@ -732,7 +783,7 @@ fn run_tvm(
         .args(["--mode", "both", "--trials"])
         .arg(o.trials.to_string())
         .arg("--runs")
-        .arg(o.runs.to_string())
+        .arg(runs.to_string())
         .arg("--threads")
         .arg(o.threads.to_string())
         .arg("--work-dir")
@@ -959,11 +1010,15 @@ fn machine() -> String {
 /// them.
 fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str) -> String {
     let mut out = format!(
-        "\ntensor operators, milliseconds (fastest of {} runs); C builds under gcc {}, the naive \
+        "\ntensor operators, milliseconds (the fastest of each build's runs: as many as make \
+         the naive program's runs last {} ms, at least {} and at most {}, in the column \
+         `runs` below); C builds under gcc {}, the naive \
          program on 1 thread, Pollen's with -fopenmp on {} threads, tuned by `pollen search` \
          with {} candidates; TVM on {} threads, tuned by MetaSchedule with {} trials; \
          {machine}\n",
+        o.run_ms,
         o.runs,
+        MAX_RUNS.max(o.runs),
         GCC_FLAGS.join(" "),
         o.threads,
         o.trials,
@@ -1007,17 +1062,18 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
 
     let _ = writeln!(
         out,
-        "\n{:<17} {:>15} {:>22} {:>28}  sizes",
-        "operator", "naive / Pollen", "TVM default / Pollen", "TVM tuned / Pollen tuned"
+        "\n{:<17} {:>15} {:>22} {:>28} {:>5}  sizes",
+        "operator", "naive / Pollen", "TVM default / Pollen", "TVM tuned / Pollen tuned", "runs"
     );
     for row in rows {
         let _ = writeln!(
             out,
-            "{:<17} {:>15} {:>22} {:>28}  {}",
+            "{:<17} {:>15} {:>22} {:>28} {:>5}  {}",
             row.operator,
             ratio_text(row.vs_naive()),
             ratio_text(row.vs_tvm_default()),
             ratio_text(row.vs_tvm()),
+            row.runs,
             row.sizes.join(" ")
         );
     }
@@ -1087,7 +1143,12 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
 /// The results as CSV: one line per operator, milliseconds and checks per column, empty
 /// where none.
 fn csv(rows: &[Row]) -> String {
-    let mut header = vec!["operator".to_string(), "layer".into(), "sizes".into()];
+    let mut header = vec![
+        "operator".to_string(),
+        "layer".into(),
+        "sizes".into(),
+        "runs".into(),
+    ];
     for key in COLUMN_KEYS {
         header.extend([format!("{key}_ms"), format!("{key}_check")]);
     }
@@ -1103,7 +1164,12 @@ fn csv(rows: &[Row]) -> String {
     let mut out = header.join(",");
     out.push('\n');
     for row in rows {
-        let mut fields = vec![row.operator.clone(), row.layer.clone(), row.sizes.join(" ")];
+        let mut fields = vec![
+            row.operator.clone(),
+            row.layer.clone(),
+            row.sizes.join(" "),
+            row.runs.to_string(),
+        ];
         for cell in &row.cells {
             match cell {
                 Cell::Timed(ms, check) => fields.extend([format!("{ms:.4}"), check.name().into()]),
@@ -1151,18 +1217,19 @@ fn json_cell(cell: &Cell) -> String {
 /// The results as JSON.
 fn json(rows: &[Row], o: &Options) -> String {
     let mut out = format!(
-        "{{\n  \"suite\": \"tensor\",\n  \"runs\": {},\n  \"trials\": {},\n  \"threads\": {},\n  \"tvm_tolerance\": {TVM_TOLERANCE:e},\n  \"operators\": [",
-        o.runs, o.trials, o.threads
+        "{{\n  \"suite\": \"tensor\",\n  \"runs\": {},\n  \"run_ms\": {},\n  \"trials\": {},\n  \"threads\": {},\n  \"tvm_tolerance\": {TVM_TOLERANCE:e},\n  \"operators\": [",
+        o.runs, o.run_ms, o.trials, o.threads
     );
     for (i, row) in rows.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
         let sizes: Vec<String> = row.sizes.iter().map(|s| json_string(s)).collect();
         let _ = write!(
             out,
-            "    {{\"operator\": {}, \"layer\": {}, \"sizes\": [{}]",
+            "    {{\"operator\": {}, \"layer\": {}, \"sizes\": [{}], \"runs\": {}",
             json_string(&row.operator),
             json_string(&row.layer),
-            sizes.join(", ")
+            sizes.join(", "),
+            row.runs
         );
         for (key, cell) in COLUMN_KEYS.iter().zip(&row.cells) {
             let _ = write!(out, ", \"{key}\": {}", json_cell(cell));
@@ -1207,12 +1274,15 @@ mod tests {
             "--no-install",
             "--runs",
             "3",
+            "--run-ms",
+            "50",
         ]))
         .expect("valid");
         assert_eq!(
             o,
             Options {
                 runs: 3,
+                run_ms: 50,
                 trials: 8,
                 threads: DEFAULT_THREADS,
                 install: false,
@@ -1232,6 +1302,8 @@ mod tests {
         assert!(!options(&[]).expect("valid").exact);
         assert!(options(&strings(&["--trials", "0"])).is_err());
         assert!(options(&strings(&["--runs", "many"])).is_err());
+        assert!(options(&strings(&["--run-ms", "0"])).is_err());
+        assert_eq!(options(&[]).expect("valid").run_ms, DEFAULT_RUN_MS);
         assert!(options(&strings(&["--only"])).is_err());
         assert!(options(&strings(&["matmul"])).is_err());
         assert!(options(&strings(&["--fast"])).is_err());
@@ -1356,11 +1428,29 @@ mod tests {
         assert_eq!(largest_difference(&[1.0], &[f64::NAN]), f64::INFINITY);
     }
 
+    #[test]
+    fn fast_operators_get_more_runs() {
+        let o = options(&strings(&["--runs", "5", "--run-ms", "100"])).expect("valid");
+        // 100 ms of naive runs: 4 for a 25 ms program, so the minimum, 5.
+        assert_eq!(operator_runs(&o, 25.0), 5);
+        assert_eq!(operator_runs(&o, 1000.0), 5);
+        assert_eq!(operator_runs(&o, 10.0), 10);
+        assert_eq!(operator_runs(&o, 3.0), 34);
+        // At most MAX_RUNS, however fast.
+        assert_eq!(operator_runs(&o, 0.04), MAX_RUNS);
+        assert_eq!(operator_runs(&o, 0.0), MAX_RUNS);
+        assert_eq!(operator_runs(&o, f64::NAN), MAX_RUNS);
+        // `--runs` above MAX_RUNS wins.
+        let many = options(&strings(&["--runs", "500"])).expect("valid");
+        assert_eq!(operator_runs(&many, 0.04), 500);
+    }
+
     fn row(name: &str, cells: [Option<f64>; 5]) -> Row {
         Row {
             operator: name.into(),
             layer: "a layer".into(),
             sizes: strings(&["-DM=1"]),
+            runs: 5,
             cells: cells
                 .iter()
                 .map(|c| match c {
@@ -1429,7 +1519,10 @@ mod tests {
         let csv = csv(&rows);
         assert_eq!(csv.lines().count(), 4);
         let line = csv.lines().nth(1).expect("a");
-        assert!(line.starts_with("a,a layer,-DM=1,100.0000,same,"), "{csv}");
+        assert!(
+            line.starts_with("a,a layer,-DM=1,5,100.0000,same,"),
+            "{csv}"
+        );
         assert!(line.ends_with(",20.0000,40.0000,2.0000,"), "{csv}");
         let json = json(&rows, &o);
         assert!(
@@ -1438,5 +1531,13 @@ mod tests {
         );
         assert!(json.contains("\"status\": \"skipped\""), "{json}");
         assert!(json.contains("\"layer\": \"a layer\""), "{json}");
+        assert!(
+            json.contains("\"sizes\": [\"-DM=1\"], \"runs\": 5,"),
+            "{json}"
+        );
+        assert!(
+            text.contains("last 100 ms, at least 5 and at most 200"),
+            "{text}"
+        );
     }
 }
