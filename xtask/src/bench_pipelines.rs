@@ -47,7 +47,9 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::bench_polybench::{build_pollen, compile, flag_list, geomean, run_logged, works};
+use crate::bench_polybench::{
+    build_pollen, compile, flag_list, gcc_build, geomean, run_logged, works,
+};
 use crate::cells::{largest_difference, Cell, Check};
 use crate::formats::{csv_field, json_number, json_string};
 use crate::venv::Venv;
@@ -399,20 +401,12 @@ fn bench_pipeline(cx: &Setup, p: &Pipeline, sizes: Vec<String>) -> Row {
     let source = pipelines_dir.join(format!("{}.c", p.name));
     let threads = cx.options.threads;
     let build = |c_file: &Path, exe: &Path, openmp: bool, what: &str| {
-        let mut cmd = Command::new("gcc");
-        cmd.args(GCC_FLAGS);
+        let mut flags = GCC_FLAGS.to_vec();
         if openmp {
-            cmd.arg("-fopenmp");
+            flags.push("-fopenmp");
         }
-        cmd.arg("-DPOLLEN_TIME")
-            .arg("-I")
-            .arg(&pipelines_dir)
-            .args(&sizes)
-            .arg(c_file)
-            .arg("-o")
-            .arg(exe)
-            .arg("-lm");
-        compile(cmd, what)
+        flags.push("-DPOLLEN_TIME");
+        gcc_build(&flags, &pipelines_dir, &sizes, c_file, exe, what)
     };
 
     // The original, the reference of the checksums.

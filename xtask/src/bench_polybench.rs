@@ -849,6 +849,28 @@ fn polly_plugin(cc: &str) -> Option<String> {
         .then(|| plugin.to_string_lossy().into_owned())
 }
 
+/// Builds `c_file` into `exe` with gcc: `flags`, the headers of `include`, the `-D`
+/// size flags `sizes` and the maths library; `what` names the build in an error.
+pub(crate) fn gcc_build(
+    flags: &[&str],
+    include: &Path,
+    sizes: &[String],
+    c_file: &Path,
+    exe: &Path,
+    what: &str,
+) -> std::result::Result<(), String> {
+    let mut cmd = Command::new("gcc");
+    cmd.args(flags)
+        .arg("-I")
+        .arg(include)
+        .args(sizes)
+        .arg(c_file)
+        .arg("-o")
+        .arg(exe)
+        .arg("-lm");
+    compile(cmd, what)
+}
+
 /// Runs a compiler, failing with its diagnostics' first lines.
 pub(crate) fn compile(mut cmd: Command, what: &str) -> std::result::Result<(), String> {
     let o = cmd

@@ -70,7 +70,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::bench_polybench::{build_pollen, compile, geomean, run_logged, works};
+use crate::bench_polybench::{build_pollen, compile, gcc_build, geomean, run_logged, works};
 use crate::cells::{largest_difference, Cell, Check};
 use crate::formats::{csv_field, json_number, json_string};
 use crate::venv::Venv;
@@ -489,28 +489,17 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
     let include = cx.root.join("examples/operators");
     let threads = cx.options.threads;
     // A timed build (`runs` runs), or a checked one (one run, no contraction).
-    let build_runs =
-        |c_file: &Path, exe: &Path, openmp: bool, check: bool, runs: usize, what: &str| {
-            let mut cmd = Command::new("gcc");
-            cmd.args(GCC_FLAGS);
-            if openmp {
-                cmd.arg("-fopenmp");
-            }
-            if check {
-                cmd.args(CHECK_FLAGS);
-            }
-            cmd.arg(format!("-DTENSOR_RUNS={}", if check { 1 } else { runs }))
-                .arg("-I")
-                .arg(&include)
-                .args(&sizes)
-                .arg(c_file)
-                .arg("-o")
-                .arg(exe)
-                .arg("-lm");
-            compile(cmd, what)
-        };
-    let build = |c_file: &Path, exe: &Path, openmp: bool, check: bool, what: &str| {
-        build_runs(c_file, exe, openmp, check, cx.options.runs, what)
+    let build = |c_file: &Path, exe: &Path, openmp: bool, check: bool, runs: usize, what: &str| {
+        let runs = format!("-DTENSOR_RUNS={}", if check { 1 } else { runs });
+        let mut flags = GCC_FLAGS.to_vec();
+        if openmp {
+            flags.push("-fopenmp");
+        }
+        if check {
+            flags.extend(CHECK_FLAGS);
+        }
+        flags.push(&runs);
+        gcc_build(&flags, &include, &sizes, c_file, exe, what)
     };
 
     // The naive program; its checked build's checksums are the reference.
@@ -527,7 +516,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
             std::fs::write(&source, repeat_kernel(&text)?)
                 .map_err(|e| format!("cannot write {}: {e}", source.display()))
         })
-        .and_then(|()| build(&source, &exe, false, false, "gcc (naive)"))
+        .and_then(|()| build(&source, &exe, false, false, cx.options.runs, "gcc (naive)"))
         .and_then(|()| time_c(&exe, 1))
         .and_then(|(ms, _)| {
             // Timed again with the runs its time calls for.
@@ -535,7 +524,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
             if runs == cx.options.runs {
                 return Ok((runs, ms));
             }
-            build_runs(&source, &exe, false, false, runs, "gcc (naive)")?;
+            build(&source, &exe, false, false, runs, "gcc (naive)")?;
             Ok((runs, time_c(&exe, 1)?.0))
         })
         .and_then(|(runs, ms)| {
@@ -545,6 +534,7 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
                 &check,
                 false,
                 true,
+                1,
                 "gcc -ffp-contract=off (naive)",
             )?;
             let (_, stdout) = time_c(&check, 1)?;
@@ -576,11 +566,11 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         let exe = dir.join(name);
         let check = dir.join(format!("{name}-check"));
         cell_of(
-            build_runs(c_file, &exe, true, false, runs, "gcc -fopenmp (Pollen)")
+            build(c_file, &exe, true, false, runs, "gcc -fopenmp (Pollen)")
                 .and_then(|()| time_c(&exe, threads))
                 .and_then(|(ms, _)| {
                     let what = "gcc -fopenmp -ffp-contract=off (Pollen)";
-                    build(c_file, &check, true, true, what)?;
+                    build(c_file, &check, true, true, 1, what)?;
                     let (_, stdout) = time_c(&check, threads)?;
                     let check = if cx.options.exact {
                         compare(&expected, &checksums(&stdout), 0.0)
