@@ -37,6 +37,9 @@
 //! the program's start are several times slower than the later ones, so that 5 runs
 //! would leave its time to chance. Every build of the operator (the naive program,
 //! Pollen's, each candidate of Pollen's search, TVM's) makes the same number of runs.
+//! Those first times are taken minutes apart, and the machine has slow spells of minutes,
+//! so every build is then timed again in further rounds, side by side ([`time_rounds`],
+//! `--rounds`, default [`DEFAULT_ROUNDS`] in all), and keeps its fastest time.
 //!
 //! Pollen's `opt` and `search` get [`POLLEN_FAST`] (`--reassociate --vector-math`)
 //! unless `--exact` is given: like TVM, Pollen then vectorises reductions with a partial
@@ -84,6 +87,9 @@ const DEFAULT_RUN_MS: usize = 100;
 
 /// The most runs of one build.
 const MAX_RUNS: usize = 200;
+
+/// How many times every build of an operator is timed by default ([`time_rounds`]).
+const DEFAULT_ROUNDS: usize = 4;
 
 /// MetaSchedule's trial budget per operator by default.
 const DEFAULT_TRIALS: usize = 64;
@@ -134,6 +140,10 @@ const TVM_PACKAGES: &[&str] = &[
     "psutil",
     "xgboost-cpu",
 ];
+
+/// The directory, in an operator's, of TVM's modules as built (`default.so`,
+/// `tuned.so`), timed again by the later rounds.
+const TVM_LIBS: &str = "tvm-libs";
 
 /// How long one TVM script may run (seconds): building, tuning and timing both modes.
 const TVM_LIMIT_S: u64 = 3600;
@@ -271,6 +281,8 @@ struct Options {
     run_ms: usize,
     trials: usize,
     threads: usize,
+    /// How many times every build of an operator is timed ([`time_rounds`]).
+    rounds: usize,
     install: bool,
     /// Whether TVM's columns are measured (`--no-tvm`: Pollen's only).
     tvm: bool,
@@ -315,7 +327,7 @@ impl Row {
 }
 
 /// Runs `cargo xtask bench tensor [--no-install] [--no-tvm] [--trials N] [--runs N]
-/// [--run-ms MS] [--threads N] [--only op,op]`.
+/// [--run-ms MS] [--rounds N] [--threads N] [--only op,op] [--exact]`.
 pub fn run(root: &Path, flags: &[String]) -> Result<()> {
     let options = options(flags)?;
     let operators = select(&options.only)?;
@@ -357,6 +369,7 @@ fn options(flags: &[String]) -> Result<Options> {
         run_ms: DEFAULT_RUN_MS,
         trials: DEFAULT_TRIALS,
         threads: DEFAULT_THREADS,
+        rounds: DEFAULT_ROUNDS,
         install: true,
         tvm: true,
         exact: false,
@@ -384,6 +397,7 @@ fn options(flags: &[String]) -> Result<Options> {
             "--run-ms" => options.run_ms = positive(value("a number")?)?,
             "--trials" => options.trials = positive(value("a number")?)?,
             "--threads" => options.threads = positive(value("a number")?)?,
+            "--rounds" => options.rounds = positive(value("a number")?)?,
             "--only" => options.only.extend(
                 value("operator names")?
                     .split(',')
@@ -391,8 +405,8 @@ fn options(flags: &[String]) -> Result<Options> {
                     .map(str::to_string),
             ),
             other => bail!(
-                "unknown option `{other}` (known: --runs N, --run-ms MS, --trials N, --threads N, \
-                 --only op,op, --no-install, --no-tvm, --exact)"
+                "unknown option `{other}` (known: --runs N, --run-ms MS, --rounds N, --trials N, \
+                 --threads N, --only op,op, --no-install, --no-tvm, --exact)"
             ),
         }
     }
@@ -606,7 +620,9 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         Ok(_) if !script.exists() => {
             Err(Cell::Skipped(format!("no TVM script {}", script.display())))
         }
-        Ok(python) => Ok(run_tvm(python, &script, &sizes, cx.options, runs, &dir)),
+        Ok(python) => Ok(run_tvm(
+            python, &script, &sizes, cx.options, runs, &dir, None,
+        )),
     };
     for (column, mode) in [(TVM_DEFAULT, "default"), (TVM_TUNED, "tuned")] {
         row.cells[column] = match &tvm {
@@ -625,7 +641,121 @@ fn bench_operator(cx: &Setup, op: &Operator) -> Row {
         };
         show(COLUMNS[column], &row.cells[column]);
     }
+    let python = cx.python.as_ref().ok().filter(|_| script.exists());
+    time_rounds(
+        cx,
+        &mut row,
+        &dir,
+        &expected,
+        python.map(|p| (*p, script.as_path())),
+    );
     row
+}
+
+/// Times the operator's builds again in `--rounds` - 1 further rounds, each of which
+/// runs every build that was timed and found correct once, one after another (the naive
+/// program, Pollen's, Pollen tuned, then TVM's two modules loaded as built), in the
+/// reverse order every other round; each build keeps its fastest time. The first times
+/// are taken minutes apart (Pollen's before its search, TVM's after MetaSchedule's), and
+/// the 2-core machines this runs on have slow spells of minutes; timed side by side in
+/// rounds, every build meets the same spells. A build that fails in a later round is
+/// marked failed.
+fn time_rounds(
+    cx: &Setup,
+    row: &mut Row,
+    dir: &Path,
+    expected: &[f64],
+    tvm: Option<(&Path, &Path)>,
+) {
+    let threads = cx.options.threads;
+    let builds = [
+        (NAIVE, "naive", 1),
+        (POLLEN, "pollen", threads),
+        (POLLEN_TUNED, "pollen-tuned", threads),
+    ];
+    let timed = |row: &Row, column: usize| row.cells[column].correct_ms().is_some();
+    for round in 2..=cx.options.rounds {
+        let mut order: Vec<Option<usize>> = builds.iter().map(|b| Some(b.0)).collect();
+        // `None` stands for TVM's two modules, timed by one run of its script.
+        order.push(None);
+        if round % 2 == 0 {
+            order.reverse();
+        }
+        let mut line = format!("  round {round}:");
+        for step in order {
+            let results: Vec<(usize, std::result::Result<f64, String>)> = match step {
+                Some(column) => {
+                    if !timed(row, column) {
+                        continue;
+                    }
+                    let (_, name, threads) = builds.iter().find(|b| b.0 == column).unwrap();
+                    vec![(column, time_c(&dir.join(name), *threads).map(|(ms, _)| ms))]
+                }
+                None => {
+                    let Some((python, script)) = tvm else {
+                        continue;
+                    };
+                    let columns: Vec<usize> = [TVM_DEFAULT, TVM_TUNED]
+                        .into_iter()
+                        .filter(|&c| timed(row, c))
+                        .collect();
+                    if columns.is_empty() {
+                        continue;
+                    }
+                    let load = Some(dir.join(TVM_LIBS));
+                    let output = run_tvm(
+                        python,
+                        script,
+                        &row.sizes,
+                        cx.options,
+                        row.runs,
+                        dir,
+                        load.as_deref(),
+                    );
+                    columns
+                        .into_iter()
+                        .map(|c| {
+                            let mode = if c == TVM_DEFAULT { "default" } else { "tuned" };
+                            let ms = output
+                                .as_ref()
+                                .map_err(String::clone)
+                                .and_then(|(stdout, _)| tvm_line(stdout, mode))
+                                .and_then(|(ms, sums)| {
+                                    match compare_scaled(expected, &sums, TVM_TOLERANCE) {
+                                        Check::Wrong(_) => Err("wrong checksums".to_string()),
+                                        _ => Ok(ms),
+                                    }
+                                });
+                            (c, ms)
+                        })
+                        .collect()
+                }
+            };
+            for (column, result) in results {
+                match result {
+                    Ok(ms) => {
+                        let _ = write!(line, " {} {}", COLUMNS[column], ms_text(ms));
+                        if let Cell::Timed(best, _) = &mut row.cells[column] {
+                            *best = best.min(ms);
+                        }
+                    }
+                    Err(e) => {
+                        let _ = write!(line, " {} error", COLUMNS[column]);
+                        row.cells[column] = Cell::Failed(format!("round {round}: {e}"));
+                    }
+                }
+            }
+        }
+        println!("{line}");
+    }
+    if cx.options.rounds > 1 {
+        println!("  fastest of {} rounds:", cx.options.rounds);
+        for (column, title) in COLUMNS.iter().enumerate() {
+            if timed(row, column) {
+                show(title, &row.cells[column]);
+            }
+        }
+    }
 }
 
 /// Pollen's auto-tuner on the operator's C program: `pollen search` with `--trials`
@@ -753,7 +883,8 @@ fn fastest(stderr: &str) -> Option<f64> {
 }
 
 /// Runs an operator's TVM script in both modes: its standard output and, where it did not
-/// end well, why; or why it could not run.
+/// end well, why; or why it could not run. The modules built are saved in
+/// `<dir>/tvm-libs`; with `load`, none is built: those of that directory are timed.
 fn run_tvm(
     python: &Path,
     script: &Path,
@@ -761,10 +892,9 @@ fn run_tvm(
     o: &Options,
     runs: usize,
     dir: &Path,
+    load: Option<&Path>,
 ) -> std::result::Result<(String, Option<String>), String> {
     let work = dir.join("tvm-work");
-    // MetaSchedule appends to its database: a fresh one per run.
-    let _ = std::fs::remove_dir_all(&work);
     let mut cmd = Command::new("timeout");
     cmd.arg(TVM_LIMIT_S.to_string())
         .arg(python)
@@ -779,7 +909,18 @@ fn run_tvm(
         .arg("--work-dir")
         .arg(&work)
         .env("TVM_NUM_THREADS", o.threads.to_string());
-    let logs = dir.join("tvm");
+    let logs = match load {
+        Some(libs) => {
+            cmd.arg("--load").arg(libs);
+            dir.join("tvm-rounds")
+        }
+        None => {
+            // MetaSchedule appends to its database: a fresh one per run.
+            let _ = std::fs::remove_dir_all(&work);
+            cmd.arg("--export").arg(dir.join(TVM_LIBS));
+            dir.join("tvm")
+        }
+    };
     let output = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1002,13 +1143,15 @@ fn report(rows: &[Row], o: &Options, tvm_skipped: Option<&String>, machine: &str
     let mut out = format!(
         "\ntensor operators, milliseconds (the fastest of each build's runs: as many as make \
          the naive program's runs last {} ms, at least {} and at most {}, in the column \
-         `runs` below); C builds under gcc {}, the naive \
+         `runs` below, in each of {} rounds that time the builds side by side); C builds \
+         under gcc {}, the naive \
          program on 1 thread, Pollen's with -fopenmp on {} threads, tuned by `pollen search` \
          with {} candidates; TVM on {} threads, tuned by MetaSchedule with {} trials; \
          {machine}\n",
         o.run_ms,
         o.runs,
         MAX_RUNS.max(o.runs),
+        o.rounds,
         GCC_FLAGS.join(" "),
         o.threads,
         o.trials,
@@ -1207,8 +1350,8 @@ fn json_cell(cell: &Cell) -> String {
 /// The results as JSON.
 fn json(rows: &[Row], o: &Options) -> String {
     let mut out = format!(
-        "{{\n  \"suite\": \"tensor\",\n  \"runs\": {},\n  \"run_ms\": {},\n  \"trials\": {},\n  \"threads\": {},\n  \"tvm_tolerance\": {TVM_TOLERANCE:e},\n  \"operators\": [",
-        o.runs, o.run_ms, o.trials, o.threads
+        "{{\n  \"suite\": \"tensor\",\n  \"runs\": {},\n  \"run_ms\": {},\n  \"rounds\": {},\n  \"trials\": {},\n  \"threads\": {},\n  \"tvm_tolerance\": {TVM_TOLERANCE:e},\n  \"operators\": [",
+        o.runs, o.run_ms, o.rounds, o.trials, o.threads
     );
     for (i, row) in rows.iter().enumerate() {
         out.push_str(if i == 0 { "\n" } else { ",\n" });
@@ -1266,6 +1409,8 @@ mod tests {
             "3",
             "--run-ms",
             "50",
+            "--rounds",
+            "2",
         ]))
         .expect("valid");
         assert_eq!(
@@ -1275,6 +1420,7 @@ mod tests {
                 run_ms: 50,
                 trials: 8,
                 threads: DEFAULT_THREADS,
+                rounds: 2,
                 install: false,
                 tvm: true,
                 exact: false,
@@ -1294,6 +1440,8 @@ mod tests {
         assert!(options(&strings(&["--runs", "many"])).is_err());
         assert!(options(&strings(&["--run-ms", "0"])).is_err());
         assert_eq!(options(&[]).expect("valid").run_ms, DEFAULT_RUN_MS);
+        assert_eq!(options(&[]).expect("valid").rounds, DEFAULT_ROUNDS);
+        assert!(options(&strings(&["--rounds", "0"])).is_err());
         assert!(options(&strings(&["--only"])).is_err());
         assert!(options(&strings(&["matmul"])).is_err());
         assert!(options(&strings(&["--fast"])).is_err());

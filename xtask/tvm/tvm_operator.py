@@ -8,8 +8,12 @@ inputs in the same order, the same stages and the same float32 arithmetic, and c
 - reads the C program's size flags (``-DM=128 -DN=3072 -DK=768``; sizes not given keep
   the script's defaults, those of the ``.te`` file), ``--mode default|tuned|both``
   (default both), ``--trials N`` (MetaSchedule's ``max_trials_global``, default 64),
-  ``--runs N`` (timed runs, default 5), ``--threads N`` (default 2) and ``--work-dir
-  DIR`` (MetaSchedule's logs and database, default a temporary directory);
+  ``--runs N`` (timed runs, default 5), ``--threads N`` (default 2), ``--work-dir
+  DIR`` (MetaSchedule's logs and database, default a temporary directory), ``--export
+  DIR`` (each mode's build is also saved as ``DIR/<mode>.so``) and ``--load DIR``
+  (nothing is built or tuned: each mode's module is loaded from ``DIR/<mode>.so``, as
+  an earlier run with ``--export DIR`` saved it, and timed and checked again: the
+  bench's later rounds, which time TVM's builds between Pollen's);
 - fills the inputs with ``pollen te``'s formula (``init_coefficients`` of
   ``crates/tensor/src/eval.rs``): element ``x`` of input number ``t`` of rank ``r`` is
   ``(float) ((sum_d c_d x_d + 2 t + 1) % 37) / 9 - 2`` with ``c_d`` the prime number
@@ -94,6 +98,8 @@ def read_arguments(argv, params):
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--work-dir", default=None)
+    parser.add_argument("--export", default=None)
+    parser.add_argument("--load", default=None)
     return sizes, parser.parse_args(rest)
 
 
@@ -122,6 +128,17 @@ def time_module(lib, arrays, runs):
     return min(result.results) * 1e3
 
 
+def export(executable, directory, mode):
+    """The module of a compiled ``executable``, saved first as ``<directory>/<mode>.so``
+    where a directory is given."""
+    if directory:
+        path = os.path.join(directory, f"{mode}.so")
+        if os.path.exists(path):
+            os.remove(path)
+        executable.export_library(path)
+    return executable.jit()
+
+
 def main(name, params, inputs, build):
     """Builds, times and checks one program in the modes asked for (see the module)."""
     sizes, options = read_arguments(sys.argv[1:], params)
@@ -146,10 +163,14 @@ def main(name, params, inputs, build):
     ]
     modes = ["default", "tuned"] if options.mode == "both" else [options.mode]
     failed = False
+    if options.export:
+        os.makedirs(options.export, exist_ok=True)
     for mode in modes:
         try:
-            if mode == "default":
-                lib = tvm.compile(mod, target=target).jit()
+            if options.load:
+                lib = tvm.runtime.load_module(os.path.join(options.load, f"{mode}.so"))
+            elif mode == "default":
+                lib = export(tvm.compile(mod, target=target), options.export, mode)
             else:
                 from tvm.s_tir import meta_schedule as ms
 
@@ -170,7 +191,7 @@ def main(name, params, inputs, build):
                 schedule = ms.tir_integration.compile_tir(database, mod, target)
                 if schedule is None:
                     raise RuntimeError("MetaSchedule found no valid schedule")
-                lib = tvm.compile(schedule.mod, target=target).jit()
+                lib = export(tvm.compile(schedule.mod, target=target), options.export, mode)
             arrays = [tvm.runtime.tensor(v, device) for v in values]
             arrays += [
                 tvm.runtime.tensor(
