@@ -154,7 +154,8 @@ impl Knobs {
     /// the sizes of each band member in turn. The parameters that change the code the
     /// most come first, since the search tries the neighbours of its best candidate in
     /// their order: with vector registers the other vector width, then vector registers
-    /// on or off, unroll-and-jam, parallel loops, and the tile sizes last.
+    /// on or off (turned on, also with wide vectors), unroll-and-jam, parallel loops,
+    /// and the tile sizes last.
     pub fn neighbours(&self, tiled: bool) -> Vec<Knobs> {
         self.neighbours_in(tiled, &Walk::default())
     }
@@ -184,6 +185,17 @@ impl Knobs {
             wide_vectors: false,
             ..self.clone()
         });
+        if !self.vector_registers {
+            // Vector registers at once with wide vectors too: where a vector nest's
+            // accumulators pay off only with twice the registers (AVX-512's), the
+            // narrow one is no faster than the candidate refined, and a walk that turns
+            // vector registers on and then widens them would never take its first step.
+            out.push(Knobs {
+                vector_registers: true,
+                wide_vectors: true,
+                ..self.clone()
+            });
+        }
         if tiled {
             out.push(Knobs {
                 unroll_and_jam: !self.unroll_and_jam,
@@ -398,8 +410,8 @@ impl fmt::Display for Candidate {
 }
 
 /// The candidates of `space`: the default first, then the default with vector
-/// registers, alone, untiled, without unroll-and-jam (also with wide vectors) and
-/// untiled under AKG's strategy,
+/// registers, alone, untiled (also with wide vectors), without unroll-and-jam (also
+/// with wide vectors) and untiled under AKG's strategy,
 /// then the rest of its
 /// [`neighbours`] (the default pipeline with one parameter changed), then every
 /// structure of F¹ with each [`Inner`] choice (the order of [`Space::structures`],
@@ -428,6 +440,12 @@ pub fn candidates(space: &Space) -> Vec<Candidate> {
     let combined = [
         Knobs {
             vector_registers: true,
+            tiling: false,
+            ..Knobs::default()
+        },
+        Knobs {
+            vector_registers: true,
+            wide_vectors: true,
             tiling: false,
             ..Knobs::default()
         },

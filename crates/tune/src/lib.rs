@@ -46,22 +46,24 @@
 //! let space = space_of(c, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
 //! let keys: Vec<String> = candidates(&space).iter().map(|c| c.key()).collect();
 //! assert_eq!(keys[0], "default");
-//! // Vector registers: alone, with no tiling, without unroll-and-jam (also with wide
-//! // vectors), and untiled in the original loop order (AKG's strategy).
+//! // Vector registers: alone, with no tiling, without unroll-and-jam (each also with
+//! // wide vectors), and untiled in the original loop order (AKG's strategy).
 //! assert_eq!(keys[1], "default vector-registers");
-//! assert_eq!(keys[2], "default no-tiling vector-registers");
-//! assert_eq!(keys[3], "default no-unroll-and-jam vector-registers");
-//! assert_eq!(keys[4], "default no-unroll-and-jam vector-registers wide-vectors");
-//! assert_eq!(keys[5], "default strategy=akg no-tiling vector-registers");
+//! assert_eq!(keys[2], "default vector-registers wide-vectors");
+//! assert_eq!(keys[3], "default no-tiling vector-registers");
+//! assert_eq!(keys[4], "default no-tiling vector-registers wide-vectors");
+//! assert_eq!(keys[5], "default no-unroll-and-jam vector-registers");
+//! assert_eq!(keys[6], "default no-unroll-and-jam vector-registers wide-vectors");
+//! assert_eq!(keys[7], "default strategy=akg no-tiling vector-registers");
 //! // The rest of the default pipeline with one parameter changed.
-//! assert_eq!(keys[6], "default no-unroll-and-jam");
-//! assert_eq!(keys[7], "default sequential");
-//! assert_eq!(keys[8], "default tiles=16");
-//! assert_eq!(keys[14], "default no-tiling");
-//! assert_eq!(keys[17], "default strategy=akg");
+//! assert_eq!(keys[8], "default no-unroll-and-jam");
+//! assert_eq!(keys[9], "default sequential");
+//! assert_eq!(keys[10], "default tiles=16");
+//! assert_eq!(keys[16], "default no-tiling");
+//! assert_eq!(keys[19], "default strategy=akg");
 //! // Then three candidates per fusion structure.
-//! assert_eq!(keys[18], "{S0 S1} tiled");
-//! assert_eq!(keys.len(), 1 + 13 + 4 + 3 * 2);
+//! assert_eq!(keys[20], "{S0 S1} tiled");
+//! assert_eq!(keys.len(), 1 + 14 + 5 + 3 * 2);
 //! ```
 
 pub mod evaluate;

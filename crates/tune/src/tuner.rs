@@ -275,6 +275,15 @@ pub fn search(
     let baseline = Baseline { output, seconds };
     observe(Event::Baseline(&baseline));
 
+    // The programs of the candidates a resumed search already knows, before any is
+    // evaluated: a candidate that the earlier search left out as the same program as one
+    // of them is left out again, whichever of the two comes first in the queue (with
+    // several jobs, the earlier search may have evaluated the later one).
+    let programs: HashSet<String> = candidates
+        .iter()
+        .filter(|c| known.contains_key(&c.key()))
+        .filter_map(|c| evaluator.generate(Some(c)).ok())
+        .collect();
     let shared = Mutex::new(Shared {
         outcomes: Vec::new(),
         builds: HashMap::new(),
@@ -286,7 +295,7 @@ pub fn search(
         queue: order(candidates, config.seed).into_iter().collect(),
         seen: candidates.iter().map(Candidate::key).collect(),
         refined: HashSet::new(),
-        programs: HashSet::new(),
+        programs,
         same_program: 0,
         all: candidates.to_vec(),
         next_id: candidates.iter().map(|c| c.id + 1).max().unwrap_or(0),
@@ -310,9 +319,11 @@ pub fn search(
             let candidate = s.all[index].clone();
             if let Some(status) = known.get(&candidate.key()) {
                 // Its program, so that a candidate left out as the same program in the
-                // search resumed is left out again.
-                if let Ok(text) = evaluator.generate(Some(&candidate)) {
-                    s.programs.insert(text);
+                // search resumed is left out again (the list's were generated first).
+                if index >= candidates.len() {
+                    if let Ok(text) = evaluator.generate(Some(&candidate)) {
+                        s.programs.insert(text);
+                    }
                 }
                 s.record(Outcome {
                     candidate,

@@ -30,25 +30,28 @@ const ATAX: &str = "void f(int M, int N, double A[M][N], double x[N], double y[N
 fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     assert_eq!(s.structures().len(), 16);
-    // The default, vector registers alone and in four combinations, the default's 12
-    // other neighbours, then three candidates per structure.
+    // The default, vector registers alone (also with wide vectors) and in five
+    // combinations, the default's 12 other neighbours, then three candidates per
+    // structure.
     let all = candidates(&s);
-    assert_eq!(all.len(), 1 + 13 + 4 + 3 * 16);
+    assert_eq!(all.len(), 1 + 14 + 5 + 3 * 16);
     assert!(all[0].structure.is_none() && all[0].is_default());
     assert_eq!(all[0].key(), "default");
     assert!(all.iter().enumerate().all(|(k, c)| c.id == k));
-    let first: Vec<String> = all[1..6].iter().map(|c| c.key()).collect();
+    let first: Vec<String> = all[1..8].iter().map(|c| c.key()).collect();
     assert_eq!(
         first,
         [
             "default vector-registers",
+            "default vector-registers wide-vectors",
             "default no-tiling vector-registers",
+            "default no-tiling vector-registers wide-vectors",
             "default no-unroll-and-jam vector-registers",
             "default no-unroll-and-jam vector-registers wide-vectors",
             "default strategy=akg no-tiling vector-registers",
         ]
     );
-    let variants: Vec<String> = all[6..18].iter().map(|c| c.key()).collect();
+    let variants: Vec<String> = all[8..20].iter().map(|c| c.key()).collect();
     assert_eq!(
         variants,
         [
@@ -66,12 +69,12 @@ fn atax_has_the_default_its_neighbours_and_three_candidates_per_structure() {
             "default strategy=akg",
         ]
     );
-    assert!(all[1..18]
+    assert!(all[1..20]
         .iter()
         .all(|c| c.structure.is_none() && !c.is_default()));
-    assert_eq!(all[18].inner, Inner::Tiled);
-    assert_eq!(all[20].inner, Inner::Original);
-    assert!(all[18..].iter().all(|c| c.knobs == Knobs::default()));
+    assert_eq!(all[20].inner, Inner::Tiled);
+    assert_eq!(all[22].inner, Inner::Original);
+    assert!(all[20..].iter().all(|c| c.knobs == Knobs::default()));
     let keys: std::collections::BTreeSet<String> = all.iter().map(|c| c.key()).collect();
     assert_eq!(keys.len(), all.len(), "keys are unique");
 }
@@ -180,7 +183,7 @@ fn timers_are_found_and_left_out_of_the_output() {
 #[test]
 fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     let tiled = Knobs::default().neighbours(true);
-    assert_eq!(tiled.len(), TILE_SIZES.len() + 3);
+    assert_eq!(tiled.len(), TILE_SIZES.len() + 4);
     let untiled = Knobs::default().neighbours(false);
     assert_eq!(
         untiled,
@@ -190,19 +193,25 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
                 ..Knobs::default()
             },
             Knobs {
+                vector_registers: true,
+                wide_vectors: true,
+                ..Knobs::default()
+            },
+            Knobs {
                 parallel: false,
                 ..Knobs::default()
             }
         ]
     );
     // From a changed point, the model's sizes are a neighbour again, and every
-    // neighbour differs in exactly one parameter.
+    // neighbour differs in exactly one parameter (vector registers turned on with
+    // wide vectors counting as one).
     let at64 = Knobs {
         tile_sizes: Some(vec![64]),
         ..Knobs::default()
     };
     let n = at64.neighbours(true);
-    assert_eq!(n.len(), TILE_SIZES.len() + 3);
+    assert_eq!(n.len(), TILE_SIZES.len() + 4);
     assert!(n.iter().any(|k| k.tile_sizes.is_none()));
     for k in &n {
         let changed = usize::from(k.tile_sizes != at64.tile_sizes)
@@ -275,7 +284,7 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
     assert!(first.in_order, "{first:?}");
     let s = space_of(ATAX, 0, &Limits::default(), &mut Budget::unlimited()).unwrap();
     let all = candidates(&s);
-    let walked = pollen_tune::evaluate::neighbours_in(&all[2], &reassociating);
+    let walked = pollen_tune::evaluate::neighbours_in(&all[3], &reassociating);
     assert_eq!(
         walked[0].key(),
         "default no-tiling vector-registers in-order"
@@ -308,6 +317,7 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         keys,
         [
             format!("{} vector-registers", untiled.key()),
+            format!("{} vector-registers wide-vectors", untiled.key()),
             format!("{} sequential", untiled.key())
         ]
     );
@@ -330,6 +340,7 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
         keys,
         [
             "default strategy=akg no-tiling vector-registers",
+            "default strategy=akg no-tiling vector-registers wide-vectors",
             "default strategy=akg no-tiling sequential",
             "default no-tiling",
             "default strategy=basteln no-tiling",
@@ -355,10 +366,10 @@ fn neighbours_change_one_parameter_and_tile_sizes_only_where_tiled() {
 
 #[test]
 fn the_vector_width_is_a_neighbour_of_vector_registers_only() {
-    assert!(Knobs::default()
-        .neighbours(true)
-        .iter()
-        .all(|k| !k.wide_vectors));
+    // Without vector registers, wide vectors come only with them turned on.
+    let n = Knobs::default().neighbours(true);
+    assert!(n.iter().all(|k| k.vector_registers || !k.wide_vectors));
+    assert!(n.iter().any(|k| k.vector_registers && k.wide_vectors));
     let vectors = Knobs {
         vector_registers: true,
         ..Knobs::default()
