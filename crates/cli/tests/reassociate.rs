@@ -286,3 +286,58 @@ fn sums_over_whole_rows_run_as_one_loop_where_rows_are_not_padded() {
         assert_eq!(expected, got, "pad {pad}: {text}");
     }
 }
+
+/// With vector registers, a pooling window's rows are combined first, over the
+/// stretch of the input row under a strip of outputs, then under each output
+/// (`pollen_emit_c`'s separable windows): a maximum stays bit for bit the original's
+/// (no NaN or signed zero among the inputs), an average within rounding; rows wider
+/// than a strip (550 outputs, strips of 256) and padded borders included (AKG's
+/// strategy, which holds each window in a variable).
+#[test]
+fn pooling_windows_combine_their_rows_first() {
+    cc::require_gcc();
+    let dir = cc::scratch("reassociate-separable");
+    let cases: &[(&str, &[&str])] = &[
+        ("max_pool", &["-DN=1", "-DC=3", "-DH=9", "-DW=21"]),
+        ("max_pool", &["-DN=1", "-DC=2", "-DH=5", "-DW=1101"]),
+        ("avg_pool", &["-DN=2", "-DC=3", "-DH=6", "-DW=22"]),
+        ("avg_pool", &["-DN=1", "-DC=2", "-DH=4", "-DW=1100"]),
+    ];
+    for (k, (name, defines)) in cases.iter().enumerate() {
+        let source = naive(&dir, name);
+        let expected = build_and_run(&dir, &source, defines);
+        let tag = format!("{name}-{k}");
+        let args = [
+            "--reassociate",
+            "--vector-registers",
+            "--no-tile",
+            "--strategy",
+            "akg",
+        ];
+        let (text, got) = optimized(&dir, &source, &tag, &args, defines);
+        let combined = text
+            .lines()
+            .any(|l| l.contains("] = X[c0][c1][2 * c") && l.trim_start().starts_with('t'));
+        assert!(combined, "{tag}: no combined rows in\n{text}");
+        if *name == "max_pool" {
+            assert_eq!(
+                expected,
+                got,
+                "{tag}: {}",
+                cc::first_difference(&expected, &got)
+            );
+        } else {
+            assert_close(&tag, &expected, &got);
+        }
+        // Without --reassociate the window keeps its order: the same bits.
+        let exact: Vec<&str> = args[1..].to_vec();
+        let (text, got) = optimized(&dir, &source, &format!("{tag}-exact"), &exact, defines);
+        assert!(!text.contains(" += 256)"), "{tag}: {text}");
+        assert_eq!(
+            expected,
+            got,
+            "{tag}: {}",
+            cc::first_difference(&expected, &got)
+        );
+    }
+}

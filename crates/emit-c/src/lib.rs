@@ -85,8 +85,13 @@
 //! reads (`A[...][c2][c3]`) and reads nothing else that moves with either loop is
 //! printed with that loop as one loop over the rows' consecutive elements,
 //! `(&A[...][0][0])[c2]` (module `coalesce`), where a check of the declared row length
-//! holds, so that a sum over a 7 × 7 window fills vectors. Every other loop is printed
-//! as without the option.
+//! holds, so that a sum over a 7 × 7 window fills vectors. An unrolled pooling window
+//! (above) whose updates read a rectangle of an array along the loop with a stride
+//! (`t0 += X[..][2 * c2 + kh][2 * c3 + kw]`) is printed in strips that first combine the
+//! window's rows over the stretch of the input row under the strip, then the combined
+//! row's elements under each output (module `separable`): a vectorised window then
+//! takes apart as many strided rows as the window has columns, not one per element.
+//! Every other loop is printed as without the option.
 //!
 //! # Vector math
 //! With [`EmitOptions::vector_math`] (default off), the generated block starts with
@@ -139,6 +144,7 @@ mod print;
 mod reduction;
 mod scalar;
 mod scan;
+mod separable;
 mod vector;
 
 pub use error::{Error, Result};

@@ -26,6 +26,7 @@ use crate::reduction;
 use crate::scalar::{self, Plan, Temporaries};
 use crate::scan;
 use crate::scan::SelectMacro;
+use crate::separable;
 use crate::vector::{self, Analysis, Link, Operand};
 use crate::{EmitOptions, Vectorize};
 
@@ -291,6 +292,14 @@ impl<'a> AstPrinter<'a> {
             return Ok(());
         }
         let plan = self.plan(l, in_parallel)?;
+        if let Some(plan) = &plan {
+            if let Some(window) = self.separable(l, in_parallel, plan) {
+                self.line(depth, &format!("{header} {{"));
+                self.print_separable(l, plan, &window, depth + 1)?;
+                self.line(depth, "}");
+                return Ok(());
+            }
+        }
         let hoists = plan
             .as_ref()
             .is_some_and(|p| !p.hoisted.is_empty() || !p.accumulators.is_empty());
@@ -329,7 +338,145 @@ impl<'a> AstPrinter<'a> {
             return self.print_vector_nest(l, &nest, depth, in_parallel);
         }
         let plan = self.plan(l, in_parallel)?;
+        if let Some(plan) = &plan {
+            if let Some(window) = self.separable(l, in_parallel, plan) {
+                return self.print_separable(l, plan, &window, depth);
+            }
+        }
         self.planned_loop(l, depth, in_parallel, plan.as_ref(), true)
+    }
+
+    /// The separable window of loop `l`'s body (module `separable`), when the options
+    /// ask for reassociated reductions with `omp simd`, `l` is an innermost
+    /// vectorisable loop of stride 1 inside the `omp parallel for` (or without one),
+    /// and its plan holds nothing across the loop and prints every instance inline.
+    fn separable(&self, l: &Loop, in_parallel: bool, plan: &Plan) -> Option<separable::Window> {
+        if !self.options.reassociate
+            || self.options.vectorize != Vectorize::OmpSimd
+            || self.vector_off
+            || !l.vectorizable
+            || !l.stride.is_one()
+            || self.is_omp_parallel(l, in_parallel)
+            || !plan.hoisted.is_empty()
+            || !plan.accumulators.is_empty()
+            || self.declarations.contains_key(&loop_key(l))
+            || self.collapsed.contains_key(&loop_key(l))
+        {
+            return None;
+        }
+        let texts: Vec<String> = plan.instances.iter().cloned().collect::<Option<_>>()?;
+        let mut users = Vec::new();
+        if !scalar::instances_only(&l.body, &mut users) {
+            return None;
+        }
+        let mut written = BTreeSet::new();
+        for (statement, _) in &users {
+            let s = self.scop.statement(statement)?;
+            written.extend(
+                s.accesses
+                    .iter()
+                    .filter(|a| a.kind == pollen_scop::AccessKind::Write)
+                    .map(|a| a.array.clone()),
+            );
+        }
+        let ranks: BTreeMap<String, usize> = self
+            .scop
+            .arrays
+            .iter()
+            .map(|a| (a.name.clone(), a.extents.len()))
+            .collect();
+        let held: Vec<&str> = plan.held.iter().map(|h| h.name.as_str()).collect();
+        separable::window(
+            &texts,
+            &self.iterator_name(&l.iterator),
+            &ranks,
+            &written,
+            &held,
+            &self.select_macros,
+        )
+    }
+
+    /// Loop `l` in strips, each combining its window's rows first (module `separable`).
+    fn print_separable(
+        &mut self,
+        l: &Loop,
+        plan: &Plan,
+        window: &separable::Window,
+        depth: usize,
+    ) -> Result<()> {
+        let lower = self.exprs.expr(&l.lower)?;
+        let upper = self.exprs.expr(&l.upper)?;
+        let name = self.iterator_name(&l.iterator);
+        let from = self.temporaries.fresh();
+        let to = self.temporaries.fresh();
+        let rows = self.temporaries.fresh();
+        let j = self.temporaries.fresh();
+        let last = separable::STRIP - 1;
+        let element_type = scalar::element_type(self.scop, &window.array).to_string();
+        self.line(
+            depth,
+            &format!(
+                "for (int {from} = {lower}; {from} <= {upper}; {from} += {}) {{",
+                separable::STRIP
+            ),
+        );
+        let d = depth + 1;
+        self.line(
+            d,
+            &format!("const int {to} = ({upper}) < {from} + {last} ? ({upper}) : {from} + {last};"),
+        );
+        self.line(d, &format!("{element_type} {rows}[{}];", window.buffer()));
+        self.line(d, "#pragma omp simd");
+        let stretch = window.stride;
+        self.line(
+            d,
+            &format!(
+                "for (int {j} = 0; {j} <= {stretch} * ({to} - {from}) + {}; {j}++) {{",
+                window.span() - 1
+            ),
+        );
+        let subscript = window.stretch_subscript(&from, &j);
+        let combined = format!("{rows}[{j}]");
+        for (k, row) in window.rows.iter().enumerate() {
+            let element = format!("{row}[{subscript}]");
+            let text = if k == 0 {
+                format!("{combined} = {element};")
+            } else {
+                window.update(&combined, &element)
+            };
+            self.line(d + 1, &text);
+        }
+        self.line(d, "}");
+        self.line(d, "#pragma omp simd");
+        self.line(
+            d,
+            &format!("for ({name} = {from}; {name} <= {to}; {name}++) {{"),
+        );
+        for load in &plan.shared {
+            self.line(d + 1, &load.declaration());
+        }
+        for load in &plan.held {
+            self.line(d + 1, &load.variable_declaration());
+        }
+        for (k, text) in plan.instances.iter().enumerate() {
+            if k == window.run.start {
+                for o in 0..window.span() {
+                    let element = format!("{rows}[{stretch} * ({name} - {from}) + {o}]");
+                    self.line(d + 1, &window.update(&window.variable, &element));
+                }
+            } else if !window.run.contains(&k) {
+                let text = text
+                    .as_deref()
+                    .expect("a separable window's body is inline");
+                self.line(d + 1, text);
+            }
+        }
+        for load in &plan.held {
+            self.line(d + 1, &load.store());
+        }
+        self.line(d, "}");
+        self.line(depth, "}");
+        Ok(())
     }
 
     /// A loop with its pragma; with a plan, after its hoisted loads (in a block of their
