@@ -500,6 +500,14 @@ fn other_vector_widths_keep_the_results() {
             text.contains(&format!("vector_size({bytes})")),
             "no {bytes}-byte vectors\n{text}"
         );
+        // Wide vectors also have a quarter vector for the last lanes (N = 70 is
+        // 4 × 16 + 4 + 2), narrow ones only a half one (of 8 bytes).
+        let quarter = if bytes == "64" { "16" } else { "4" };
+        assert_eq!(
+            text.contains(&format!("vector_size({quarter})")),
+            bytes == "64",
+            "{text}"
+        );
         assert!(
             text.contains("pollen_shuffle("),
             "not deinterleaved\n{text}"
@@ -528,6 +536,12 @@ fn other_vector_widths_keep_the_results() {
     assert!(
         text.contains("vector_size(16 * sizeof(DATA_TYPE))"),
         "no 16-lane vectors\n{text}"
+    );
+    // 70 outputs a row: 4 strips of 16, then a quarter vector of 4 (the half one of 8
+    // does not fit), then 2 in the scalar loop.
+    assert!(
+        text.contains("vector_size(4 * sizeof(DATA_TYPE))"),
+        "no quarter vectors\n{text}"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_pollen"))
         .args([

@@ -1138,14 +1138,21 @@ impl<'a> AstPrinter<'a> {
         self.line(depth, "{");
         let d = depth + 1;
         // The full vector type and a half one for the last lanes, each with its number
-        // of elements.
+        // of elements; with wide vectors (of 8 elements or more) also a quarter one, so
+        // that a row of 28 is 16 + 8 + 4, not 16 + 8 and 4 left to the scalar loop.
         let mut types = Vec::new();
         let (full, full_bytes) = nest.analysis.full_vector();
-        let half_bytes = match (nest.analysis.element_bytes, full) {
-            (None, Some(n)) => format!("{} * sizeof({ty})", n / 2),
-            _ => (nest.analysis.vector_bytes / 2).to_string(),
+        let part = |d: usize| match (nest.analysis.element_bytes, full) {
+            (None, Some(n)) => format!("{} * sizeof({ty})", n / d),
+            _ => (nest.analysis.vector_bytes / d).to_string(),
         };
-        for (bytes, count) in [(full_bytes, full), (half_bytes, full.map(|n| n / 2))] {
+        let mut sizes = vec![(full_bytes, full), (part(2), full.map(|n| n / 2))];
+        let quarter =
+            nest.analysis.vector_bytes >= vector::WIDE_BYTES && full.is_none_or(|n| n >= 8);
+        if quarter {
+            sizes.push((part(4), full.map(|n| n / 4)));
+        }
+        for (bytes, count) in sizes {
             let vector_type = self.temporaries.fresh();
             let lanes = self.temporaries.fresh();
             self.line(
@@ -1187,12 +1194,15 @@ impl<'a> AstPrinter<'a> {
         };
         let groups = nest.analysis.groups(nest.copies());
         // Strips of `groups` full vectors, then of half as many, ..., then of one, then
-        // one half vector.
+        // one half vector (and one quarter vector).
         let mut phases: Vec<(usize, usize)> =
             std::iter::successors(Some(groups), |&m| (m > 1).then_some(m / 2))
                 .map(|m| (m, 0))
                 .collect();
         phases.push((1, 1));
+        if quarter {
+            phases.push((1, 2));
+        }
         for (m, t) in phases {
             let (vector_type, lanes, count, mask_type) = &types[t];
             let width = if m == 1 {
@@ -1200,7 +1210,7 @@ impl<'a> AstPrinter<'a> {
             } else {
                 format!("{m} * {lanes}")
             };
-            // A half vector covers at most one strip: `if`, not `for`.
+            // A half or quarter vector covers at most one strip: `if`, not `for`.
             let fits = format!("{strip} <= {upper} - ({width} - 1)");
             let header = if t == 0 {
                 format!("for (; {fits}; {strip} += {width}) {{")
