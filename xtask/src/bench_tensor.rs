@@ -668,30 +668,27 @@ fn time_rounds(
     tvm: Option<(&Path, &Path)>,
 ) {
     let threads = cx.options.threads;
-    let builds = [
-        (NAIVE, "naive", 1),
-        (POLLEN, "pollen", threads),
-        (POLLEN_TUNED, "pollen-tuned", threads),
-    ];
     let timed = |row: &Row, column: usize| row.cells[column].correct_ms().is_some();
     for round in 2..=cx.options.rounds {
-        let mut order: Vec<Option<usize>> = builds.iter().map(|b| Some(b.0)).collect();
-        // `None` stands for TVM's two modules, timed by one run of its script.
-        order.push(None);
+        let mut order = vec![
+            Rerun::C(NAIVE, "naive", 1),
+            Rerun::C(POLLEN, "pollen", threads),
+            Rerun::C(POLLEN_TUNED, "pollen-tuned", threads),
+            Rerun::Tvm,
+        ];
         if round % 2 == 0 {
             order.reverse();
         }
         let mut line = format!("  round {round}:");
         for step in order {
             let results: Vec<(usize, std::result::Result<f64, String>)> = match step {
-                Some(column) => {
+                Rerun::C(column, name, threads) => {
                     if !timed(row, column) {
                         continue;
                     }
-                    let (_, name, threads) = builds.iter().find(|b| b.0 == column).unwrap();
-                    vec![(column, time_c(&dir.join(name), *threads).map(|(ms, _)| ms))]
+                    vec![(column, time_c(&dir.join(name), threads).map(|(ms, _)| ms))]
                 }
-                None => {
+                Rerun::Tvm => {
                     let Some((python, script)) = tvm else {
                         continue;
                     };
@@ -732,18 +729,8 @@ fn time_rounds(
                 }
             };
             for (column, result) in results {
-                match result {
-                    Ok(ms) => {
-                        let _ = write!(line, " {} {}", COLUMNS[column], ms_text(ms));
-                        if let Cell::Timed(best, _) = &mut row.cells[column] {
-                            *best = best.min(ms);
-                        }
-                    }
-                    Err(e) => {
-                        let _ = write!(line, " {} error", COLUMNS[column]);
-                        row.cells[column] = Cell::Failed(format!("round {round}: {e}"));
-                    }
-                }
+                let text = keep_fastest(&mut row.cells[column], round, result);
+                let _ = write!(line, " {} {text}", COLUMNS[column]);
             }
         }
         println!("{line}");
@@ -754,6 +741,33 @@ fn time_rounds(
             if timed(row, column) {
                 show(title, &row.cells[column]);
             }
+        }
+    }
+}
+
+/// A build that a round of [`time_rounds`] times again: a C program (its column, its
+/// executable in the operator's folder, its threads) or TVM's two modules (one run of
+/// the script, which loads them).
+#[derive(Clone, Copy, Debug)]
+enum Rerun {
+    C(usize, &'static str, usize),
+    Tvm,
+}
+
+/// Folds one round's result for a build into its cell: a time below the cell's replaces
+/// it (the cell keeps its checksums' verdict), a failure marks the cell failed with the
+/// round. The round's text for the build: its time, or `error`.
+fn keep_fastest(cell: &mut Cell, round: usize, result: std::result::Result<f64, String>) -> String {
+    match result {
+        Ok(ms) => {
+            if let Cell::Timed(best, _) = cell {
+                *best = best.min(ms);
+            }
+            ms_text(ms)
+        }
+        Err(e) => {
+            *cell = Cell::Failed(format!("round {round}: {e}"));
+            "error".to_string()
         }
     }
 }
@@ -1392,6 +1406,20 @@ fn json(rows: &[Row], o: &Options) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_keep_the_fastest_time_and_mark_failures() {
+        let mut cell = Cell::Timed(2.0, Check::Same);
+        assert_eq!(keep_fastest(&mut cell, 2, Ok(3.0)), ms_text(3.0));
+        assert!(matches!(cell, Cell::Timed(ms, Check::Same) if ms == 2.0));
+        assert_eq!(keep_fastest(&mut cell, 3, Ok(1.5)), ms_text(1.5));
+        assert!(matches!(cell, Cell::Timed(ms, Check::Same) if ms == 1.5));
+        assert_eq!(keep_fastest(&mut cell, 4, Err("crashed".into())), "error");
+        assert!(matches!(&cell, Cell::Failed(e) if e == "round 4: crashed"));
+        // A failed cell stays failed.
+        keep_fastest(&mut cell, 5, Ok(0.5));
+        assert!(matches!(cell, Cell::Failed(_)));
+    }
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
