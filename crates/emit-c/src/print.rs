@@ -413,17 +413,20 @@ impl<'a> AstPrinter<'a> {
         let j = self.temporaries.fresh();
         let last = separable::STRIP - 1;
         let element_type = scalar::element_type(self.scop, &window.array).to_string();
+        let it_type = self.options.iterator_type.clone();
         self.line(
             depth,
             &format!(
-                "for (int {from} = {lower}; {from} <= {upper}; {from} += {}) {{",
+                "for ({it_type} {from} = {lower}; {from} <= {upper}; {from} += {}) {{",
                 separable::STRIP
             ),
         );
         let d = depth + 1;
         self.line(
             d,
-            &format!("const int {to} = ({upper}) < {from} + {last} ? ({upper}) : {from} + {last};"),
+            &format!(
+                "const {it_type} {to} = ({upper}) < {from} + {last} ? ({upper}) : {from} + {last};"
+            ),
         );
         self.line(d, &format!("{element_type} {rows}[{}];", window.buffer()));
         self.line(d, "#pragma omp simd");
@@ -431,7 +434,7 @@ impl<'a> AstPrinter<'a> {
         self.line(
             d,
             &format!(
-                "for (int {j} = 0; {j} <= {stretch} * ({to} - {from}) + {}; {j}++) {{",
+                "for ({it_type} {j} = 0; {j} <= {stretch} * ({to} - {from}) + {}; {j}++) {{",
                 window.span() - 1
             ),
         );

@@ -24,7 +24,7 @@
 //! combined row's elements under each output, needs as many permutations as the window
 //! has columns:
 //! ```text
-//!   for (t1 = 0; t1 <= 27; t1 += 256) {
+//!   for (int t1 = 0; t1 <= 27; t1 += 256) {
 //!     const int t2 = 27 < t1 + 255 ? 27 : t1 + 255;
 //!     DATA_TYPE t3[512];
 //!     #pragma omp simd
@@ -44,7 +44,8 @@
 //!   }
 //! ```
 //! The loop runs in strips of at most [`STRIP`] iterations so that the combined row
-//! fits a buffer of constant size on the stack. The window's elements are combined in
+//! fits a buffer of constant size on the stack (the strip's variables are of
+//! [`crate::EmitOptions::iterator_type`]). The window's elements are combined in
 //! another order (rows first), so a sum rounds differently and a maximum may return
 //! another NaN or signed zero: like reduction clauses ([`crate::reduction`]), this is
 //! only done when reductions may be reassociated.

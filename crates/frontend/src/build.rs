@@ -46,9 +46,21 @@ pub(crate) fn build(
         statements: Vec::new(),
         touched: BTreeSet::new(),
         budget,
+        keyword_param: None,
     };
     let mut enclosing = Vec::new();
     b.collect_params(stmts, &mut enclosing);
+    if let Some((name, at)) = b.keyword_param.take() {
+        return Err(Fail::new(
+            Kind::Name,
+            at,
+            format!(
+                "the parameter `{name}` is named by a keyword of the set notation \
+                 (and, or, not, implies, exists, mod, floor, ceil, min, max, true, false, ...), \
+                 which cannot name a parameter of the scop's sets: rename it"
+            ),
+        ));
+    }
     let mut items = Vec::new();
     for s in stmts {
         b.statement(s, &mut items)?;
@@ -168,6 +180,9 @@ struct Builder<'a, 'b> {
     statements: Vec<Statement>,
     touched: BTreeSet<String>,
     budget: &'b mut Budget,
+    /// The first parameter named by a keyword of the set notation, and where it is
+    /// first used.
+    keyword_param: Option<(String, usize)>,
 }
 
 impl Builder<'_, '_> {
@@ -239,6 +254,9 @@ impl Builder<'_, '_> {
         match &e.kind {
             ExprKind::Ident(name) => {
                 if self.is_param(name, enclosing) && !self.params.contains(name) {
+                    if self.keyword_param.is_none() && pollen_presburger::text::is_keyword(name) {
+                        self.keyword_param = Some((name.clone(), e.start));
+                    }
                     self.params.push(name.clone());
                 }
             }

@@ -332,6 +332,22 @@ fn misused_names() {
         5,
         "used outside its loop",
     );
+    // A parameter named by a keyword of the set notation (`or`, `MAX`) could not be
+    // written in the scop's text form; iterators so named are fine (they are renamed).
+    body(
+        "for (i = 0; i < N; i++) B[i] = A[i][or];",
+        K::Name,
+        5,
+        37,
+        "the parameter `or` is named by a keyword of the set notation",
+    );
+    body(
+        "for (i = 0; i < MAX; i++) B[i] = 0;",
+        K::Name,
+        5,
+        17,
+        "the parameter `MAX` is named by a keyword",
+    );
     body(
         "for (i = 0; i < N; i++)\n  for (i = 0; i < N; i++) x = 0;",
         K::Name,

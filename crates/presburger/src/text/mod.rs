@@ -63,6 +63,13 @@ pub use printer::{
 
 use lexer::Pos;
 
+/// Whether `word` is a keyword of the notation (`and`, `or`, `mod`, `min`, ..., in any
+/// case), which this parser, like isl's, never reads as a name: a parameter so named
+/// cannot be written down.
+pub fn is_keyword(word: &str) -> bool {
+    lexer::KEYWORDS.contains(&word.to_ascii_lowercase().as_str())
+}
+
 /// An object read from text, of the most specific kind its text allows.
 #[derive(Clone, Debug)]
 pub enum Parsed {
