@@ -3,12 +3,12 @@
 //! A dependence relates a source instance to a later target instance that accesses the same
 //! array element, at least one of the two writing it. Flow (read after write), anti (write
 //! after read) and output (write after write) dependences are computed exactly as relations
-//! between instances ([`analyze`]); flow dependences also in their value-based form, where
+//! between instances ([`analyze()`]); flow dependences also in their value-based form, where
 //! each read is paired only with the last write before it. [`DependenceGraph`] is the graph
 //! of statements these relations induce, with its strongly connected components.
 //!
 //! The module `oracle` (feature `oracle`, and tests) recomputes the same pairs for fixed
-//! parameter values from an execution trace, sharing no code with [`analyze`].
+//! parameter values from an execution trace, sharing no code with [`analyze()`].
 //!
 //! # Invariants
 //! - every relation is over the scop's parameters and relates instances of the domains;

@@ -63,7 +63,7 @@ pub(crate) struct AstPrinter<'a> {
     /// `pollen_shuffle` macro, [`crate::SHUFFLE_DEFINITION`]).
     pub uses_shuffle: bool,
     /// Declarations printed at the start of a loop's body, by the loop's address
-    /// ([`enclosing_loop`]).
+    /// ([`enclosing_loops`]).
     pub declarations: BTreeMap<usize, Vec<String>>,
     /// Set while the rest of a nest printed with vector accumulators is printed (which
     /// must keep its plain form).
@@ -292,13 +292,8 @@ impl<'a> AstPrinter<'a> {
             return Ok(());
         }
         let plan = self.plan(l, in_parallel)?;
-        if let Some(plan) = &plan {
-            if let Some(window) = self.separable(l, in_parallel, plan) {
-                self.line(depth, &format!("{header} {{"));
-                self.print_separable(l, plan, &window, depth + 1)?;
-                self.line(depth, "}");
-                return Ok(());
-            }
+        if self.printed_separable(l, in_parallel, plan.as_ref(), depth, Some(header))? {
+            return Ok(());
         }
         let hoists = plan
             .as_ref()
@@ -338,12 +333,37 @@ impl<'a> AstPrinter<'a> {
             return self.print_vector_nest(l, &nest, depth, in_parallel);
         }
         let plan = self.plan(l, in_parallel)?;
-        if let Some(plan) = &plan {
-            if let Some(window) = self.separable(l, in_parallel, plan) {
-                return self.print_separable(l, plan, &window, depth);
-            }
+        if self.printed_separable(l, in_parallel, plan.as_ref(), depth, None)? {
+            return Ok(());
         }
         self.planned_loop(l, depth, in_parallel, plan.as_ref(), true)
+    }
+
+    /// Prints loop `l` in strips when its body is a separable window (module
+    /// `separable`), braced after `header` when one is given; whether it did.
+    fn printed_separable(
+        &mut self,
+        l: &Loop,
+        in_parallel: bool,
+        plan: Option<&Plan>,
+        depth: usize,
+        header: Option<&str>,
+    ) -> Result<bool> {
+        let Some(plan) = plan else {
+            return Ok(false);
+        };
+        let Some(window) = self.separable(l, in_parallel, plan) else {
+            return Ok(false);
+        };
+        match header {
+            Some(header) => {
+                self.line(depth, &format!("{header} {{"));
+                self.print_separable(l, plan, &window, depth + 1)?;
+                self.line(depth, "}");
+            }
+            None => self.print_separable(l, plan, &window, depth)?,
+        }
+        Ok(true)
     }
 
     /// The separable window of loop `l`'s body (module `separable`), when the options
@@ -451,32 +471,17 @@ impl<'a> AstPrinter<'a> {
         }
         self.line(d, "}");
         self.line(d, "#pragma omp simd");
-        self.line(
-            d,
-            &format!("for ({name} = {from}; {name} <= {to}; {name}++) {{"),
-        );
-        for load in &plan.shared {
-            self.line(d + 1, &load.declaration());
-        }
-        for load in &plan.held {
-            self.line(d + 1, &load.variable_declaration());
-        }
-        for (k, text) in plan.instances.iter().enumerate() {
-            if k == window.run.start {
-                for o in 0..window.span() {
-                    let element = format!("{rows}[{stretch} * ({name} - {from}) + {o}]");
-                    self.line(d + 1, &window.update(&window.variable, &element));
-                }
-            } else if !window.run.contains(&k) {
-                let text = text
-                    .as_deref()
-                    .expect("a separable window's body is inline");
-                self.line(d + 1, text);
-            }
-        }
-        for load in &plan.held {
-            self.line(d + 1, &load.store());
-        }
+        let updates: Vec<String> = (0..window.span())
+            .map(|o| {
+                let element = format!("{rows}[{stretch} * ({name} - {from}) + {o}]");
+                window.update(&window.variable, &element)
+            })
+            .collect();
+        let mut users = Vec::new();
+        collect_users(&l.body, &mut users);
+        let header = format!("for ({name} = {from}; {name} <= {to}; {name}++) {{");
+        self.line(d, &header);
+        self.plan_lines(plan, &users, Some((&window.run, updates)), d + 1)?;
         self.line(d, "}");
         self.line(depth, "}");
         Ok(())
@@ -1715,24 +1720,49 @@ impl<'a> AstPrinter<'a> {
                 header.to_string()
             },
         );
+        self.plan_lines(plan, &users, None, depth + 1)?;
+        if braced {
+            self.line(depth, "}");
+        }
+        Ok(())
+    }
+
+    /// The lines of a loop body printed by its plan: the shared loads, the held
+    /// variables' declarations, each instance of `users` inline or as its macro call,
+    /// and the held variables' stores; the instances of `replaced`'s range (when given)
+    /// are printed as its lines instead, once, where the range starts.
+    fn plan_lines(
+        &mut self,
+        plan: &Plan,
+        users: &[(&str, &[Expr])],
+        replaced: Option<(&std::ops::Range<usize>, Vec<String>)>,
+        depth: usize,
+    ) -> Result<()> {
         for load in &plan.shared {
-            self.line(depth + 1, &load.declaration());
+            self.line(depth, &load.declaration());
         }
         for load in &plan.held {
-            self.line(depth + 1, &load.variable_declaration());
+            self.line(depth, &load.variable_declaration());
         }
-        for ((statement, args), inline) in users.into_iter().zip(&plan.instances) {
+        for (k, ((statement, args), inline)) in users.iter().zip(&plan.instances).enumerate() {
+            if let Some((range, lines)) = &replaced {
+                if k == range.start {
+                    for line in lines {
+                        self.line(depth, line);
+                    }
+                }
+                if range.contains(&k) {
+                    continue;
+                }
+            }
             let text = match inline {
                 Some(text) => text.clone(),
                 None => self.call(statement, args)?,
             };
-            self.line(depth + 1, &text);
+            self.line(depth, &text);
         }
         for load in &plan.held {
-            self.line(depth + 1, &load.store());
-        }
-        if braced {
-            self.line(depth, "}");
+            self.line(depth, &load.store());
         }
         Ok(())
     }

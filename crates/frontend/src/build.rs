@@ -835,7 +835,7 @@ impl Builder<'_, '_> {
         })
     }
 
-    /// `<what> `<e>` is outside the polyhedral model<hint>`, at `e`.
+    /// The error "`what` \`e\` is outside the polyhedral model`hint`", at `e`.
     fn outside_model(&self, e: &Expr, what: &str, hint: &str) -> Fail {
         Fail::new(
             Kind::Unsupported,

@@ -86,7 +86,11 @@
 //!   access) in a right-hand side. The name called by a call (`sqrt` in `sqrt(x)`) is
 //!   never an array or a scalar.
 //!
-//! Parameters are ordered by their first appearance in the region.
+//! Parameters are ordered by their first appearance in the region. A parameter named by
+//! a keyword of the set notation (`and`, `or`, `not`, `min`, `max`, `mod`, `floor`, ...,
+//! in any case: [`pollen_presburger::text::is_keyword`]) is an error at its first use,
+//! since the scop's text form could not name it; an iterator so named is fine (the
+//! printers rename dimensions).
 //!
 //! # The scop
 //! - Statements are named `S0`, `S1`, ... in textual order; a domain's dimensions are

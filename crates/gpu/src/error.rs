@@ -1,4 +1,4 @@
-//! The errors of the mapping ([`crate::map`]) and of the checker ([`crate::check`]).
+//! The errors of the mapping ([`crate::map()`]) and of the checker ([`crate::check()`]).
 
 use std::fmt;
 

@@ -6,9 +6,9 @@
 //! and threads, and the arrays with the transfers they need. The OpenCL and CUDA
 //! emitters (`pollen-emit-gpu`) print it.
 //!
-//! # The mapping ([`map`])
+//! # The mapping ([`map()`])
 //!
-//! [`map`] walks the AST from the top, on the host:
+//! [`map()`] walks the AST from the top, on the host:
 //!
 //! - A loop marked parallel starts a kernel. Its *block loops* P are the chain of
 //!   perfectly nested parallel loops from there (through blocks of one child), up to a
@@ -116,7 +116,7 @@
 //! array's bounds. A transpose or a stencil whose reads each use all the loops around
 //! them has no reuse and stays in global memory.
 //!
-//! # The checker ([`check`])
+//! # The checker ([`check()`])
 //!
 //! An independent dynamic check that shares no logic with the mapping: the program is
 //! simulated at concrete parameter values (host control, launches in order, every

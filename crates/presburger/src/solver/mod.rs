@@ -26,7 +26,7 @@
 //! - every row of a [`System`] has exactly `n_vars + 1` entries; the public functions
 //!   check this and answer [`Error::Unsupported`] otherwise;
 //! - the solvers never modify their input; they work on normalized copies
-//!   (see [`normalize`]).
+//!   (see [`normalize()`]).
 
 mod branch;
 mod equalities;

@@ -4,7 +4,7 @@
 //! for dependence analysis", Supercomputing 1991 (and CACM 35(8), 1992). The recursion
 //! [`solve`] decides whether a [`System`] has an integer point and returns one:
 //!
-//! 1. [normalize](super::normalize) (gcd tightening, duplicate removal, opposite pairs
+//! 1. [normalize](super::normalize()) (gcd tightening, duplicate removal, opposite pairs
 //!    become equalities); a trivially false row proves emptiness;
 //! 2. equalities are eliminated exactly (`equalities.rs`): a variable with a unit
 //!    coefficient is substituted away; otherwise a unimodular change of variables (a step
