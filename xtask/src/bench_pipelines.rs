@@ -50,7 +50,7 @@ use anyhow::{bail, Context, Result};
 use crate::bench_polybench::{
     build_pollen, compile, flag_list, gcc_build, geomean, run_logged, works,
 };
-use crate::cells::{largest_difference, Cell, Check};
+use crate::cells::{failures, largest_difference, Cell, Check};
 use crate::formats::{csv_field, json_number, json_string};
 use crate::venv::Venv;
 
@@ -855,37 +855,12 @@ fn csv(rows: &[Row]) -> String {
         let ratio = |r: Option<f64>| r.map_or(String::new(), |r| format!("{r:.4}"));
         fields.push(ratio(row.vs_original()));
         fields.push(ratio(row.vs_halide()));
-        let errors: Vec<String> = row
-            .cells
-            .iter()
-            .filter_map(|c| match c {
-                Cell::Failed(e) => Some(e.clone()),
-                _ => None,
-            })
-            .collect();
-        fields.push(errors.join("; "));
+        fields.push(failures(&row.cells));
         let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
         out.push_str(&fields.join(","));
         out.push('\n');
     }
     out
-}
-
-/// One cell as a JSON object.
-fn json_cell(cell: &Cell) -> String {
-    match cell {
-        Cell::Timed(ms, check) => format!(
-            "{{\"status\": \"timed\", \"ms\": {}, \"check\": \"{}\", \"relative_difference\": {}}}",
-            json_number(Some(*ms)),
-            check.name(),
-            json_number(check.difference())
-        ),
-        Cell::Failed(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
-        Cell::Skipped(why) => format!(
-            "{{\"status\": \"skipped\", \"reason\": {}}}",
-            json_string(why)
-        ),
-    }
 }
 
 /// The results as JSON.
@@ -907,7 +882,7 @@ fn json(rows: &[Row], o: &Options) -> String {
             sizes.join(", ")
         );
         for (key, cell) in keys.iter().zip(&row.cells) {
-            let _ = write!(out, ", \"{key}\": {}", json_cell(cell));
+            let _ = write!(out, ", \"{key}\": {}", cell.json("relative_difference"));
         }
         let name = |n: Option<&str>| n.map_or("null".to_string(), json_string);
         let _ = write!(

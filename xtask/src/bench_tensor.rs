@@ -74,7 +74,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 use crate::bench_polybench::{build_pollen, compile, gcc_build, geomean, run_logged, works};
-use crate::cells::{largest_difference, Cell, Check};
+use crate::cells::{failures, largest_difference, Cell, Check};
 use crate::formats::{csv_field, json_number, json_string};
 use crate::venv::Venv;
 
@@ -1328,37 +1328,12 @@ fn csv(rows: &[Row]) -> String {
         fields.push(ratio(row.vs_naive()));
         fields.push(ratio(row.vs_tvm_default()));
         fields.push(ratio(row.vs_tvm()));
-        let errors: Vec<String> = row
-            .cells
-            .iter()
-            .filter_map(|c| match c {
-                Cell::Failed(e) => Some(e.clone()),
-                _ => None,
-            })
-            .collect();
-        fields.push(errors.join("; "));
+        fields.push(failures(&row.cells));
         let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
         out.push_str(&fields.join(","));
         out.push('\n');
     }
     out
-}
-
-/// One cell as a JSON object.
-fn json_cell(cell: &Cell) -> String {
-    match cell {
-        Cell::Timed(ms, check) => format!(
-            "{{\"status\": \"timed\", \"ms\": {}, \"check\": \"{}\", \"difference\": {}}}",
-            json_number(Some(*ms)),
-            check.name(),
-            json_number(check.difference())
-        ),
-        Cell::Failed(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
-        Cell::Skipped(why) => format!(
-            "{{\"status\": \"skipped\", \"reason\": {}}}",
-            json_string(why)
-        ),
-    }
 }
 
 /// The results as JSON.
@@ -1379,7 +1354,7 @@ fn json(rows: &[Row], o: &Options) -> String {
             row.runs
         );
         for (key, cell) in COLUMN_KEYS.iter().zip(&row.cells) {
-            let _ = write!(out, ", \"{key}\": {}", json_cell(cell));
+            let _ = write!(out, ", \"{key}\": {}", cell.json("difference"));
         }
         let _ = write!(
             out,

@@ -2,6 +2,8 @@
 //! (`bench pipelines`, `bench tensor`): how a build's checksums compare with the
 //! reference's, and what became of the build.
 
+use crate::formats::{json_number, json_string};
+
 /// How a build's checksums compare with the reference program's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Check {
@@ -45,6 +47,24 @@ pub(crate) enum Cell {
 }
 
 impl Cell {
+    /// The cell as a JSON object, the checksums' largest difference under the key
+    /// `difference`.
+    pub(crate) fn json(&self, difference: &str) -> String {
+        match self {
+            Cell::Timed(ms, check) => format!(
+                "{{\"status\": \"timed\", \"ms\": {}, \"check\": \"{}\", \"{difference}\": {}}}",
+                json_number(Some(*ms)),
+                check.name(),
+                json_number(check.difference())
+            ),
+            Cell::Failed(e) => format!("{{\"status\": \"failed\", \"error\": {}}}", json_string(e)),
+            Cell::Skipped(why) => format!(
+                "{{\"status\": \"skipped\", \"reason\": {}}}",
+                json_string(why)
+            ),
+        }
+    }
+
     /// The milliseconds of a correct build.
     pub(crate) fn correct_ms(&self) -> Option<f64> {
         match self {
@@ -80,4 +100,48 @@ pub(crate) fn largest_difference(a: &[f64], b: &[f64]) -> f64 {
             }
         })
         .fold(0.0, f64::max)
+}
+
+/// The messages of the failed cells, separated by `; ` (a field of the CSV tables).
+pub(crate) fn failures(cells: &[Cell]) -> String {
+    let errors: Vec<&str> = cells
+        .iter()
+        .filter_map(|c| match c {
+            Cell::Failed(e) => Some(e.as_str()),
+            _ => None,
+        })
+        .collect();
+    errors.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_print_as_json_objects_and_failures_join() {
+        let timed = Cell::Timed(1.5, Check::Close(0.25));
+        assert_eq!(
+            timed.json("difference"),
+            r#"{"status": "timed", "ms": 1.5, "check": "close", "difference": 0.25}"#
+        );
+        let wrong = Cell::Timed(2.0, Check::Wrong(None));
+        assert_eq!(
+            wrong.json("relative_difference"),
+            r#"{"status": "timed", "ms": 2, "check": "wrong", "relative_difference": null}"#
+        );
+        let failed = Cell::Failed("gcc: \"x\" failed".into());
+        assert_eq!(
+            failed.json("difference"),
+            r#"{"status": "failed", "error": "gcc: \"x\" failed"}"#
+        );
+        let skipped = Cell::Skipped("no TVM".into());
+        assert_eq!(
+            skipped.json("difference"),
+            r#"{"status": "skipped", "reason": "no TVM"}"#
+        );
+        let cells = [failed, timed, Cell::Failed("timeout".into()), skipped];
+        assert_eq!(failures(&cells), "gcc: \"x\" failed; timeout");
+        assert_eq!(failures(&[wrong]), "");
+    }
 }

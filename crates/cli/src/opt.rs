@@ -47,7 +47,7 @@ steered by constraint injection (a tree of constraints built from the accesses' 
 asks for stride-1 innermost loops, which become the threads' x dimension, and for
 fusion; --no-inject for the plain scheduler), bands are tiled (32 per member unless
 --tile-sizes), tile loops become blocks and point loops threads (PPCG's scheme), reused
-tiles of the arrays a kernel only reads are copied to shared memory (not with
+or transposed tiles of the arrays a kernel only reads are copied to shared memory (not with
 --no-shared-memory), the host copies the arrays in, launches the kernels in schedule order and copies the written
 arrays back. OpenCL output is a C program with the kernels embedded (`gcc out.c
 -lOpenCL -lm`; `$POLLEN_OPENCL_DEVICE` picks a device, else the first GPU, else the
@@ -181,8 +181,9 @@ pub struct OptArgs {
     /// GPU targets: schedule without constraint injection (the plain scheduler).
     #[arg(long)]
     pub no_inject: bool,
-    /// GPU targets: read every array from global memory (by default, reused tiles of
-    /// the arrays a kernel only reads are copied to shared memory first).
+    /// GPU targets: read every array from global memory (by default, reused or
+    /// transposed tiles of the arrays a kernel only reads are copied to shared memory
+    /// first).
     #[arg(long)]
     pub no_shared_memory: bool,
     /// GPU targets: no explicit vector types (by default, with injection, statements

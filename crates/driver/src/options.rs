@@ -313,8 +313,8 @@ pub struct GpuOptions {
     /// Threads per block, `x` first; `None` (the default) lets the mapping choose from
     /// the tile sizes.
     pub block: Option<Vec<u32>>,
-    /// Reused tiles of the arrays a kernel only reads are copied to the block's shared
-    /// memory (`pollen_gpu::GpuOptions::shared_memory`; default on).
+    /// Reused or transposed tiles of the arrays a kernel only reads are copied to the
+    /// block's shared memory (`pollen_gpu::GpuOptions::shared_memory`; default on).
     pub shared_memory: bool,
     /// Explicit vector types, with injection: a statement whose scenario's innermost
     /// pick is contiguous for some of its loads or stores (the paper's vector-type

@@ -76,8 +76,8 @@
 //!
 //! # Shared memory
 //!
-//! With [`GpuOptions::shared_memory`] (the default), reused tiles of the arrays that a
-//! kernel only reads are copied to the block's shared memory (OpenCL `__local`, CUDA
+//! With [`GpuOptions::shared_memory`] (the default), reused or transposed tiles of the
+//! arrays that a kernel only reads are copied to the block's shared memory (OpenCL `__local`, CUDA
 //! `__shared__`), in the manner of PPCG. The points of promotion are the kernel's
 //! block-uniform sequential loops that hold thread loops (the `k` tile loop of tiled
 //! gemm), or the kernel's code below its block loops when it has none. At a point `L`,
@@ -98,11 +98,18 @@
 //! spread of the constants (1 plus the spread without a loop). `A` is promoted when
 //! that box has reuse (some loop around some read, of trip count other than 1, is
 //! missing from the read's subscripts: the box holds fewer elements than the reads
-//! make) and fits what is left of [`GpuOptions::shared_memory_bytes`] for the block
+//! make) or is *transposed* (some read's thread-`x` loop moves a subscript other than
+//! the last, and not the last, which another loop moves: the threads of a warp would
+//! read elements a row apart,
+//! one memory transaction each, where the copy reads the box row by row, consecutive
+//! threads taking consecutive elements; PPCG promotes such uncoalesced references
+//! too), and fits what is left of [`GpuOptions::shared_memory_bytes`] for the block
 //! (elements of 8 bytes unless their type is `float`); arrays are taken in scop order,
 //! each at the outermost point where it qualifies.
 //!
-//! A promoted array gets a [`SharedArray`] of the box's sizes in [`Kernel::shared`].
+//! A promoted array gets a [`SharedArray`] of the box's sizes in [`Kernel::shared`]
+//! (a transposed box's rows padded to an odd length, so that a warp reading down a
+//! column meets distinct banks).
 //! `L`'s body becomes: a [`KernelAst::Copy`] of the box per promoted array, guarded by
 //! every loop around the reads being non-empty; a barrier; a [`KernelAst::Shared`]
 //! scope holding the old body, in which the reads use the copy; and a barrier at the
@@ -113,8 +120,9 @@
 //! is the window's start `l + rest`. Since the first and last element of every
 //! dimension are read by some statement instance whenever every loop runs, every
 //! element copied lies between elements the program reads: no read out of the
-//! array's bounds. A transpose or a stencil whose reads each use all the loops around
-//! them has no reuse and stays in global memory.
+//! array's bounds. A copy or a stencil whose reads each use all the loops around them,
+//! the last subscript moving with the threads along `x`, has neither reuse nor a
+//! transposed read and stays in global memory.
 //!
 //! # The checker ([`check()`])
 //!

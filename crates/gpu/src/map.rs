@@ -34,8 +34,8 @@ pub struct GpuOptions {
     /// bound that the host can compute (a triangular loop whose bounds mention an outer
     /// block-mapped iterator): default 32.
     pub default_grid: u32,
-    /// Whether reused tiles of arrays that a kernel only reads are copied to the
-    /// block's shared memory (default on; see the crate documentation).
+    /// Whether reused or transposed tiles of arrays that a kernel only reads are copied
+    /// to the block's shared memory (default on; see the crate documentation).
     pub shared_memory: bool,
     /// The most bytes of shared memory one block's promoted arrays may take (default
     /// 48 KiB); elements count 8 bytes unless their type is `float`.
@@ -375,7 +375,7 @@ impl Mapper<'_> {
         self.finish(grid, block, wrap(body), false)
     }
 
-    /// Promotes reused tiles of the arrays that the kernel whose uniform code is
+    /// Promotes reused or transposed tiles of the arrays that the kernel whose uniform code is
     /// `items` only reads to shared memory, when the options ask for it; returns the
     /// shared arrays.
     fn promote(&mut self, items: &mut Vec<KernelAst>) -> Result<Vec<SharedArray>> {

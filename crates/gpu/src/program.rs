@@ -135,7 +135,8 @@ pub struct SharedArray {
     /// The C element type, the global array's.
     pub element_type: String,
     /// The number of elements per dimension (one per dimension of the global array),
-    /// outermost first.
+    /// outermost first: the box's, except that the last may be one more (rows of an odd
+    /// length, so that a warp reading down a column meets no bank twice).
     pub sizes: Vec<u64>,
 }
 

@@ -1,5 +1,5 @@
-//! Promotion of reused tiles of read-only arrays to the block's shared memory (see the
-//! crate documentation for the rules).
+//! Promotion of reused or transposed tiles of read-only arrays to the block's shared
+//! memory (see the crate documentation for the rules).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -386,7 +386,20 @@ impl Promoter<'_> {
                 !used && !matches!(constant_trip(&l.lower, &l.upper, &l.stride), Some(c) if c <= Int::one())
             })
         });
-        if !reuse {
+        // Coalescing: a reference whose thread-`x` loop moves a subscript other than the
+        // last, so that a warp's threads read elements far apart, while another loop
+        // moves the last. The copy reads the box row by row instead, consecutive threads
+        // taking consecutive elements (with rows of one element it would not).
+        let transposed = refs.iter().any(|(dims, site)| {
+            let Some(x) = site.path.iter().find(|l| l.mapping == Mapping::Thread(0)) else {
+                return false;
+            };
+            let moves = |d: &Dim<'_>| d.var.is_some_and(|(v, _)| v.iterator == x.iterator);
+            dims.split_last().is_some_and(|(last, others)| {
+                last.var.is_some() && !moves(last) && others.iter().any(moves)
+            })
+        });
+        if !reuse && !transposed {
             return None;
         }
         let mut plan = Plan {
@@ -453,6 +466,15 @@ impl Promoter<'_> {
             plan.offset.push(offset);
             plan.lower.push(lower);
             plan.upper.push(upper);
+        }
+        // The threads of a warp read a transposed box down a column: with rows of an
+        // odd number of elements, those lie in different banks of shared memory.
+        if transposed {
+            if let Some(last) = plan.sizes.last_mut() {
+                if *last % 2 == 0 {
+                    *last += 1;
+                }
+            }
         }
         // The copy runs only when every loop around the references runs, so that the
         // first and last element of every dimension are read.

@@ -142,18 +142,21 @@ fn tiled_gemm_promotes_the_tiles_of_a_and_b() {
     let tree = tiled(&scop, &deps, &tree, 32);
     let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
     // C is written, A and B only read: their 32 x 32 tiles per iteration of the k tile
-    // loop, each element read by 32 threads or iterations.
+    // loop, each element read by 32 threads or iterations. The threads along x (i) read
+    // A down its columns: its rows are padded to 33 elements, so that they meet 32
+    // banks.
     assert_eq!(
         promotions(&program),
         vec![
-            (1, "A".to_string(), vec![32, 32]),
+            (1, "A".to_string(), vec![32, 33]),
             (1, "B".to_string(), vec![32, 32]),
-        ]
+        ],
+        "{program}"
     );
     let k1 = &program.kernels[1];
     let text = program.to_string();
     assert!(
-        text.contains("shared DATA_TYPE shared_A[32][32]; // of A"),
+        text.contains("shared DATA_TYPE shared_A[32][33]; // of A"),
         "{text}"
     );
     // The copy of A: rows of the block's i tile, columns of the k tile, from the tile's
@@ -218,21 +221,22 @@ fn tiled_gemm_promotes_the_tiles_of_a_and_b() {
     };
     let program = map(&scop, &ast(&scop, &tree), &small).expect("map");
     assert!(promotions(&program).is_empty());
-    // Room for one tile: A only.
+    // Room for one tile: A only (B would fit in less, but arrays are taken in order).
     let one = GpuOptions {
-        shared_memory_bytes: 32 * 32 * 8,
+        shared_memory_bytes: 32 * 33 * 8,
         ..GpuOptions::default()
     };
     let program = map(&scop, &ast(&scop, &tree), &one).expect("map");
     assert_eq!(
         promotions(&program),
-        vec![(1, "A".to_string(), vec![32, 32])]
+        vec![(1, "A".to_string(), vec![32, 33])]
     );
 }
 
 #[test]
 fn translated_and_reversed_references_share_one_box() {
-    // A[i][k] and A[i][k + 2] read one box of 4 x 6 per k tile; B[n - 1 - k][j] runs
+    // A[i][k] and A[i][k + 2] read one box of 4 x 6 per k tile (its rows padded to 7:
+    // the threads along x, i, read it down its columns); B[n - 1 - k][j] runs
     // backwards through its rows.
     let scop = scop_of(
         "
@@ -251,7 +255,7 @@ void f(int n, double A[100][100], double B[100][100], double C[100][100]) {
     let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
     let found = promotions(&program);
     assert!(
-        found.contains(&(0, "A".to_string(), vec![4, 6])),
+        found.contains(&(0, "A".to_string(), vec![4, 7])),
         "{found:?}\n{program}"
     );
     assert!(
@@ -264,18 +268,34 @@ void f(int n, double A[100][100], double B[100][100], double C[100][100]) {
 }
 
 #[test]
-fn without_reuse_nothing_is_promoted() {
-    // A transpose reads every element once; so does a copy.
-    let scop = scop_of(
-        "
+fn transposed_reads_are_promoted_without_reuse_and_others_are_not() {
+    // A transpose reads every element once, but the threads along x (j) read A down a
+    // column: the block's 8 x 8 box is copied row by row, then read from shared
+    // memory, its rows padded to 9 elements (distinct banks down a column).
+    let transpose = "
 void transpose(int n, double A[100][100], double B[100][100]) {
 #pragma scop
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
       B[i][j] = A[j][i];
 #pragma endscop
-}",
+}";
+    let scop = scop_of(transpose);
+    let deps = value_deps(&scop);
+    let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
+    let tree = tiled(&scop, &deps, &tree, 8);
+    let program = map(&scop, &ast(&scop, &tree), &GpuOptions::default()).expect("map");
+    assert_eq!(
+        promotions(&program),
+        vec![(0, "A".to_string(), vec![8, 9])],
+        "{program}"
     );
+    for n in [5, 8, 10, 17] {
+        assert_checks(&scop, &program, n);
+    }
+    // A copy reads every element once along the threads' x: nothing to gain.
+    let copy = transpose.replace("A[j][i]", "A[i][j]");
+    let scop = scop_of(&copy);
     let deps = value_deps(&scop);
     let tree = pollen_sched::schedule(&scop, &deps, &Default::default()).expect("schedule");
     let tree = tiled(&scop, &deps, &tree, 8);
@@ -600,7 +620,13 @@ fn lane_groups_run_the_statements_of_contiguous_thread_loops() {
         let body = &program.kernels[0].body;
         assert_eq!(
             shape(body),
-            format!("block1[block0[thread1[thread0x{width}[S0 S1]]]]"),
+            format!("block1[block0[if[copy0] | shared0[thread1[thread0x{width}[S0 S1]]] |]]"),
+            "{program}"
+        );
+        // C[j][i] is read down its columns by the threads along x: from shared memory.
+        assert_eq!(
+            promotions(&program),
+            vec![(0, "C".to_string(), vec![8, 9])],
             "{program}"
         );
         // 8 / width threads along x: each runs groups of `width` iterations.
@@ -623,7 +649,7 @@ fn lane_groups_run_the_statements_of_contiguous_thread_loops() {
     let program = map(&scop, &ast(&scop, &tree), &options).expect("map");
     assert_eq!(
         shape(&program.kernels[0].body),
-        "block1[block0[thread1[thread0[S0 S1]]]]"
+        "block1[block0[if[copy0] | shared0[thread1[thread0[S0 S1]]] |]]"
     );
     // A lane group is only a reordering of independent iterations: on a loop that
     // carries a dependence, the checker sees it, even with one thread (S0 of the
