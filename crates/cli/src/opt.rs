@@ -186,6 +186,10 @@ pub struct OptArgs {
     /// first).
     #[arg(long)]
     pub no_shared_memory: bool,
+    /// GPU targets: copy to shared memory only the tiles that threads reuse, not the
+    /// transposed ones (read across rows by the threads along x) without reuse.
+    #[arg(long)]
+    pub no_transposed_tiles: bool,
     /// GPU targets: no explicit vector types (by default, with injection, statements
     /// whose innermost loop is contiguous run groups of 4 iterations per thread, loaded
     /// and stored as vectors where aligned).
@@ -333,6 +337,7 @@ fn options(args: &OptArgs) -> Options {
             inject: !args.no_inject,
             block: args.block.clone(),
             shared_memory: !args.no_shared_memory,
+            transposed_tiles: !args.no_transposed_tiles,
             vector_types: !args.no_vector_types,
             ..GpuOptions::default()
         },

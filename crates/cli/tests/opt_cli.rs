@@ -160,3 +160,31 @@ fn vector_types_come_with_injection_and_can_be_turned_off() {
         }
     }
 }
+
+#[test]
+fn transposed_tiles_go_through_shared_memory_unless_turned_off() {
+    // X[n][c][h][w] read along c by the threads along x: the block's tile of X is
+    // copied row by row into shared memory, its rows padded to 33 elements.
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/operators/nchw_to_nhwc_bias_relu.c");
+    let source = source.to_str().unwrap();
+    for (target, qualifier) in [("cuda", "__shared__"), ("opencl", "__local")] {
+        let declaration = format!("{qualifier} DATA_TYPE shared_X[1][32][1][33];");
+        let out = pollen(&["opt", source, "--target", target]);
+        assert!(out.status.success());
+        let code = String::from_utf8_lossy(&out.stdout);
+        assert!(code.contains(&declaration), "{code}");
+        for off in ["--no-transposed-tiles", "--no-shared-memory"] {
+            let out = pollen(&["opt", source, "--target", target, off]);
+            assert!(out.status.success());
+            let code = String::from_utf8_lossy(&out.stdout);
+            assert!(!code.contains("shared_X"), "{off}: {code}");
+            // The reused bias stays in shared memory unless all of it is off.
+            assert_eq!(
+                code.contains("shared_bias"),
+                off == "--no-transposed-tiles",
+                "{off}: {code}"
+            );
+        }
+    }
+}

@@ -316,6 +316,9 @@ pub struct GpuOptions {
     /// Reused or transposed tiles of the arrays a kernel only reads are copied to the
     /// block's shared memory (`pollen_gpu::GpuOptions::shared_memory`; default on).
     pub shared_memory: bool,
+    /// With `shared_memory`, also the transposed tiles without reuse
+    /// (`pollen_gpu::GpuOptions::transposed_tiles`; default on).
+    pub transposed_tiles: bool,
     /// Explicit vector types, with injection: a statement whose scenario's innermost
     /// pick is contiguous for some of its loads or stores (the paper's vector-type
     /// dimension) runs groups of [`GpuOptions::lane_width`] iterations of its
@@ -337,6 +340,7 @@ impl Default for GpuOptions {
             tile_size: 32,
             block: None,
             shared_memory: true,
+            transposed_tiles: true,
             vector_types: true,
             lane_width: 4,
             lane_jam: false,

@@ -838,6 +838,7 @@ fn optimize_scop_gpu(scop: &Scop, options: &Options) -> Result<OptimizedScop> {
     let gpu_options = pollen_gpu::GpuOptions {
         block: options.gpu.block.clone(),
         shared_memory: options.gpu.shared_memory,
+        transposed_tiles: options.gpu.transposed_tiles,
         lanes,
         lane_width: options.gpu.lane_width,
         lane_jam: options.gpu.lane_jam,

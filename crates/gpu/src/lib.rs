@@ -103,7 +103,7 @@
 //! read elements a row apart,
 //! one memory transaction each, where the copy reads the box row by row, consecutive
 //! threads taking consecutive elements; PPCG promotes such uncoalesced references
-//! too), and fits what is left of [`GpuOptions::shared_memory_bytes`] for the block
+//! too; not with [`GpuOptions::transposed_tiles`] off), and fits what is left of [`GpuOptions::shared_memory_bytes`] for the block
 //! (elements of 8 bytes unless their type is `float`); arrays are taken in scop order,
 //! each at the outermost point where it qualifies.
 //!

@@ -37,6 +37,10 @@ pub struct GpuOptions {
     /// Whether reused or transposed tiles of arrays that a kernel only reads are copied
     /// to the block's shared memory (default on; see the crate documentation).
     pub shared_memory: bool,
+    /// Whether tiles without reuse whose reads are transposed (the threads along `x`
+    /// moving a subscript other than the last) are copied too, when `shared_memory` is
+    /// on (default on, as PPCG does for uncoalesced references).
+    pub transposed_tiles: bool,
     /// The most bytes of shared memory one block's promoted arrays may take (default
     /// 48 KiB); elements count 8 bytes unless their type is `float`.
     pub shared_memory_bytes: u64,
@@ -64,6 +68,7 @@ impl Default for GpuOptions {
             max_grid: 65535,
             default_grid: 32,
             shared_memory: true,
+            transposed_tiles: true,
             shared_memory_bytes: 48 * 1024,
             lanes: BTreeMap::new(),
             lane_width: 4,
@@ -401,6 +406,7 @@ impl Mapper<'_> {
         let mut p = Promoter {
             scop: self.scop,
             bytes_left: self.options.shared_memory_bytes,
+            transposed_tiles: self.options.transposed_tiles,
             written,
             shared: Vec::new(),
             taken: &mut self.taken,

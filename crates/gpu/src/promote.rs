@@ -194,6 +194,8 @@ pub(crate) struct Promoter<'a> {
     pub scop: &'a Scop,
     /// The bytes of shared memory left for the kernel.
     pub bytes_left: u64,
+    /// Whether transposed tiles without reuse are promoted.
+    pub transposed_tiles: bool,
     /// The arrays some statement of the kernel writes.
     pub written: BTreeSet<String>,
     /// The shared arrays so far.
@@ -390,15 +392,16 @@ impl Promoter<'_> {
         // last, so that a warp's threads read elements far apart, while another loop
         // moves the last. The copy reads the box row by row instead, consecutive threads
         // taking consecutive elements (with rows of one element it would not).
-        let transposed = refs.iter().any(|(dims, site)| {
-            let Some(x) = site.path.iter().find(|l| l.mapping == Mapping::Thread(0)) else {
-                return false;
-            };
-            let moves = |d: &Dim<'_>| d.var.is_some_and(|(v, _)| v.iterator == x.iterator);
-            dims.split_last().is_some_and(|(last, others)| {
-                last.var.is_some() && !moves(last) && others.iter().any(moves)
-            })
-        });
+        let transposed = self.transposed_tiles
+            && refs.iter().any(|(dims, site)| {
+                let Some(x) = site.path.iter().find(|l| l.mapping == Mapping::Thread(0)) else {
+                    return false;
+                };
+                let moves = |d: &Dim<'_>| d.var.is_some_and(|(v, _)| v.iterator == x.iterator);
+                dims.split_last().is_some_and(|(last, others)| {
+                    last.var.is_some() && !moves(last) && others.iter().any(moves)
+                })
+            });
         if !reuse && !transposed {
             return None;
         }

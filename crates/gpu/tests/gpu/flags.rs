@@ -65,6 +65,7 @@ fn any_flags_run_every_instance_once() {
                 max_grid: 1 + rng.below(3) as u32,
                 default_grid: 1 + rng.below(2) as u32,
                 shared_memory: rng.below(4) != 0,
+                transposed_tiles: rng.below(3) != 0,
                 shared_memory_bytes: 48 * 1024,
                 // Lane groups along a random iterator of every statement.
                 lanes: scop

@@ -293,6 +293,13 @@ void transpose(int n, double A[100][100], double B[100][100]) {
     for n in [5, 8, 10, 17] {
         assert_checks(&scop, &program, n);
     }
+    // Not without reuse when the option says so.
+    let reuse_only = GpuOptions {
+        transposed_tiles: false,
+        ..GpuOptions::default()
+    };
+    let program = map(&scop, &ast(&scop, &tree), &reuse_only).expect("map");
+    assert!(promotions(&program).is_empty(), "{program}");
     // A copy reads every element once along the threads' x: nothing to gain.
     let copy = transpose.replace("A[j][i]", "A[i][j]");
     let scop = scop_of(&copy);
