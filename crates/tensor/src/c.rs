@@ -8,8 +8,10 @@
 //! - a reduction inside a larger expression: the same two statements accumulating in
 //!   the tensor itself, then `T[i][j] = f(T[i][j])`; with several reductions, each
 //!   accumulates in a temporary array of the tensor's shape (`T_red0`, ...);
-//! - a padding: a nest that fills the padded tensor with the constant, then one that
-//!   copies the source into its interior; unless it is read in place (below).
+//! - a padding: a nest that fills the padded tensor's border with the constant (guarded
+//!   by the disjunction of the padded dimensions' `d < before` and `d >= before +
+//!   extent`: the interior's fill would be dead), then one that copies the source into
+//!   its interior; unless it is read in place (below).
 //!
 //! # Padding read in place
 //! [`Lowering::padding`] chooses, for each padding, whether it is materialised (a fill
@@ -692,16 +694,7 @@ fn lower_pad(program: &Program, p: &Pad, taken: &[String]) -> Vec<Item> {
         all.extend(names.iter().cloned());
         names.push(fresh(program, &all, &format!("d{d}")));
     }
-    let fill_axes: Vec<(String, Affine)> = names
-        .iter()
-        .cloned()
-        .zip(padded.shape.iter().cloned())
-        .collect();
-    let fill = format!(
-        "{} = {};",
-        element(&p.tensor, &fill_axes),
-        scalar(&p.value.text(), padded.dtype)
-    );
+    let value = scalar(&p.value.text(), padded.dtype);
     let copy_axes: Vec<(String, Affine)> = names
         .iter()
         .cloned()
@@ -713,10 +706,42 @@ fn lower_pad(program: &Program, p: &Pad, taken: &[String]) -> Vec<Item> {
         write!(target, "[{index}]").ok();
     }
     let copy = format!("{target} = {};", element(&p.source, &copy_axes));
-    vec![
-        Item::Loops(fill_axes, vec![Item::Stmt(fill)]),
-        Item::Loops(copy_axes, vec![Item::Stmt(copy)]),
-    ]
+    // The fill writes the border only (the copy writes the interior), as one box per
+    // padded side: along dimension `k`, the `before` (or `after`) slab, the dimensions
+    // before `k` over the interior, those after it whole.
+    let mut items = Vec::new();
+    for k in 0..padded.rank() {
+        for side in [0, 1] {
+            let (width, start) = if side == 0 {
+                (p.before[k], Affine::constant(0))
+            } else {
+                (p.after[k], source.shape[k].clone() + p.before[k])
+            };
+            if width <= 0 {
+                continue;
+            }
+            let mut axes = Vec::new();
+            let mut target = p.tensor.clone();
+            for (d, n) in names.iter().enumerate() {
+                let (extent, offset) = match d.cmp(&k) {
+                    std::cmp::Ordering::Less => {
+                        (source.shape[d].clone(), Affine::constant(p.before[d]))
+                    }
+                    std::cmp::Ordering::Equal => (Affine::constant(width), start.clone()),
+                    std::cmp::Ordering::Greater => (padded.shape[d].clone(), Affine::constant(0)),
+                };
+                let index = Affine::var(n.as_str()) + offset;
+                write!(target, "[{}]", affine_c(&index, program)).ok();
+                axes.push((n.clone(), extent));
+            }
+            items.push(Item::Loops(
+                axes,
+                vec![Item::Stmt(format!("{target} = {value};"))],
+            ));
+        }
+    }
+    items.push(Item::Loops(copy_axes, vec![Item::Stmt(copy)]));
+    items
 }
 
 fn lower(program: &Program, options: &Lowering) -> Lowered {

@@ -100,6 +100,41 @@ fn padding_keeps_the_interior_and_fills_the_border() {
          Y[i, j] = P[i, j] * 2.0;",
         &[&[("H", 4), ("W", 3)], &[("H", 1), ("W", 1)]],
     );
+    // The fill writes the border only, one box per padded side (1 row before, 3 after,
+    // 2 columns before the interior rows, none after), the copy the interior.
+    let p = parse(
+        "param H = 4, W = 3;
+         input X[H, W];
+         P = pad(X, [1, 2], [3, 0], -1.5);
+         Y[i, j] = P[i, j] * 2.0;",
+    )
+    .expect("parse");
+    let c = to_c(&p, "pad");
+    let fills: Vec<&str> = c
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("P[") && l.contains("-1.5"))
+        .collect();
+    assert_eq!(
+        fills,
+        [
+            "P[d0][d1] = SCALAR_VAL(-1.5);",
+            "P[d0 + _PB_H + 1][d1] = SCALAR_VAL(-1.5);",
+            "P[d0 + 1][d1] = SCALAR_VAL(-1.5);",
+        ],
+        "{c}"
+    );
+    assert!(c.contains("for (d0 = 0; d0 < 3; d0++)"), "{c}");
+    assert!(c.contains("for (d1 = 0; d1 < 2; d1++)"), "{c}");
+    // Without padding, only the copy.
+    check(
+        "pad_none",
+        "param H = 4, W = 3;
+         input X[H, W];
+         P = pad(X, [0, 0], [0, 0], 7.0);
+         Y[i, j] = P[i, j] + 1.0;",
+        &[&[("H", 4), ("W", 3)]],
+    );
 }
 
 /// With `Padding::InPlace`, a padding by zero that only a sum reads, as a factor, is read
