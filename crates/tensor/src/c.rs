@@ -8,10 +8,11 @@
 //! - a reduction inside a larger expression: the same two statements accumulating in
 //!   the tensor itself, then `T[i][j] = f(T[i][j])`; with several reductions, each
 //!   accumulates in a temporary array of the tensor's shape (`T_red0`, ...);
-//! - a padding: a nest that fills the padded tensor's border with the constant (guarded
-//!   by the disjunction of the padded dimensions' `d < before` and `d >= before +
-//!   extent`: the interior's fill would be dead), then one that copies the source into
-//!   its interior; unless it is read in place (below).
+//! - a padding: nests that fill the padded tensor's border with the constant, one box
+//!   per padded side (along dimension `k`, the slab before or after the source, the
+//!   dimensions before `k` over the interior, those after `k` whole: disjoint boxes, no
+//!   fill of the interior, which the copy overwrites), then one that copies the source
+//!   into its interior; unless it is read in place (below).
 //!
 //! # Padding read in place
 //! [`Lowering::padding`] chooses, for each padding, whether it is materialised (a fill
@@ -81,7 +82,7 @@ pub enum Padding {
     /// In place where only maxima and minima read the padding, materialised otherwise.
     #[default]
     Auto,
-    /// Always materialised: a nest that fills the padded tensor and one that copies.
+    /// Always materialised: nests that fill the padded tensor's border and one that copies.
     Copy,
     /// In place wherever the reads allow it.
     InPlace,
