@@ -712,12 +712,11 @@ fn lower_pad(program: &Program, p: &Pad, taken: &[String]) -> Vec<Item> {
     // before `k` over the interior, those after it whole.
     let mut items = Vec::new();
     for k in 0..padded.rank() {
-        for side in [0, 1] {
-            let (width, start) = if side == 0 {
-                (p.before[k], Affine::constant(0))
-            } else {
-                (p.after[k], source.shape[k].clone() + p.before[k])
-            };
+        let sides = [
+            (p.before[k], Affine::constant(0)),
+            (p.after[k], source.shape[k].clone() + p.before[k]),
+        ];
+        for (width, start) in sides {
             if width <= 0 {
                 continue;
             }
